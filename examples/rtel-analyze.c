@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtel-analyze: read pcap/pcapng captures, feed every packet to a libroceTel
+ * context, print what it decoded and counted.
+ *
+ *   rtel-analyze [OPTIONS] [NAME=]FILE...
+ *
+ * One context per FILE (an observation point named NAME, by default the
+ * file's base name without extension). The library does no I/O: this
+ * program reads the files (libpcap), hands each packet with its capture
+ * timestamp to rtel_ctx_read_pkt(), prints the records the callbacks
+ * deliver, and the counters at the end. See rtel-analyze(1).
+ */
+#define _DEFAULT_SOURCE 1 /* u_char & co. in pcap.h, strndup */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pcap/pcap.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rocetel/rocetel.h>
+
+#define PROG "rtel-analyze"
+
+enum { FMT_TEXT, FMT_JSON };
+
+typedef struct options {
+  int packets;
+  int stats;
+  int format;
+  uint32_t decode_flags;
+  uint32_t roce_port;
+} options;
+
+typedef struct input {
+  const char *obs;
+  const char *path;
+  char *obs_alloc;
+} input;
+
+typedef struct run {
+  const options *opt;
+  const char *obs;
+  uint64_t frame;    /* 1-based index of the current frame in its file */
+  int header_done;   /* text: table header printed */
+} run;
+
+/* ------------------------------------------------------------ output */
+
+static void print_addr(const rtel_pkt_hd *hd, const uint8_t *a) {
+  char buf[INET6_ADDRSTRLEN];
+  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
+    inet_ntop(AF_INET, a + 12, buf, sizeof(buf));
+  } else {
+    inet_ntop(AF_INET6, a, buf, sizeof(buf));
+  }
+  fputs(buf, stdout);
+}
+
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      putchar('\\');
+      putchar(c);
+    } else if (c < 0x20) {
+      printf("\\u%04x", c);
+    } else {
+      putchar(c);
+    }
+  }
+  putchar('"');
+}
+
+static const char *icrc_str(uint32_t st) {
+  switch (st) {
+  case RTEL_ICRC_OK:
+    return "ok";
+  case RTEL_ICRC_BAD:
+    return "bad";
+  case RTEL_ICRC_TRUNCATED:
+    return "truncated";
+  default:
+    return "unchecked";
+  }
+}
+
+static const char *cm_attr_name(uint32_t attr) {
+  switch (attr) {
+  case RTEL_CM_REQ:
+    return "ConnectRequest";
+  case RTEL_CM_MRA:
+    return "MRA";
+  case RTEL_CM_REJ:
+    return "ConnectReject";
+  case RTEL_CM_REP:
+    return "ConnectReply";
+  case RTEL_CM_RTU:
+    return "ReadyToUse";
+  case RTEL_CM_DREQ:
+    return "DisconnectRequest";
+  case RTEL_CM_DREP:
+    return "DisconnectReply";
+  case RTEL_CM_SIDR_REQ:
+    return "SIDR_REQ";
+  case RTEL_CM_SIDR_REP:
+    return "SIDR_REP";
+  case RTEL_CM_LAP:
+    return "LAP";
+  case RTEL_CM_APR:
+    return "APR";
+  default:
+    return NULL;
+  }
+}
+
+static void json_packet(const run *r, const rtel_pkt_info *pi,
+                        const rtel_pkt_hd *hd) {
+  static const struct {
+    uint32_t bit;
+    const char *name;
+  } encaps[] = {{RTEL_ENCAP_ERSPAN1, "erspan1"}, {RTEL_ENCAP_ERSPAN2, "erspan2"},
+                {RTEL_ENCAP_ERSPAN3, "erspan3"}, {RTEL_ENCAP_VXLAN, "vxlan"},
+                {RTEL_ENCAP_GRE_TEB, "gre-teb"}};
+  size_t i;
+
+  fputs("{\"type\":\"packet\",\"obs\":", stdout);
+  json_str(r->obs);
+  printf(",\"frame\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"len\":%" PRIu32
+         ",\"caplen\":%" PRIu32 ",\"roce\":%" PRIu32,
+         r->frame, pi->ts, hd->wire_len, hd->cap_len, hd->roce);
+  fputs(",\"src\":\"", stdout);
+  print_addr(hd, hd->src);
+  fputs("\",\"dst\":\"", stdout);
+  print_addr(hd, hd->dst);
+  putchar('"');
+  if (hd->roce == 2) {
+    printf(",\"sport\":%u,\"dport\":%u", hd->sport, hd->dport);
+  }
+  if (hd->flags & RTEL_HD_F_VLAN) {
+    fputs(",\"vlan\":[", stdout);
+    for (i = 0; i < hd->nvlan; i++) {
+      printf("%s%u", i ? "," : "", hd->vlan_tci[i] & 0x0fffu);
+    }
+    putchar(']');
+  }
+  if (hd->encap) {
+    int first = 1;
+    fputs(",\"encap\":[", stdout);
+    for (i = 0; i < sizeof(encaps) / sizeof(encaps[0]); i++) {
+      if (hd->encap & encaps[i].bit) {
+        printf("%s\"%s\"", first ? "" : ",", encaps[i].name);
+        first = 0;
+      }
+    }
+    putchar(']');
+  }
+  printf(",\"dscp\":%u,\"ecn\":%u,\"opcode\":%u,\"se\":%u,\"m\":%u,\"pad\":%u"
+         ",\"tver\":%u,\"pkey\":%u,\"fecn\":%u,\"becn\":%u,\"dqpn\":%" PRIu32
+         ",\"a\":%u,\"psn\":%" PRIu32,
+         hd->dscp, hd->ecn, hd->opcode, hd->se, hd->m, hd->pad, hd->tver,
+         hd->pkey, hd->fecn, hd->becn, hd->dqpn, hd->ackreq, hd->psn);
+  if (hd->flags & RTEL_HD_F_RDETH) {
+    printf(",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", hd->rdeth_eecnxt);
+  }
+  if (hd->flags & RTEL_HD_F_DETH) {
+    printf(",\"deth\":{\"qkey\":%" PRIu32 ",\"sqpn\":%" PRIu32 "}",
+           hd->deth_qkey, hd->deth_sqpn);
+  }
+  if (hd->flags & RTEL_HD_F_XRCETH) {
+    printf(",\"xrceth\":{\"xrcsrq\":%" PRIu32 "}", hd->xrc_srqn);
+  }
+  if (hd->flags & RTEL_HD_F_FETH) {
+    printf(",\"feth\":{\"sel\":%" PRIu32 ",\"plt\":%" PRIu32 "}",
+           (hd->feth >> 4) & 3u, hd->feth & 0xfu);
+  }
+  if (hd->flags & RTEL_HD_F_RETH) {
+    printf(",\"reth\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
+           ",\"len\":%" PRIu32 "}",
+           hd->reth_va, hd->reth_rkey, hd->reth_dmalen);
+  }
+  if (hd->flags & RTEL_HD_F_ATOMICETH) {
+    printf(",\"atomic\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
+           ",\"swap\":\"0x%016" PRIx64 "\",\"cmp\":\"0x%016" PRIx64 "\"}",
+           hd->atomic_va, hd->atomic_rkey, hd->atomic_swap, hd->atomic_cmp);
+  }
+  if (hd->flags & RTEL_HD_F_AETH) {
+    printf(",\"aeth\":{\"syndrome\":%u,\"msn\":%" PRIu32 "}",
+           hd->aeth_syndrome, hd->aeth_msn);
+  }
+  if (hd->flags & RTEL_HD_F_ATOMICACKETH) {
+    printf(",\"atomicack\":{\"orig\":\"0x%016" PRIx64 "\"}",
+           hd->atomicack_orig);
+  }
+  if (hd->flags & RTEL_HD_F_IMMDT) {
+    printf(",\"imm\":%" PRIu32, hd->imm);
+  }
+  if (hd->flags & RTEL_HD_F_IETH) {
+    printf(",\"ieth\":%" PRIu32, hd->ieth_rkey);
+  }
+  printf(",\"payload_len\":%" PRIu32 ",\"icrc\":\"%s\"", hd->payload_len,
+         icrc_str(hd->icrc_status));
+  if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
+    fputs(",\"truncated\":true", stdout);
+  }
+  if (hd->flags & RTEL_HD_F_CM) {
+    const char *name = cm_attr_name(hd->cm_attr);
+    uint32_t f = hd->cm_fields;
+    fputs(",\"cm\":{\"attr\":", stdout);
+    if (name) {
+      json_str(name);
+    } else {
+      printf("%" PRIu32, hd->cm_attr);
+    }
+    printf(",\"tid\":\"0x%016" PRIx64 "\"", hd->mad_tid);
+    if (f & RTEL_CM_F_LCID) {
+      printf(",\"lcid\":%" PRIu32, hd->cm_lcid);
+    }
+    if (f & RTEL_CM_F_RCID) {
+      printf(",\"rcid\":%" PRIu32, hd->cm_rcid);
+    }
+    if (f & RTEL_CM_F_LOCAL_QPN) {
+      printf(",\"local_qpn\":%" PRIu32, hd->cm_local_qpn);
+    }
+    if (f & RTEL_CM_F_START_PSN) {
+      printf(",\"start_psn\":%" PRIu32, hd->cm_start_psn);
+    }
+    if (f & RTEL_CM_F_SERVICE_ID) {
+      printf(",\"service_id\":\"0x%016" PRIx64 "\"", hd->cm_service_id);
+    }
+    if (f & RTEL_CM_F_REMOTE_QPN) {
+      printf(",\"remote_qpn\":%" PRIu32, hd->cm_remote_qpn);
+    }
+    if (f & RTEL_CM_F_REJ_REASON) {
+      printf(",\"rej_reason\":%" PRIu32, hd->cm_rej_reason);
+    }
+    putchar('}');
+  }
+  fputs("}\n", stdout);
+}
+
+static void text_packet(run *r, const rtel_pkt_info *pi,
+                        const rtel_pkt_hd *hd) {
+  char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
+  const uint8_t *a;
+  int i;
+
+  if (!r->header_done) {
+    printf("%-*s %7s %20s  %-15s %-15s %-34s %8s %8s %6s  %s\n",
+           (int)strlen(r->obs), "OBS",
+           "FRAME", "TIME_NS", "SRC", "DST", "OPCODE", "DQPN", "PSN", "LEN",
+           "INFO");
+    r->header_done = 1;
+  }
+  for (i = 0; i < 2; i++) {
+    char *out = i ? dst : src;
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0, 0xff, 0xff};
+    a = i ? hd->dst : hd->src;
+    if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
+      inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
+    } else {
+      inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
+    }
+  }
+  printf("%-3s %7" PRIu64 " %20" PRIu64 "  %-15s %-15s %-34s %#8" PRIx32
+         " %8" PRIu32 " %6" PRIu32 " ",
+         r->obs, r->frame, pi->ts, src, dst, rtel_opcode_str(hd->opcode),
+         hd->dqpn, hd->psn, hd->payload_len);
+  if (hd->flags & RTEL_HD_F_RETH) {
+    printf(" va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
+           hd->reth_rkey, hd->reth_dmalen);
+  }
+  if (hd->flags & RTEL_HD_F_AETH) {
+    static const char *const kinds[] = {"ACK", "RNR-NAK", "reserved", "NAK"};
+    printf(" %s(%u) msn=%" PRIu32, kinds[RTEL_AETH_KIND(hd->aeth_syndrome)],
+           RTEL_AETH_VALUE(hd->aeth_syndrome), hd->aeth_msn);
+  }
+  if (hd->flags & RTEL_HD_F_DETH) {
+    printf(" sqpn=%#" PRIx32 " qkey=%#" PRIx32, hd->deth_sqpn, hd->deth_qkey);
+  }
+  if (hd->flags & RTEL_HD_F_IMMDT) {
+    printf(" imm=%#" PRIx32, hd->imm);
+  }
+  if (hd->flags & RTEL_HD_F_IETH) {
+    printf(" inv_rkey=%#" PRIx32, hd->ieth_rkey);
+  }
+  if (hd->flags & RTEL_HD_F_CM) {
+    const char *name = cm_attr_name(hd->cm_attr);
+    printf(" CM:%s", name ? name : "?");
+    if (hd->cm_fields & RTEL_CM_F_LOCAL_QPN) {
+      printf(" local_qpn=%#" PRIx32, hd->cm_local_qpn);
+    }
+  }
+  if (hd->fecn || hd->becn) {
+    printf("%s%s", hd->fecn ? " FECN" : "", hd->becn ? " BECN" : "");
+  }
+  if (hd->ecn == 3) {
+    fputs(" CE", stdout);
+  }
+  if (hd->icrc_status != RTEL_ICRC_UNCHECKED) {
+    printf(" icrc=%s", icrc_str(hd->icrc_status));
+  }
+  if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
+    fputs(" [truncated]", stdout);
+  }
+  putchar('\n');
+}
+
+static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                     const rtel_pkt_hd *hd, const uint8_t *pkt, size_t pktlen,
+                     void *user_data) {
+  run *r = user_data;
+  (void)ctx;
+  (void)pkt;
+  (void)pktlen;
+  if (r->opt->format == FMT_JSON) {
+    json_packet(r, pi, hd);
+  } else {
+    text_packet(r, pi, hd);
+  }
+  return 0;
+}
+
+static void print_stats(const options *opt, const char *obs,
+                        const rtel_ctx_stats *st) {
+  const struct {
+    const char *name;
+    uint64_t v;
+  } rows[] = {
+      {"pkts", st->pkts},
+      {"bytes", st->bytes},
+      {"roce", st->pkts_roce},
+      {"rocev1", st->pkts_rocev1},
+      {"not_roce", st->pkts_not_roce},
+      {"malformed", st->pkts_malformed},
+      {"truncated", st->pkts_truncated},
+      {"hdr_truncated", st->pkts_hdr_truncated},
+      {"ip_fragments", st->pkts_ip_fragments},
+      {"erspan", st->pkts_erspan},
+      {"vxlan", st->pkts_vxlan},
+      {"cnp", st->pkts_cnp},
+      {"cm", st->pkts_cm},
+      {"icrc_ok", st->icrc_ok},
+      {"icrc_bad", st->icrc_bad},
+      {"icrc_truncated", st->icrc_truncated},
+      {"ts_backwards", st->pkts_ts_backwards},
+  };
+  size_t i;
+  int first = 1;
+
+  if (opt->format == FMT_JSON) {
+    fputs("{\"type\":\"stats\",\"obs\":", stdout);
+    json_str(obs);
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+      printf(",\"%s\":%" PRIu64, rows[i].name, rows[i].v);
+    }
+    fputs(",\"malformed_by_reason\":{", stdout);
+    for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
+      if (st->malformed[i]) {
+        printf("%s", first ? "" : ",");
+        json_str(rtel_malformed_str((uint32_t)i));
+        printf(":%" PRIu64, st->malformed[i]);
+        first = 0;
+      }
+    }
+    fputs("}}\n", stdout);
+    return;
+  }
+  printf("== %s ==\n", obs);
+  for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+    printf("  %-16s %12" PRIu64 "\n", rows[i].name, rows[i].v);
+  }
+  for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
+    if (st->malformed[i]) {
+      printf("  malformed: %-40s %8" PRIu64 "\n",
+             rtel_malformed_str((uint32_t)i), st->malformed[i]);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ input */
+
+/* pcap DLT_* to the decoder's link types (pcap LINKTYPE_* numbers). */
+static uint32_t linktype_of(int dlt) {
+  switch (dlt) {
+  case DLT_EN10MB:
+    return RTEL_LINK_ETHERNET;
+  case DLT_RAW:
+#ifdef DLT_IPV4
+  case DLT_IPV4:
+#endif
+#ifdef DLT_IPV6
+  case DLT_IPV6:
+#endif
+    return RTEL_LINK_RAW;
+#ifdef DLT_LINUX_SLL
+  case DLT_LINUX_SLL:
+    return RTEL_LINK_LINUX_SLL;
+#endif
+#ifdef DLT_LINUX_SLL2
+  case DLT_LINUX_SLL2:
+    return RTEL_LINK_LINUX_SLL2;
+#endif
+  default:
+    /* unknown: passed as is; the decoder counts the packets as malformed
+     * (unsupported link type) */
+    return (uint32_t)(dlt > 0 ? dlt : 0x7fffffff);
+  }
+}
+
+/* Returns 0, or 1 if the file could not be read (message printed). */
+static int analyze(const options *opt, const input *in) {
+  char errbuf[PCAP_ERRBUF_SIZE];
+  pcap_t *pc;
+  rtel_ctx *ctx = NULL;
+  rtel_settings settings;
+  rtel_callbacks cb;
+  rtel_ctx_stats st;
+  run r;
+  struct pcap_pkthdr *ph;
+  const u_char *data;
+  rtel_pkt_info pi;
+  int rv, status = 0;
+
+  errbuf[0] = '\0';
+  pc = pcap_open_offline_with_tstamp_precision(in->path,
+                                               PCAP_TSTAMP_PRECISION_NANO,
+                                               errbuf);
+  if (pc == NULL) {
+    fprintf(stderr, PROG ": %s: %s\n", in->path, errbuf);
+    return 1;
+  }
+  rtel_settings_default(&settings);
+  settings.decode_flags = opt->decode_flags;
+  settings.roce_udp_port = opt->roce_port;
+  memset(&cb, 0, sizeof(cb));
+  if (opt->packets) {
+    cb.on_packet = on_packet;
+  }
+  memset(&r, 0, sizeof(r));
+  r.opt = opt;
+  r.obs = in->obs;
+  rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, &r);
+  if (rv != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", in->path, rtel_strerror(rv));
+    pcap_close(pc);
+    return 1;
+  }
+  memset(&pi, 0, sizeof(pi));
+  pi.linktype = linktype_of(pcap_datalink(pc));
+  while ((rv = pcap_next_ex(pc, &ph, &data)) == 1) {
+    r.frame++;
+    pi.ts = (uint64_t)ph->ts.tv_sec * 1000000000u + (uint64_t)ph->ts.tv_usec;
+    pi.wire_len = ph->len;
+    rv = rtel_ctx_read_pkt(ctx, &pi, (const uint8_t *)data, ph->caplen);
+    if (rv != 0) {
+      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", in->path, r.frame,
+              rtel_strerror(rv));
+      status = 1;
+      break;
+    }
+  }
+  if (rv == PCAP_ERROR) {
+    /* a damaged file: report it, keep what was measured up to here */
+    fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", in->path,
+            r.frame, pcap_geterr(pc));
+    status = 1;
+  }
+  if (opt->stats && rtel_ctx_get_stats(ctx, &st) == 0) {
+    print_stats(opt, in->obs, &st);
+  }
+  rtel_ctx_del(ctx);
+  pcap_close(pc);
+  return status;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: " PROG " [OPTIONS] [NAME=]FILE...\n"
+          "Decode RoCE traffic in pcap/pcapng FILEs (NAME: observation "
+          "point).\n\n"
+          "  --packets           one record per RoCE packet\n"
+          "  --stats             per-file counters (default without "
+          "--packets)\n"
+          "  --format text|json  output format (default text)\n"
+          "  --icrc              verify the ICRC of every RoCE packet\n"
+          "  --roce-port N       RoCEv2 UDP destination port (default 4791)\n"
+          "  --no-decap          do not remove ERSPAN/VXLAN encapsulation\n"
+          "  -h, --help          this text\n"
+          "  --version           program and library versions\n");
+}
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, PROG ": ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+  return 2;
+}
+
+/* Default observation point name: base name without extension. */
+static char *obs_from_path(const char *path) {
+  const char *b = strrchr(path, '/');
+  char *s, *dot;
+  b = b ? b + 1 : path;
+  s = strdup(b);
+  if (s && (dot = strrchr(s, '.')) != NULL && dot != s) {
+    *dot = '\0';
+  }
+  return s;
+}
+
+int main(int argc, char **argv) {
+  options opt;
+  input *inputs;
+  size_t ninputs = 0, i;
+  int a, status = 0;
+
+  memset(&opt, 0, sizeof(opt));
+  opt.format = FMT_TEXT;
+  opt.roce_port = RTEL_ROCEV2_UDP_PORT;
+  inputs = calloc((size_t)argc, sizeof(*inputs));
+  if (inputs == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  for (a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (strcmp(arg, "--packets") == 0) {
+      opt.packets = 1;
+    } else if (strcmp(arg, "--stats") == 0) {
+      opt.stats = 1;
+    } else if (strcmp(arg, "--icrc") == 0) {
+      opt.decode_flags |= RTEL_DECODE_VERIFY_ICRC;
+    } else if (strcmp(arg, "--no-decap") == 0) {
+      opt.decode_flags |= RTEL_DECODE_NO_DECAP;
+    } else if (strcmp(arg, "--format") == 0 ||
+               strncmp(arg, "--format=", 9) == 0) {
+      const char *v = arg[8] == '=' ? arg + 9 : (a + 1 < argc ? argv[++a] : NULL);
+      if (v == NULL) {
+        free(inputs);
+        return usage_error("%s needs an argument", "--format");
+      }
+      if (strcmp(v, "text") == 0) {
+        opt.format = FMT_TEXT;
+      } else if (strcmp(v, "json") == 0) {
+        opt.format = FMT_JSON;
+      } else {
+        free(inputs);
+        return usage_error("unknown format '%s' (text or json)", v);
+      }
+    } else if (strcmp(arg, "--roce-port") == 0 ||
+               strncmp(arg, "--roce-port=", 12) == 0) {
+      const char *v = arg[11] == '=' ? arg + 12 : (a + 1 < argc ? argv[++a] : NULL);
+      char *end;
+      unsigned long port;
+      if (v == NULL) {
+        free(inputs);
+        return usage_error("%s needs an argument", "--roce-port");
+      }
+      errno = 0;
+      port = strtoul(v, &end, 10);
+      if (errno || *end || end == v || port == 0 || port > 65535) {
+        free(inputs);
+        return usage_error("invalid port '%s' (1-65535)", v);
+      }
+      opt.roce_port = (uint32_t)port;
+    } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      usage(stdout);
+      free(inputs);
+      return 0;
+    } else if (strcmp(arg, "--version") == 0) {
+      const rtel_info *info = rtel_version(0);
+      printf(PROG " %s (librocetel %s)\n", RTEL_VERSION,
+             info ? info->version_str : "?");
+      free(inputs);
+      return 0;
+    } else if (strcmp(arg, "--") == 0) {
+      for (a++; a < argc; a++) {
+        inputs[ninputs++].path = argv[a];
+      }
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      free(inputs);
+      return usage_error("unknown option '%s'", arg);
+    } else {
+      inputs[ninputs++].path = arg;
+    }
+  }
+  if (ninputs == 0) {
+    free(inputs);
+    return usage_error("%s", "no input file");
+  }
+  if (!opt.packets) {
+    opt.stats = 1;
+  }
+  for (i = 0; i < ninputs; i++) {
+    const char *eq = strchr(inputs[i].path, '=');
+    const char *slash = strchr(inputs[i].path, '/');
+    if (eq && eq != inputs[i].path && (slash == NULL || eq < slash)) {
+      size_t n = (size_t)(eq - inputs[i].path);
+      inputs[i].obs_alloc = strndup(inputs[i].path, n);
+      inputs[i].path = eq + 1;
+    } else {
+      inputs[i].obs_alloc = obs_from_path(inputs[i].path);
+    }
+    if (inputs[i].obs_alloc == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = 1;
+      break;
+    }
+    inputs[i].obs = inputs[i].obs_alloc;
+  }
+  /* A file that cannot be read is reported and skipped: the others are
+   * still analysed, so nothing measurable is lost. */
+  for (i = 0; status == 0 && i < ninputs; i++) {
+    if (analyze(&opt, &inputs[i]) != 0) {
+      status = 1;
+      for (i++; i < ninputs; i++) {
+        analyze(&opt, &inputs[i]);
+      }
+      break;
+    }
+  }
+  for (i = 0; i < ninputs; i++) {
+    free(inputs[i].obs_alloc);
+  }
+  free(inputs);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, PROG ": error writing output: %s\n", strerror(errno));
+    return 1;
+  }
+  return status;
+}

@@ -1,0 +1,1031 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libroceTel: RoCEv2 packets in, RDMA telemetry out.
+ *
+ * This is the one public header. Every declaration below documents its
+ * ownership rules, its errors and its threading; the man pages in section 3
+ * are written from these comments.
+ *
+ * General contracts (see librocetel(3)):
+ *
+ *  - No I/O, no clock, no global mutable state, no threads, no logging.
+ *    Time is always an argument, in nanoseconds (rtel_tstamp).
+ *  - A context (rtel_ctx) is used by one thread at a time. Separate contexts
+ *    are independent and may be used in parallel.
+ *  - Functions return 0 or a positive count on success and a negative
+ *    RTEL_ERR_* code on failure. Codes below RTEL_ERR_FATAL are fatal: the
+ *    context may then only be deleted.
+ *  - Malformed packets are not API errors: they are counted in rtel_ctx_stats.
+ *  - Public structs that may grow are versioned: applications pass the
+ *    version they were compiled with through the wrapper macros at the end
+ *    of this file and never write a version number by hand.
+ */
+#ifndef ROCETEL_ROCETEL_H
+#define ROCETEL_ROCETEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rocetel/rocetelver.h>
+
+#if defined(RTEL_STATICLIB)
+#  define RTEL_API
+#elif defined(_WIN32)
+#  ifdef BUILDING_ROCETEL
+#    define RTEL_API __declspec(dllexport)
+#  else
+#    define RTEL_API __declspec(dllimport)
+#  endif
+#elif defined(BUILDING_ROCETEL) && defined(__GNUC__)
+#  define RTEL_API __attribute__((visibility("default")))
+#else
+#  define RTEL_API
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define RTEL_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+#  define RTEL_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#  define RTEL_WARN_UNUSED_RESULT
+#  define RTEL_DEPRECATED(msg)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Basic types                                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @typedef
+ *
+ * Signed size for functions that return a count or a negative error code.
+ * (ssize_t is POSIX, not C, and cannot be relied on to hold the error range.)
+ */
+typedef ptrdiff_t rtel_ssize;
+
+/**
+ * @typedef
+ *
+ * A timestamp or a duration in nanoseconds. The library never reads a
+ * clock: every timestamp comes from the caller (capture, ASIC or mirror
+ * time). Only differences of timestamps of one observation point are ever
+ * taken.
+ */
+typedef uint64_t rtel_tstamp;
+
+/**
+ * @macro
+ *
+ * "No timestamp": returned by rtel_ctx_get_expiry() when no timer is armed.
+ */
+#define RTEL_TSTAMP_NONE UINT64_MAX
+
+/* ------------------------------------------------------------------------ */
+/* Error codes (values are pinned; never reused)                            */
+/* ------------------------------------------------------------------------ */
+
+/** An argument is invalid (NULL where not allowed, out of range). */
+#define RTEL_ERR_INVALID_ARGUMENT -201
+/** A struct version is unknown to this build of the library (too new). */
+#define RTEL_ERR_UNSUPPORTED_VERSION -202
+/** rtel_pkt_decode(): the packet is malformed; see rtel_pkt_hd.malformed. */
+#define RTEL_ERR_MALFORMED -203
+/** rtel_pkt_decode(): the packet is well formed but is not RoCE. */
+#define RTEL_ERR_NOT_ROCE -204
+/** The call is not allowed in the object's current state. */
+#define RTEL_ERR_INVALID_STATE -205
+/** Threshold: error codes below this value are fatal. */
+#define RTEL_ERR_FATAL -500
+/** Memory allocation failed (fatal for a context's packet path). */
+#define RTEL_ERR_NOMEM -501
+/** A callback returned non-zero; the context is unusable (fatal). */
+#define RTEL_ERR_CALLBACK_FAILURE -502
+
+/**
+ * @function
+ *
+ * Returns a static, NUL-terminated English description of |error_code|.
+ * Never returns NULL; unknown codes give "unknown error".
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API const char *rtel_strerror(int error_code);
+
+/**
+ * @function
+ *
+ * Returns nonzero if |error_code| is fatal (below RTEL_ERR_FATAL), 0 if not.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_err_is_fatal(int error_code);
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @struct
+ *
+ * Run-time version information. Frozen: new information will be given by a
+ * new function, not by growing this struct.
+ */
+typedef struct rtel_info {
+  /** Always 1 for this struct layout. */
+  int age;
+  /** Version as a number 0xMMmmpp, as RTEL_VERSION_NUM. */
+  uint32_t version_num;
+  /** Version as a string, as RTEL_VERSION. */
+  const char *version_str;
+} rtel_info;
+
+/**
+ * @function
+ *
+ * Returns the version of the library that is linked at run time, or NULL if
+ * it is older than |least_version| (a number 0xMMmmpp; 0 accepts any). The
+ * returned struct is static and must not be modified or freed.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API const rtel_info *rtel_version(uint32_t least_version);
+
+/* ------------------------------------------------------------------------ */
+/* Allocator                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef void *(*rtel_malloc)(size_t size, void *user_data);
+typedef void (*rtel_free)(void *ptr, void *user_data);
+typedef void *(*rtel_calloc)(size_t nmemb, size_t size, void *user_data);
+typedef void *(*rtel_realloc)(void *ptr, size_t size, void *user_data);
+
+/**
+ * @struct
+ *
+ * Per-object allocator. The struct is copied by the constructors that take
+ * it; a NULL pointer selects rtel_mem_default(). All four functions must be
+ * set. This struct is frozen and not versioned.
+ *
+ * The library allocates only in constructors (sizing every table to its
+ * configured bound) and frees only in destructors: the packet path never
+ * calls the allocator.
+ */
+typedef struct rtel_mem {
+  /** Passed as the last argument of every function below. */
+  void *user_data;
+  rtel_malloc malloc;
+  rtel_free free;
+  rtel_calloc calloc;
+  rtel_realloc realloc;
+} rtel_mem;
+
+/**
+ * @function
+ *
+ * Returns a static allocator that uses the C library's malloc family.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API const rtel_mem *rtel_mem_default(void);
+
+/* ------------------------------------------------------------------------ */
+/* Stateless packet decoder                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @macrosection
+ *
+ * Link-layer types of the bytes handed to the decoder. The values are the
+ * pcap LINKTYPE_* numbers, so a pcap reader can pass its link type as is.
+ */
+/** Ethernet II, with any 802.1Q / 802.1ad VLAN tags (LINKTYPE_ETHERNET). */
+#define RTEL_LINK_ETHERNET 1
+/** Raw IPv4 or IPv6, told apart by the version nibble (LINKTYPE_RAW). */
+#define RTEL_LINK_RAW 101
+/** Linux "cooked" capture v1 (LINKTYPE_LINUX_SLL). */
+#define RTEL_LINK_LINUX_SLL 113
+/** Linux "cooked" capture v2 (LINKTYPE_LINUX_SLL2). */
+#define RTEL_LINK_LINUX_SLL2 276
+
+/** Default RoCEv2 UDP destination port. */
+#define RTEL_ROCEV2_UDP_PORT 4791
+/** Default VXLAN UDP destination port. */
+#define RTEL_VXLAN_UDP_PORT 4789
+
+/**
+ * @macrosection
+ *
+ * Decoder flags (rtel_decode_opts.flags and rtel_settings.decode_flags).
+ */
+/** Compute and check the ICRC of each RoCE packet (off by default). */
+#define RTEL_DECODE_VERIFY_ICRC 0x1u
+/** Do not decapsulate ERSPAN (GRE) and VXLAN: treat them as non-RoCE. */
+#define RTEL_DECODE_NO_DECAP 0x2u
+/** Do not decode RoCEv1 (ethertype 0x8915). */
+#define RTEL_DECODE_NO_ROCEV1 0x4u
+
+#define RTEL_DECODE_OPTS_V1 1
+#define RTEL_DECODE_OPTS_VERSION RTEL_DECODE_OPTS_V1
+
+/**
+ * @struct
+ *
+ * Options of the stateless decoder, rtel_pkt_decode(). Zero in any field
+ * means the default shown.
+ */
+typedef struct rtel_decode_opts {
+  /** RTEL_DECODE_* flags. Default 0. */
+  uint32_t flags;
+  /** Link type of the bytes (RTEL_LINK_*). Default RTEL_LINK_ETHERNET. */
+  uint32_t linktype;
+  /** UDP destination port of RoCEv2. Default 4791. */
+  uint32_t roce_udp_port;
+  /** UDP destination port of VXLAN. Default 4789. */
+  uint32_t vxlan_udp_port;
+} rtel_decode_opts;
+
+/**
+ * @macrosection
+ *
+ * rtel_pkt_hd.flags: which headers were decoded and which conditions hold.
+ * A header's fields in rtel_pkt_hd are valid only when its flag is set;
+ * the decoder does not clear the fields of absent headers.
+ */
+#define RTEL_HD_F_ROCE 0x00000001u      /**< a RoCE packet (v1 or v2) */
+#define RTEL_HD_F_TRUNCATED 0x00000002u /**< cap_len < wire_len */
+#define RTEL_HD_F_HDR_TRUNC 0x00000004u /**< capture ends inside headers */
+#define RTEL_HD_F_ETH 0x00000008u       /**< eth_* valid */
+#define RTEL_HD_F_VLAN 0x00000010u      /**< nvlan >= 1 */
+#define RTEL_HD_F_IPV4 0x00000020u      /**< IPv4 fields valid */
+#define RTEL_HD_F_IPV6 0x00000040u      /**< IPv6 fields valid */
+#define RTEL_HD_F_GRH 0x00000080u       /**< RoCEv1: GRH fields valid */
+#define RTEL_HD_F_UDP 0x00000100u       /**< UDP fields valid */
+#define RTEL_HD_F_BTH 0x00000200u       /**< BTH fields valid */
+#define RTEL_HD_F_RDETH 0x00000400u
+#define RTEL_HD_F_DETH 0x00000800u
+#define RTEL_HD_F_XRCETH 0x00001000u
+#define RTEL_HD_F_RETH 0x00002000u
+#define RTEL_HD_F_ATOMICETH 0x00004000u
+#define RTEL_HD_F_AETH 0x00008000u
+#define RTEL_HD_F_ATOMICACKETH 0x00010000u
+#define RTEL_HD_F_IMMDT 0x00020000u
+#define RTEL_HD_F_IETH 0x00040000u
+#define RTEL_HD_F_FETH 0x00080000u
+#define RTEL_HD_F_CNP 0x00100000u       /**< opcode 0x81 (or 0x80) */
+#define RTEL_HD_F_MAD 0x00200000u       /**< a MAD on QP0/QP1: mad_* valid */
+#define RTEL_HD_F_CM 0x00400000u        /**< a CM MAD: cm_* valid */
+#define RTEL_HD_F_ICRC 0x00800000u      /**< the ICRC bytes were captured */
+#define RTEL_HD_F_IP_FRAGMENT 0x01000000u /**< IP fragment (not decoded) */
+#define RTEL_HD_F_ERSPAN_TS 0x02000000u /**< erspan_ts is valid */
+
+/**
+ * @macrosection
+ *
+ * rtel_pkt_hd.encap bits: encapsulations removed to reach the RoCE packet.
+ */
+#define RTEL_ENCAP_ERSPAN1 0x1u /**< GRE 0x88BE without sequence number */
+#define RTEL_ENCAP_ERSPAN2 0x2u /**< ERSPAN type II (GRE 0x88BE) */
+#define RTEL_ENCAP_ERSPAN3 0x4u /**< ERSPAN type III (GRE 0x22EB) */
+#define RTEL_ENCAP_VXLAN 0x8u   /**< VXLAN (UDP 4789) */
+#define RTEL_ENCAP_GRE_TEB 0x10u /**< GRE transparent Ethernet (0x6558) */
+
+/**
+ * @macrosection
+ *
+ * rtel_pkt_hd.icrc_status values.
+ */
+#define RTEL_ICRC_UNCHECKED 0u /**< verification was not asked for */
+#define RTEL_ICRC_OK 1u        /**< computed ICRC equals the wire ICRC */
+#define RTEL_ICRC_BAD 2u       /**< they differ */
+#define RTEL_ICRC_TRUNCATED 3u /**< the capture does not hold the packet */
+
+/**
+ * @macrosection
+ *
+ * Malformation reasons (rtel_pkt_hd.malformed, rtel_ctx_stats.malformed[]).
+ * Values are pinned and below RTEL_MALFORMED_SLOTS. See rtel_malformed_str().
+ */
+#define RTEL_MALFORMED_NONE 0u
+/** The capture ends before the BTH (nothing RoCE could be decoded). */
+#define RTEL_MALFORMED_TRUNCATED 1u
+/** More than RTEL_MAX_VLAN VLAN tags. */
+#define RTEL_MALFORMED_VLAN_DEPTH 2u
+/** IP version nibble does not match the ethertype. */
+#define RTEL_MALFORMED_IP_VERSION 3u
+/** IPv4 header length below 20 bytes. */
+#define RTEL_MALFORMED_IP_HLEN 4u
+/** IP length field below the header length or beyond the wire length. */
+#define RTEL_MALFORMED_IP_LEN 5u
+/** IPv6 extension header chain too long or beyond the IP payload. */
+#define RTEL_MALFORMED_IPV6_EXT 6u
+/** UDP length below 8 or beyond the IP payload. */
+#define RTEL_MALFORMED_UDP_LEN 7u
+/** UDP payload shorter than BTH + extension headers + ICRC. */
+#define RTEL_MALFORMED_ROCE_LEN 8u
+/** BTH opcode reserved or unknown. */
+#define RTEL_MALFORMED_OPCODE 9u
+/** BTH transport header version is not 0. */
+#define RTEL_MALFORMED_TVER 10u
+/** BTH pad count larger than the payload. */
+#define RTEL_MALFORMED_PAD 11u
+/** GRE header with unsupported version, routing, or length. */
+#define RTEL_MALFORMED_GRE 12u
+/** ERSPAN header too short or with the wrong version. */
+#define RTEL_MALFORMED_ERSPAN 13u
+/** VXLAN header without the I flag, or too short. */
+#define RTEL_MALFORMED_VXLAN 14u
+/** Encapsulations nested deeper than RTEL_MAX_ENCAP. */
+#define RTEL_MALFORMED_ENCAP_DEPTH 15u
+/** RoCEv1 GRH with a next header other than 0x1B (IBA BTH). */
+#define RTEL_MALFORMED_GRH 16u
+/** A MAD on QP1 shorter than its header, or a CM message cut short. */
+#define RTEL_MALFORMED_MAD 17u
+/** Link type not supported by the decoder. */
+#define RTEL_MALFORMED_LINKTYPE 18u
+/** Number of reason slots in rtel_ctx_stats.malformed[] (pinned). */
+#define RTEL_MALFORMED_SLOTS 32
+
+/** Most VLAN tags decoded in one frame. */
+#define RTEL_MAX_VLAN 4
+/** Most nested encapsulations (ERSPAN/VXLAN/GRE) removed. */
+#define RTEL_MAX_ENCAP 3
+
+/**
+ * @macrosection
+ *
+ * RDMA CM MAD attribute IDs (rtel_pkt_hd.cm_attr).
+ */
+#define RTEL_CM_REQ 0x0010u  /**< ConnectRequest */
+#define RTEL_CM_MRA 0x0011u  /**< MsgRcptAck */
+#define RTEL_CM_REJ 0x0012u  /**< ConnectReject */
+#define RTEL_CM_REP 0x0013u  /**< ConnectReply */
+#define RTEL_CM_RTU 0x0014u  /**< ReadyToUse */
+#define RTEL_CM_DREQ 0x0015u /**< DisconnectRequest */
+#define RTEL_CM_DREP 0x0016u /**< DisconnectReply */
+#define RTEL_CM_SIDR_REQ 0x0017u
+#define RTEL_CM_SIDR_REP 0x0018u
+#define RTEL_CM_LAP 0x0019u
+#define RTEL_CM_APR 0x001Au
+
+/** rtel_pkt_hd.cm_fields bits: which cm_* fields the message carries. */
+#define RTEL_CM_F_LCID 0x01u
+#define RTEL_CM_F_RCID 0x02u
+#define RTEL_CM_F_LOCAL_QPN 0x04u
+#define RTEL_CM_F_START_PSN 0x08u
+#define RTEL_CM_F_SERVICE_ID 0x10u
+#define RTEL_CM_F_REMOTE_QPN 0x20u
+#define RTEL_CM_F_GIDS 0x40u
+#define RTEL_CM_F_REJ_REASON 0x80u
+
+#define RTEL_PKT_HD_V1 1
+#define RTEL_PKT_HD_VERSION RTEL_PKT_HD_V1
+
+/**
+ * @struct
+ *
+ * A decoded packet: the output of rtel_pkt_decode() and the argument of the
+ * on_packet callback. Offsets are byte offsets from the start of the bytes
+ * handed in, so the caller can reach any header or the payload. Fields are
+ * in host byte order. A field group is valid only if its RTEL_HD_F_* flag
+ * is set in |flags|.
+ *
+ * IP addresses are 16 bytes; IPv4 addresses are stored IPv4-mapped
+ * (::ffff:a.b.c.d), as RoCE GIDs are.
+ */
+typedef struct rtel_pkt_hd {
+  /** RTEL_HD_F_* bits. */
+  uint32_t flags;
+  /** RTEL_MALFORMED_* reason when the decoder returned RTEL_ERR_MALFORMED. */
+  uint32_t malformed;
+  /** Length of the packet on the wire (>= cap_len). */
+  uint32_t wire_len;
+  /** Bytes captured and handed to the decoder. */
+  uint32_t cap_len;
+  /** RTEL_ENCAP_* bits of the encapsulations removed. */
+  uint32_t encap;
+  /** 2 for RoCEv2, 1 for RoCEv1; 0 if not RoCE. */
+  uint32_t roce;
+
+  /* Outer encapsulation (valid when the matching encap bit is set). */
+  /** ERSPAN session ID (10 bits). */
+  uint32_t erspan_session;
+  /** ERSPAN type III timestamp (32 bits, unit per erspan_gra). */
+  uint32_t erspan_ts;
+  /** ERSPAN type III timestamp granularity (2 bits). */
+  uint32_t erspan_gra;
+  /** VXLAN network identifier (24 bits). */
+  uint32_t vxlan_vni;
+
+  /* Ethernet (RTEL_HD_F_ETH); of the innermost frame after decapsulation. */
+  uint8_t eth_dst[6];
+  uint8_t eth_src[6];
+  /** Ethertype after the VLAN tags. */
+  uint16_t ethertype;
+  /** Number of VLAN tags in vlan_tci[], outermost first. */
+  uint16_t nvlan;
+  /** TPID of each tag (0x8100, 0x88a8, 0x9100). */
+  uint16_t vlan_tpid[RTEL_MAX_VLAN];
+  /** Tag control information: PCP (3 bits), DEI (1), VID (12). */
+  uint16_t vlan_tci[RTEL_MAX_VLAN];
+
+  /* IP (RTEL_HD_F_IPV4 / RTEL_HD_F_IPV6), or the GRH of RoCEv1. */
+  /** Source address, 16 bytes (IPv4-mapped for IPv4). */
+  uint8_t src[16];
+  /** Destination address, 16 bytes (IPv4-mapped for IPv4). */
+  uint8_t dst[16];
+  /** DSCP (6 bits) of the TOS / traffic class. */
+  uint8_t dscp;
+  /** ECN (2 bits): 3 = CE. */
+  uint8_t ecn;
+  /** IPv4 TTL / IPv6 or GRH hop limit. */
+  uint8_t ttl;
+  /** IP protocol / IPv6 final next header / GRH next header. */
+  uint8_t ip_proto;
+  /** IPv6 / GRH flow label (20 bits). */
+  uint32_t flow_label;
+  /** IP packet length claimed by the header (IPv4 total length, IPv6
+   * payload length + 40, GRH payload length + 40). */
+  uint32_t ip_len;
+  /** Offset of the IP header (or GRH). */
+  uint16_t l3_off;
+  /** Offset of the UDP header (RoCEv2), or of the BTH (RoCEv1). */
+  uint16_t l4_off;
+
+  /* UDP (RTEL_HD_F_UDP). */
+  uint16_t sport;
+  uint16_t dport;
+  /** UDP length field. */
+  uint16_t udp_len;
+  uint16_t udp_csum;
+
+  /* BTH (RTEL_HD_F_BTH). */
+  /** Offset of the BTH. */
+  uint16_t bth_off;
+  uint8_t opcode;
+  /** Solicited event. */
+  uint8_t se;
+  /** Migration request. */
+  uint8_t m;
+  /** Pad count (0-3). */
+  uint8_t pad;
+  /** Transport header version. */
+  uint8_t tver;
+  /** FECN bit (BTH byte 4 bit 7). */
+  uint8_t fecn;
+  /** BECN bit (BTH byte 4 bit 6). */
+  uint8_t becn;
+  /** Ack request. */
+  uint8_t ackreq;
+  /** Reserved 6 bits of BTH byte 4 (below FECN/BECN). */
+  uint8_t resv6;
+  /** Reserved 7 bits of BTH byte 8. */
+  uint8_t resv7;
+  uint16_t pkey;
+  /** Destination QP (24 bits). */
+  uint32_t dqpn;
+  /** Packet sequence number (24 bits). */
+  uint32_t psn;
+
+  /* Extended transport headers. */
+  /** RDETH: EE context (24 bits). */
+  uint32_t rdeth_eecnxt;
+  /** DETH: Q_Key. */
+  uint32_t deth_qkey;
+  /** DETH: source QP (24 bits). */
+  uint32_t deth_sqpn;
+  /** XRCETH: XRC SRQ number (24 bits). */
+  uint32_t xrc_srqn;
+  /** RETH: virtual address. */
+  uint64_t reth_va;
+  /** RETH: remote key. */
+  uint32_t reth_rkey;
+  /** RETH: DMA length. */
+  uint32_t reth_dmalen;
+  /** AtomicETH: virtual address. */
+  uint64_t atomic_va;
+  /** AtomicETH: swap (or add) data. */
+  uint64_t atomic_swap;
+  /** AtomicETH: compare data. */
+  uint64_t atomic_cmp;
+  /** AtomicETH: remote key. */
+  uint32_t atomic_rkey;
+  /** AETH: MSN (24 bits). */
+  uint32_t aeth_msn;
+  /** AETH: syndrome (8 bits); see RTEL_AETH_* helpers. */
+  uint8_t aeth_syndrome;
+  uint8_t reserved_pad1[3];
+  /** ImmDt: the 4 immediate bytes as a big-endian number. */
+  uint32_t imm;
+  /** IETH: the invalidated remote key. */
+  uint32_t ieth_rkey;
+  /** FETH (FLUSH): the 32-bit header; SEL = bits 5:4, PLT = bits 3:0. */
+  uint32_t feth;
+  /** AtomicAckETH: original remote data. */
+  uint64_t atomicack_orig;
+
+  /* Payload and ICRC. */
+  /** Offset of the payload (after all transport headers). */
+  uint32_t payload_off;
+  /** Payload length from the length fields: UDP length - 8 - BTH - extended
+   * headers - pad - 4 (ICRC). Independent of the capture length. */
+  uint32_t payload_len;
+  /** Payload bytes actually captured (<= payload_len). */
+  uint32_t payload_cap;
+  /** ICRC as on the wire, read little-endian (RTEL_HD_F_ICRC). */
+  uint32_t icrc;
+  /** ICRC computed, valid when icrc_status is OK or BAD. */
+  uint32_t icrc_calc;
+  /** RTEL_ICRC_* verification result. */
+  uint32_t icrc_status;
+
+  /* Management datagram (RTEL_HD_F_MAD). */
+  uint64_t mad_tid;
+  uint8_t mad_base_version;
+  uint8_t mad_class;
+  uint8_t mad_class_version;
+  uint8_t mad_method;
+  uint16_t mad_status;
+  uint16_t mad_attr_id;
+  uint32_t mad_attr_mod;
+
+  /* RDMA CM (RTEL_HD_F_CM); which fields a message has: cm_fields. */
+  /** RTEL_CM_* attribute (message type). */
+  uint32_t cm_attr;
+  /** RTEL_CM_F_* bits. */
+  uint32_t cm_fields;
+  uint64_t cm_service_id;
+  uint32_t cm_lcid;
+  uint32_t cm_rcid;
+  /** Sender's local QPN (REQ, REP). */
+  uint32_t cm_local_qpn;
+  /** Sender's starting PSN (REQ, REP). */
+  uint32_t cm_start_psn;
+  /** Remote QPN (DREQ). */
+  uint32_t cm_remote_qpn;
+  /** REJ reason. */
+  uint32_t cm_rej_reason;
+  /** Primary path local / remote GIDs (REQ). */
+  uint8_t cm_local_gid[16];
+  uint8_t cm_remote_gid[16];
+  /** Offset of the message's private data. */
+  uint32_t cm_priv_off;
+  /** Private data bytes captured (up to the message's private data size). */
+  uint32_t cm_priv_len;
+} rtel_pkt_hd;
+
+/**
+ * @macrosection
+ *
+ * AETH syndrome helpers (IBA 9.7.5.1): bits 6:5 give the kind, bits 4:0 the
+ * credit count (ACK), the RNR timer (RNR NAK) or the NAK code.
+ */
+#define RTEL_AETH_KIND(syn) (((unsigned)(syn) >> 5) & 0x3u)
+#define RTEL_AETH_ACK 0u
+#define RTEL_AETH_RNR_NAK 1u
+#define RTEL_AETH_RESERVED 2u
+#define RTEL_AETH_NAK 3u
+#define RTEL_AETH_VALUE(syn) ((unsigned)(syn)&0x1fu)
+/** NAK codes (RTEL_AETH_VALUE of a NAK). */
+#define RTEL_NAK_PSN_SEQ_ERROR 0u
+#define RTEL_NAK_INVALID_REQUEST 1u
+#define RTEL_NAK_REMOTE_ACCESS 2u
+#define RTEL_NAK_REMOTE_OP 3u
+#define RTEL_NAK_INVALID_RD_REQUEST 4u
+
+/**
+ * @function
+ *
+ * Decodes one packet without any context: link layer (RTEL_LINK_*), VLAN
+ * tags, ERSPAN II/III and VXLAN decapsulation, IPv4/IPv6 (or the RoCEv1
+ * GRH), UDP, the BTH and every extended transport header its opcode
+ * implies, the ICRC (if asked), and RDMA CM MADs on QP1.
+ *
+ * |pkt| points to |caplen| captured bytes; |wire_len| is the packet's length
+ * on the wire (0 means equal to |caplen|; a value below |caplen| is treated
+ * as |caplen|). |opts| may be NULL for defaults; it is read during the call
+ * only. |hd| receives the result; only fields flagged valid are written.
+ * Nothing is retained after the call; no memory is allocated.
+ *
+ * A copy cut short by a mirror or snap length is decoded as far as it goes:
+ * lengths come from the IP and UDP headers, RTEL_HD_F_TRUNCATED is set,
+ * and RTEL_HD_F_HDR_TRUNC if transport headers are missing.
+ *
+ * Use the rtel_pkt_decode() macro, which passes RTEL_PKT_HD_VERSION and
+ * RTEL_DECODE_OPTS_VERSION.
+ *
+ * Returns 0 for a RoCE packet, or one of:
+ *   RTEL_ERR_NOT_ROCE      well formed, but not RoCE (|hd| holds what was
+ *                          decoded, e.g. an IP fragment or another port);
+ *   RTEL_ERR_MALFORMED     |hd->malformed| says why;
+ *   RTEL_ERR_INVALID_ARGUMENT  |hd| is NULL, or |pkt| is NULL with a
+ *                          non-zero |caplen|;
+ *   RTEL_ERR_UNSUPPORTED_VERSION  a version is newer than this library.
+ *
+ * Thread safety: safe from any thread (no state).
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
+                                       int opts_version,
+                                       const rtel_decode_opts *opts,
+                                       const uint8_t *pkt, size_t caplen,
+                                       size_t wire_len);
+
+/**
+ * @function
+ *
+ * Returns a static name for a BTH opcode, e.g. "RC RDMA WRITE FIRST", or
+ * "reserved" for an opcode the IBTA does not define. Never NULL.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API const char *rtel_opcode_str(uint8_t opcode);
+
+/**
+ * @function
+ *
+ * Returns a static description of an RTEL_MALFORMED_* reason, or "unknown"
+ * for a value this library does not define. Never NULL.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API const char *rtel_malformed_str(uint32_t reason);
+
+/**
+ * @function
+ *
+ * Computes the RoCE ICRC of the packet decoded into |hd| from |pkt| (the
+ * same bytes): CRC-32 over 8 bytes of 0xFF (the masked LRH), the IP header
+ * (or GRH) with TOS/traffic class, flow label, TTL/hop limit and IPv4
+ * checksum set to ones, the UDP header with its checksum set to ones, the
+ * BTH with byte 4 set to ones, and everything after the BTH up to the ICRC.
+ * Stores it in |*icrc| (compare with hd->icrc).
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT if an argument is NULL or |hd| is
+ * not a decoded RoCE packet, or RTEL_ERR_MALFORMED if the capture does not
+ * hold the whole packet.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,
+                                         const uint8_t *pkt, size_t caplen,
+                                         uint32_t *icrc);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @struct
+ *
+ * The measurement context: decoder, counters and timers today; the flow
+ * table, the NVMe-oF correlator and the polling scheduler hang off it.
+ * Opaque.
+ */
+typedef struct rtel_ctx rtel_ctx;
+
+#define RTEL_SETTINGS_V1 1
+#define RTEL_SETTINGS_VERSION RTEL_SETTINGS_V1
+
+/**
+ * @struct
+ *
+ * Context settings, copied by rtel_ctx_new(). Initialise with
+ * rtel_settings_default() and change what you need. Zero in any field
+ * means the default shown.
+ */
+typedef struct rtel_settings {
+  /** RTEL_DECODE_* flags. Default 0. */
+  uint32_t decode_flags;
+  /** Default link type of packets whose rtel_pkt_info.linktype is 0.
+   * Default RTEL_LINK_ETHERNET. */
+  uint32_t linktype;
+  /** UDP destination port of RoCEv2. Default 4791. */
+  uint32_t roce_udp_port;
+  /** UDP destination port of VXLAN. Default 4789. */
+  uint32_t vxlan_udp_port;
+  /** Period of the on_stats callback, in ns; 0 disables it. The first
+   * period starts at the first packet's timestamp. */
+  rtel_tstamp stats_interval;
+  /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
+} rtel_settings;
+
+#define RTEL_PKT_INFO_V1 1
+#define RTEL_PKT_INFO_VERSION RTEL_PKT_INFO_V1
+
+/**
+ * @struct
+ *
+ * What the caller knows about a packet besides its bytes. Read during the
+ * call only.
+ */
+typedef struct rtel_pkt_info {
+  /** Timestamp of the packet in ns (capture, ASIC or mirror time). */
+  rtel_tstamp ts;
+  /** Length on the wire; 0 means the captured length. */
+  uint32_t wire_len;
+  /** Observation point id: where the packet was seen (caller-defined). */
+  uint32_t obs;
+  /** Port id at that observation point (caller-defined). */
+  uint32_t port;
+  /** Link type (RTEL_LINK_*); 0 means rtel_settings.linktype. */
+  uint32_t linktype;
+} rtel_pkt_info;
+
+#define RTEL_CTX_STATS_V1 1
+#define RTEL_CTX_STATS_VERSION RTEL_CTX_STATS_V1
+
+/**
+ * @struct
+ *
+ * Context counters, all since rtel_ctx_new(). Filled by
+ * rtel_ctx_get_stats(); also passed to on_stats.
+ */
+typedef struct rtel_ctx_stats {
+  /** Packets handed to the context. */
+  uint64_t pkts;
+  /** Sum of their wire lengths. */
+  uint64_t bytes;
+  /** RoCE packets decoded (v1 and v2; truncated ones included). */
+  uint64_t pkts_roce;
+  /** Of those, RoCEv1. */
+  uint64_t pkts_rocev1;
+  /** Well-formed packets that are not RoCE (other protocols or ports). */
+  uint64_t pkts_not_roce;
+  /** Malformed packets: the sum of malformed[]. */
+  uint64_t pkts_malformed;
+  /** Packets whose capture was shorter than the wire length. */
+  uint64_t pkts_truncated;
+  /** RoCE packets whose capture ended inside the transport headers. */
+  uint64_t pkts_hdr_truncated;
+  /** IP fragments (counted, not decoded). */
+  uint64_t pkts_ip_fragments;
+  /** RoCE packets reached through ERSPAN. */
+  uint64_t pkts_erspan;
+  /** RoCE packets reached through VXLAN. */
+  uint64_t pkts_vxlan;
+  /** Congestion notification packets. */
+  uint64_t pkts_cnp;
+  /** RDMA CM MADs. */
+  uint64_t pkts_cm;
+  /** ICRC checked and correct. */
+  uint64_t icrc_ok;
+  /** ICRC checked and wrong. */
+  uint64_t icrc_bad;
+  /** ICRC not checkable because the capture was truncated. */
+  uint64_t icrc_truncated;
+  /** Packets whose timestamp was earlier than the previous packet's. */
+  uint64_t pkts_ts_backwards;
+  /** Malformed packets by RTEL_MALFORMED_* reason. */
+  uint64_t malformed[RTEL_MALFORMED_SLOTS];
+  /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
+} rtel_ctx_stats;
+
+/**
+ * @functypedef
+ *
+ * Called for every RoCE packet the context decodes (truncated ones
+ * included), before any other processing of that packet. |pi| and |hd| and
+ * |pkt| are valid during the call only; |hd| is always of the library's
+ * latest version, of which the application reads the prefix it knows.
+ *
+ * Return 0 to continue; any other value makes the current API call return
+ * RTEL_ERR_CALLBACK_FAILURE and the context unusable.
+ *
+ * The callback may call const functions on |ctx| (rtel_ctx_get_stats(),
+ * rtel_ctx_get_expiry()) and the stateless functions; it must not call
+ * rtel_ctx_read_pkt(), rtel_ctx_handle_expiry() or rtel_ctx_del() on |ctx|.
+ */
+typedef int (*rtel_on_packet)(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                              const rtel_pkt_hd *hd, const uint8_t *pkt,
+                              size_t pktlen, void *user_data);
+
+/**
+ * @functypedef
+ *
+ * Called from rtel_ctx_handle_expiry() when a statistics period of
+ * rtel_settings.stats_interval has ended, with the cumulative counters.
+ * |period_end| is the latest period boundary at or before the time passed
+ * to rtel_ctx_handle_expiry(); since the counters are cumulative, one call
+ * covers all the periods that ended since the previous call. Periods are
+ * aligned to the first packet's timestamp. Same return value and
+ * restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_stats)(rtel_ctx *ctx, rtel_tstamp period_end,
+                             const rtel_ctx_stats *stats, void *user_data);
+
+#define RTEL_CALLBACKS_V1 1
+#define RTEL_CALLBACKS_VERSION RTEL_CALLBACKS_V1
+
+/**
+ * @struct
+ *
+ * Callbacks, copied by rtel_ctx_new(). Every callback is optional: NULL
+ * means "not interested". Zero-initialise the struct and set what you need.
+ * All callbacks run synchronously on the calling thread, inside
+ * rtel_ctx_read_pkt(), rtel_ctx_read_pkts() or rtel_ctx_handle_expiry().
+ */
+typedef struct rtel_callbacks {
+  rtel_on_packet on_packet;
+  rtel_on_stats on_stats;
+  /* New callbacks are appended below, under "added since
+   * RTEL_CALLBACKS_V2". */
+} rtel_callbacks;
+
+/**
+ * @function
+ *
+ * Fills |settings| with the defaults. Use the rtel_settings_default() macro.
+ * Does nothing if |settings| is NULL or the version is unknown.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API void rtel_settings_default_versioned(int settings_version,
+                                              rtel_settings *settings);
+
+/**
+ * @function
+ *
+ * Creates a context in |*pctx|. |settings| (NULL for the defaults),
+ * |callbacks| (NULL for none) and |mem| (NULL for rtel_mem_default()) are
+ * copied; |user_data| is passed to every callback. All memory the context
+ * will ever use is allocated here. Use the rtel_ctx_new() macro.
+ *
+ * Returns 0, or:
+ *   RTEL_ERR_INVALID_ARGUMENT  |pctx| is NULL, or a setting is out of range;
+ *   RTEL_ERR_UNSUPPORTED_VERSION  a struct version is newer than this
+ *                              library;
+ *   RTEL_ERR_NOMEM             allocation failed.
+ * On failure |*pctx| is left untouched.
+ *
+ * Thread safety: safe from any thread (creates a new, independent object).
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
+                       const rtel_settings *settings, int callbacks_version,
+                       const rtel_callbacks *callbacks, const rtel_mem *mem,
+                       void *user_data);
+
+/**
+ * @function
+ *
+ * Frees |ctx| and everything it owns. Does nothing if |ctx| is NULL. Calls
+ * no callback.
+ *
+ * Since 0.1
+ */
+RTEL_API void rtel_ctx_del(rtel_ctx *ctx);
+
+/**
+ * @function
+ *
+ * Hands one packet to the context: |pkt| (|pktlen| captured bytes) with
+ * |pi| (timestamp, wire length, observation point, port). The bytes and |pi|
+ * are read during the call only. May invoke callbacks. Never allocates.
+ * Use the rtel_ctx_read_pkt() macro.
+ *
+ * Returns 0 (also for malformed or non-RoCE packets, which are only
+ * counted), or:
+ *   RTEL_ERR_INVALID_ARGUMENT  |ctx| or |pi| is NULL, or |pkt| is NULL with
+ *                              a non-zero |pktlen|;
+ *   RTEL_ERR_UNSUPPORTED_VERSION  |pkt_info_version| is unknown;
+ *   RTEL_ERR_CALLBACK_FAILURE  a callback failed (fatal);
+ *   RTEL_ERR_INVALID_STATE     the context had failed before.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ctx_read_pkt_versioned(rtel_ctx *ctx, int pkt_info_version,
+                            const rtel_pkt_info *pi, const uint8_t *pkt,
+                            size_t pktlen);
+
+/**
+ * @function
+ *
+ * Hands |n| packets to the context, in order: packet i is |pkts[i]| with
+ * |pktlens[i]| captured bytes and the i-th rtel_pkt_info of the array |pis|
+ * (of the struct version given). Equivalent to |n| calls of
+ * rtel_ctx_read_pkt() but cheaper. Use the rtel_ctx_read_pkts() macro.
+ *
+ * Returns the number of packets processed (|n| unless an error stopped the
+ * burst), or a negative error code as rtel_ctx_read_pkt() if the first
+ * packet already failed. After a fatal error the count returned covers
+ * the packets processed before it; the next call reports the error.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT rtel_ssize rtel_ctx_read_pkts_versioned(
+    rtel_ctx *ctx, int pkt_info_version, const rtel_pkt_info *pis,
+    const uint8_t *const *pkts, const size_t *pktlens, size_t n);
+
+/**
+ * @function
+ *
+ * Returns the earliest time at which rtel_ctx_handle_expiry() has work to
+ * do, or RTEL_TSTAMP_NONE if no timer is armed (or |ctx| is NULL). The
+ * caller arms its own timer for it; the library never reads a clock.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx);
+
+/**
+ * @function
+ *
+ * Runs every timer that expired at or before |now|: periodic statistics
+ * today; flow idle and active timeouts, I/O timeouts and polling slots as
+ * those modules arrive. May invoke callbacks. |now| is in the same time
+ * base as the packets' timestamps.
+ *
+ * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),
+ * RTEL_ERR_CALLBACK_FAILURE (fatal), RTEL_ERR_INVALID_STATE (failed before).
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ctx_handle_expiry(rtel_ctx *ctx,
+                                                            rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Copies the context's counters into |stats|, writing only the fields that
+ * exist in |stats_version|. Use the rtel_ctx_get_stats() macro.
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT (a NULL argument) or
+ * RTEL_ERR_UNSUPPORTED_VERSION.
+ *
+ * Thread safety: one thread at a time per context; may be called from a
+ * callback.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx,
+                                          int stats_version,
+                                          rtel_ctx_stats *stats);
+
+/* ------------------------------------------------------------------------ */
+/* Version-passing wrappers: use these, not the *_versioned functions.      */
+/* ------------------------------------------------------------------------ */
+
+#define rtel_pkt_decode(HD, OPTS, PKT, CAPLEN, WIRELEN)                       \
+  rtel_pkt_decode_versioned(RTEL_PKT_HD_VERSION, (HD),                       \
+                            RTEL_DECODE_OPTS_VERSION, (OPTS), (PKT),         \
+                            (CAPLEN), (WIRELEN))
+
+#define rtel_icrc_compute(HD, PKT, CAPLEN, ICRC)                              \
+  rtel_icrc_compute_versioned(RTEL_PKT_HD_VERSION, (HD), (PKT), (CAPLEN),    \
+                              (ICRC))
+
+#define rtel_settings_default(SETTINGS)                                       \
+  rtel_settings_default_versioned(RTEL_SETTINGS_VERSION, (SETTINGS))
+
+#define rtel_ctx_new(PCTX, SETTINGS, CALLBACKS, MEM, USER_DATA)               \
+  rtel_ctx_new_versioned((PCTX), RTEL_SETTINGS_VERSION, (SETTINGS),          \
+                         RTEL_CALLBACKS_VERSION, (CALLBACKS), (MEM),         \
+                         (USER_DATA))
+
+#define rtel_ctx_read_pkt(CTX, PI, PKT, PKTLEN)                               \
+  rtel_ctx_read_pkt_versioned((CTX), RTEL_PKT_INFO_VERSION, (PI), (PKT),     \
+                              (PKTLEN))
+
+#define rtel_ctx_read_pkts(CTX, PIS, PKTS, PKTLENS, N)                        \
+  rtel_ctx_read_pkts_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS), (PKTS),  \
+                               (PKTLENS), (N))
+
+#define rtel_ctx_get_stats(CTX, STATS)                                        \
+  rtel_ctx_get_stats_versioned((CTX), RTEL_CTX_STATS_VERSION, (STATS))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROCETEL_ROCETEL_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal helpers shared by the library's modules. Not installed. */
+#ifndef RTEL_INT_H
+#define RTEL_INT_H
+
+#ifdef HAVE_CONFIG_H
+#  include <config.h>
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rocetel/rocetel.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define rtel__likely(x) __builtin_expect(!!(x), 1)
+#  define rtel__unlikely(x) __builtin_expect(!!(x), 0)
+#else
+#  define rtel__likely(x) (x)
+#  define rtel__unlikely(x) (x)
+#endif
+
+/* Big-endian loads from a byte buffer (bounds are the caller's job). */
+static inline uint16_t rtel__get16(const uint8_t *p) {
+  return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+static inline uint32_t rtel__get24(const uint8_t *p) {
+  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+static inline uint32_t rtel__get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+static inline uint64_t rtel__get64(const uint8_t *p) {
+  return (uint64_t)rtel__get32(p) << 32 | rtel__get32(p + 4);
+}
+static inline uint32_t rtel__get32le(const uint8_t *p) {
+  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 |
+         p[0];
+}
+
+/*
+ * Length of the prefix of a versioned struct that a given version has:
+ * offsetof(last field of that version) + its size. Each versioned struct
+ * has a function returning this (0 for an unknown version).
+ */
+#define rtel__struct_len(TYPE, LASTFIELD)                                     \
+  (offsetof(TYPE, LASTFIELD) + sizeof(((TYPE *)0)->LASTFIELD))
+
+#endif /* RTEL_INT_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* The default allocator: the C library's, with the hook signature. */
+#include <stdlib.h>
+
+#include "rtel_int.h"
+
+static void *default_malloc(size_t size, void *user_data) {
+  (void)user_data;
+  return malloc(size);
+}
+
+static void default_free(void *ptr, void *user_data) {
+  (void)user_data;
+  free(ptr);
+}
+
+static void *default_calloc(size_t nmemb, size_t size, void *user_data) {
+  (void)user_data;
+  return calloc(nmemb, size);
+}
+
+static void *default_realloc(void *ptr, size_t size, void *user_data) {
+  (void)user_data;
+  return realloc(ptr, size);
+}
+
+static const rtel_mem mem_default = {NULL, default_malloc, default_free,
+                                     default_calloc, default_realloc};
+
+const rtel_mem *rtel_mem_default(void) { return &mem_default; }

@@ -1,0 +1,778 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The packet decoder.
+ *
+ * Walks link layer -> VLAN tags -> IPv4/IPv6 (or the RoCEv1 GRH) -> UDP
+ * -> BTH -> extended transport headers, removing ERSPAN (GRE) and VXLAN
+ * encapsulations on the way. Every read is bounds-checked against the
+ * captured length; every length field is checked against the wire length
+ * and the enclosing header's length. Nothing is allocated, nothing is
+ * retained, and only the fields of headers that are present are written.
+ *
+ * Two limits are tracked:
+ *   cap  bytes captured (what may be read);
+ *   lim  end of the innermost enclosing packet on the wire (what length
+ *        fields may claim): the wire length, then the outer UDP or IP end
+ *        after a decapsulation.
+ */
+#include "rtel_parse.h"
+
+#include "rtel_cm.h"
+#include "rtel_icrc.h"
+#include "rtel_opcode.h"
+
+#define ETH_P_IPV4 0x0800u
+#define ETH_P_IPV6 0x86DDu
+#define ETH_P_ROCEV1 0x8915u
+#define ETH_P_8021Q 0x8100u
+#define ETH_P_8021AD 0x88A8u
+#define ETH_P_QINQ_OLD 0x9100u
+#define ETH_P_ERSPAN2 0x88BEu
+#define ETH_P_ERSPAN3 0x22EBu
+#define ETH_P_TEB 0x6558u
+
+#define IPPROTO_UDP_ 17u
+#define IPPROTO_GRE_ 47u
+
+#define GRH_NEXT_BTH 0x1Bu
+#define BTH_LEN 12u
+#define ICRC_LEN 4u
+#define MAX_IPV6_EXT 8
+
+static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+typedef struct dstate {
+  rtel_pkt_hd *hd;
+  const rtel__decode_cfg *cfg;
+  const uint8_t *pkt;
+  size_t cap;   /* captured bytes */
+  size_t lim;   /* end of the enclosing packet on the wire */
+  size_t off;   /* current offset */
+  unsigned depth; /* encapsulations removed */
+} dstate;
+
+/* A malformation: when the capture is shorter than the wire the real cause
+ * may be the truncation, which the caller tells apart. */
+static int malformed(dstate *s, uint32_t reason) {
+  s->hd->malformed = reason;
+  return RTEL_ERR_MALFORMED;
+}
+
+/* |n| bytes from the current offset must be captured. Beyond the capture
+ * but within the wire packet: truncated; beyond the wire packet: the
+ * given reason. */
+#define NEED(s, n, reason)                                                    \
+  do {                                                                        \
+    if (rtel__unlikely((s)->off + (size_t)(n) > (s)->cap)) {                  \
+      return malformed((s), (s)->off + (size_t)(n) > (s)->lim                 \
+                                ? (reason)                                    \
+                                : RTEL_MALFORMED_TRUNCATED);                  \
+    }                                                                         \
+  } while (0)
+
+static int decode_eth(dstate *s);
+static int decode_l3(dstate *s, uint32_t ethertype);
+
+/* ------------------------------------------------------------------ BTH */
+
+static void decode_ext(dstate *s, uint16_t h, size_t end_hdrs) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p = s->pkt + s->off;
+
+  /* All extended headers captured? Otherwise decode none of them: the
+   * packet is a truncated copy (RTEL_HD_F_HDR_TRUNC). */
+  if (rtel__unlikely(end_hdrs > s->cap)) {
+    hd->flags |= RTEL_HD_F_HDR_TRUNC;
+    return;
+  }
+  if (h & RTEL__H_RDETH) {
+    hd->rdeth_eecnxt = rtel__get24(p + 1);
+    hd->flags |= RTEL_HD_F_RDETH;
+    p += 4;
+  }
+  if (h & RTEL__H_DETH) {
+    hd->deth_qkey = rtel__get32(p);
+    hd->deth_sqpn = rtel__get24(p + 5);
+    hd->flags |= RTEL_HD_F_DETH;
+    p += 8;
+  }
+  if (h & RTEL__H_XRCETH) {
+    hd->xrc_srqn = rtel__get24(p + 1);
+    hd->flags |= RTEL_HD_F_XRCETH;
+    p += 4;
+  }
+  if (h & RTEL__H_FETH) {
+    hd->feth = rtel__get32(p);
+    hd->flags |= RTEL_HD_F_FETH;
+    p += 4;
+  }
+  if (h & RTEL__H_RETH) {
+    hd->reth_va = rtel__get64(p);
+    hd->reth_rkey = rtel__get32(p + 8);
+    hd->reth_dmalen = rtel__get32(p + 12);
+    hd->flags |= RTEL_HD_F_RETH;
+    p += 16;
+  }
+  if (h & RTEL__H_ATOMIC) {
+    hd->atomic_va = rtel__get64(p);
+    hd->atomic_rkey = rtel__get32(p + 8);
+    hd->atomic_swap = rtel__get64(p + 12);
+    hd->atomic_cmp = rtel__get64(p + 20);
+    hd->flags |= RTEL_HD_F_ATOMICETH;
+    p += 28;
+  }
+  if (h & RTEL__H_AETH) {
+    hd->aeth_syndrome = p[0];
+    hd->aeth_msn = rtel__get24(p + 1);
+    hd->flags |= RTEL_HD_F_AETH;
+    p += 4;
+  }
+  if (h & RTEL__H_ATOMICACK) {
+    hd->atomicack_orig = rtel__get64(p);
+    hd->flags |= RTEL_HD_F_ATOMICACKETH;
+    p += 8;
+  }
+  if (h & RTEL__H_IMM) {
+    hd->imm = rtel__get32(p);
+    hd->flags |= RTEL_HD_F_IMMDT;
+    p += 4;
+  }
+  if (h & RTEL__H_IETH) {
+    hd->ieth_rkey = rtel__get32(p);
+    hd->flags |= RTEL_HD_F_IETH;
+  }
+}
+
+/* The BTH starts at s->off; the RoCE packet (BTH .. ICRC) ends at |end|
+ * on the wire. */
+static int decode_bth(dstate *s, size_t end) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  size_t roce_len = end - s->off;
+  size_t ext, total, hdrs_end;
+  uint16_t h;
+  uint8_t b1, b4;
+
+  if (rtel__unlikely(roce_len < BTH_LEN + ICRC_LEN)) {
+    return malformed(s, RTEL_MALFORMED_ROCE_LEN);
+  }
+  NEED(s, BTH_LEN, RTEL_MALFORMED_ROCE_LEN);
+  p = s->pkt + s->off;
+  hd->bth_off = (uint16_t)s->off;
+  hd->opcode = p[0];
+  b1 = p[1];
+  hd->se = (uint8_t)(b1 >> 7);
+  hd->m = (uint8_t)((b1 >> 6) & 1);
+  hd->pad = (uint8_t)((b1 >> 4) & 3);
+  hd->tver = (uint8_t)(b1 & 0x0f);
+  hd->pkey = rtel__get16(p + 2);
+  b4 = p[4];
+  hd->fecn = (uint8_t)(b4 >> 7);
+  hd->becn = (uint8_t)((b4 >> 6) & 1);
+  hd->resv6 = (uint8_t)(b4 & 0x3f);
+  hd->dqpn = rtel__get24(p + 5);
+  hd->ackreq = (uint8_t)(p[8] >> 7);
+  hd->resv7 = (uint8_t)(p[8] & 0x7f);
+  hd->psn = rtel__get24(p + 9);
+  hd->flags |= RTEL_HD_F_BTH;
+
+  if (rtel__unlikely(hd->tver != 0)) {
+    return malformed(s, RTEL_MALFORMED_TVER);
+  }
+  h = rtel__opcodes[hd->opcode].hdrs;
+  if (rtel__unlikely(h == 0)) {
+    return malformed(s, RTEL_MALFORMED_OPCODE);
+  }
+  ext = rtel__ext_len[hd->opcode];
+  if (rtel__unlikely(BTH_LEN + ext + ICRC_LEN > roce_len)) {
+    return malformed(s, RTEL_MALFORMED_ROCE_LEN);
+  }
+  total = roce_len - BTH_LEN - ext - ICRC_LEN; /* payload + pad */
+  if (rtel__unlikely(hd->pad > total)) {
+    return malformed(s, RTEL_MALFORMED_PAD);
+  }
+  hd->payload_off = (uint32_t)(s->off + BTH_LEN + ext);
+  hd->payload_len = (uint32_t)(total - hd->pad);
+  if (hd->payload_off >= s->cap) {
+    hd->payload_cap = 0;
+  } else {
+    size_t c = s->cap - hd->payload_off;
+    hd->payload_cap = (uint32_t)(c < hd->payload_len ? c : hd->payload_len);
+  }
+
+  s->off += BTH_LEN;
+  hdrs_end = s->off + ext;
+  if (ext) {
+    decode_ext(s, h, hdrs_end);
+  }
+  if (h & RTEL__H_CNP) {
+    hd->flags |= RTEL_HD_F_CNP;
+  }
+
+  hd->flags |= RTEL_HD_F_ROCE;
+  hd->icrc_status = RTEL_ICRC_UNCHECKED;
+  if (rtel__likely(end <= s->cap)) {
+    hd->icrc = rtel__get32le(s->pkt + end - ICRC_LEN);
+    hd->flags |= RTEL_HD_F_ICRC;
+    if (s->cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
+      hd->icrc_calc = rtel__icrc(hd, s->pkt);
+      hd->icrc_status = hd->icrc_calc == hd->icrc ? RTEL_ICRC_OK
+                                                  : RTEL_ICRC_BAD;
+    }
+  } else if (s->cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
+    hd->icrc_status = RTEL_ICRC_TRUNCATED;
+  }
+
+  /* Management datagrams: UD SEND ONLY to QP0 (SMI) or QP1 (GSI, CM). */
+  if (hd->opcode == 0x64 && hd->dqpn <= 1 &&
+      !(hd->flags & RTEL_HD_F_HDR_TRUNC)) {
+    uint32_t reason = rtel__mad_decode(hd, s->pkt);
+    if (rtel__unlikely(reason != 0)) {
+      hd->flags &= ~RTEL_HD_F_ROCE;
+      return malformed(s, reason);
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------ encapsulations */
+
+static int enter_encap(dstate *s, uint32_t bit) {
+  if (rtel__unlikely(++s->depth > RTEL_MAX_ENCAP)) {
+    return malformed(s, RTEL_MALFORMED_ENCAP_DEPTH);
+  }
+  s->hd->encap |= bit;
+  /* The inner frame's headers replace the outer ones. */
+  s->hd->flags &= ~(RTEL_HD_F_ETH | RTEL_HD_F_VLAN | RTEL_HD_F_IPV4 |
+                    RTEL_HD_F_IPV6 | RTEL_HD_F_UDP);
+  s->hd->nvlan = 0;
+  return 0;
+}
+
+static int decode_vxlan(dstate *s, size_t udp_end) {
+  const uint8_t *p;
+  int rv;
+
+  NEED(s, 8, RTEL_MALFORMED_VXLAN);
+  p = s->pkt + s->off;
+  if (rtel__unlikely(!(p[0] & 0x08))) {
+    return malformed(s, RTEL_MALFORMED_VXLAN);
+  }
+  if ((rv = enter_encap(s, RTEL_ENCAP_VXLAN)) != 0) {
+    return rv;
+  }
+  s->hd->vxlan_vni = rtel__get24(p + 4);
+  s->off += 8;
+  s->lim = udp_end;
+  return decode_eth(s);
+}
+
+static int decode_gre(dstate *s, size_t ip_end) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  uint16_t fl, proto;
+  size_t hlen;
+  int rv;
+
+  NEED(s, 4, RTEL_MALFORMED_GRE);
+  p = s->pkt + s->off;
+  fl = rtel__get16(p);
+  proto = rtel__get16(p + 2);
+  /* version 0 only; no routing (RFC 1701 source routing is obsolete) */
+  if (rtel__unlikely((fl & 0x0007) != 0 || (fl & 0x4000) != 0)) {
+    return malformed(s, RTEL_MALFORMED_GRE);
+  }
+  hlen = 4u + ((fl & 0x8000) ? 4u : 0u) + ((fl & 0x2000) ? 4u : 0u) +
+         ((fl & 0x1000) ? 4u : 0u);
+  if (rtel__unlikely(s->off + hlen > ip_end)) {
+    return malformed(s, RTEL_MALFORMED_GRE);
+  }
+  NEED(s, hlen, RTEL_MALFORMED_GRE);
+  s->lim = ip_end;
+  switch (proto) {
+  case ETH_P_ERSPAN2:
+    if (!(fl & 0x1000)) {
+      /* ERSPAN type I: no sequence number, no ERSPAN header */
+      s->off += hlen;
+      if ((rv = enter_encap(s, RTEL_ENCAP_ERSPAN1)) != 0) {
+        return rv;
+      }
+      return decode_eth(s);
+    }
+    s->off += hlen;
+    NEED(s, 8, RTEL_MALFORMED_ERSPAN);
+    p = s->pkt + s->off;
+    if (rtel__unlikely((p[0] >> 4) != 1)) {
+      return malformed(s, RTEL_MALFORMED_ERSPAN);
+    }
+    if ((rv = enter_encap(s, RTEL_ENCAP_ERSPAN2)) != 0) {
+      return rv;
+    }
+    hd->erspan_session = rtel__get16(p + 2) & 0x3ffu;
+    s->off += 8;
+    return decode_eth(s);
+  case ETH_P_ERSPAN3: {
+    uint32_t w2;
+    size_t elen = 12;
+    s->off += hlen;
+    NEED(s, 12, RTEL_MALFORMED_ERSPAN);
+    p = s->pkt + s->off;
+    if (rtel__unlikely((p[0] >> 4) != 2)) {
+      return malformed(s, RTEL_MALFORMED_ERSPAN);
+    }
+    w2 = rtel__get32(p + 8);
+    if (w2 & 1) { /* O: optional platform-specific subheader */
+      elen += 8;
+      NEED(s, elen, RTEL_MALFORMED_ERSPAN);
+    }
+    if (((w2 >> 10) & 0x1f) != 0) {
+      /* frame type other than Ethernet: not decoded */
+      return RTEL_ERR_NOT_ROCE;
+    }
+    if ((rv = enter_encap(s, RTEL_ENCAP_ERSPAN3)) != 0) {
+      return rv;
+    }
+    hd->erspan_session = rtel__get16(p + 2) & 0x3ffu;
+    hd->erspan_ts = rtel__get32(p + 4);
+    hd->erspan_gra = (w2 >> 1) & 3u;
+    hd->flags |= RTEL_HD_F_ERSPAN_TS;
+    s->off += elen;
+    return decode_eth(s);
+  }
+  case ETH_P_TEB:
+    s->off += hlen;
+    if ((rv = enter_encap(s, RTEL_ENCAP_GRE_TEB)) != 0) {
+      return rv;
+    }
+    return decode_eth(s);
+  default:
+    return RTEL_ERR_NOT_ROCE;
+  }
+}
+
+/* ------------------------------------------------------------------ L4 */
+
+static int decode_udp(dstate *s, size_t ip_end) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  size_t udp_end;
+
+  NEED(s, 8, RTEL_MALFORMED_UDP_LEN);
+  p = s->pkt + s->off;
+  hd->l4_off = (uint16_t)s->off;
+  hd->sport = rtel__get16(p);
+  hd->dport = rtel__get16(p + 2);
+  hd->udp_len = rtel__get16(p + 4);
+  hd->udp_csum = rtel__get16(p + 6);
+  hd->flags |= RTEL_HD_F_UDP;
+  udp_end = s->off + hd->udp_len;
+  if (rtel__unlikely(hd->udp_len < 8 || udp_end > ip_end)) {
+    return malformed(s, RTEL_MALFORMED_UDP_LEN);
+  }
+  s->off += 8;
+  if (rtel__likely(hd->dport == s->cfg->roce_port)) {
+    hd->roce = 2;
+    return decode_bth(s, udp_end);
+  }
+  if (hd->dport == s->cfg->vxlan_port &&
+      !(s->cfg->flags & RTEL_DECODE_NO_DECAP)) {
+    return decode_vxlan(s, udp_end);
+  }
+  return RTEL_ERR_NOT_ROCE;
+}
+
+static int decode_l4(dstate *s, uint8_t proto, size_t ip_end) {
+  if (rtel__likely(proto == IPPROTO_UDP_)) {
+    return decode_udp(s, ip_end);
+  }
+  if (proto == IPPROTO_GRE_ && !(s->cfg->flags & RTEL_DECODE_NO_DECAP)) {
+    return decode_gre(s, ip_end);
+  }
+  return RTEL_ERR_NOT_ROCE;
+}
+
+/* ------------------------------------------------------------------ L3 */
+
+static int decode_ipv4(dstate *s) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  size_t ihl, tot, ip_end;
+
+  NEED(s, 20, RTEL_MALFORMED_IP_LEN);
+  p = s->pkt + s->off;
+  if (rtel__unlikely((p[0] >> 4) != 4)) {
+    return malformed(s, RTEL_MALFORMED_IP_VERSION);
+  }
+  ihl = (size_t)(p[0] & 0x0f) * 4;
+  if (rtel__unlikely(ihl < 20)) {
+    return malformed(s, RTEL_MALFORMED_IP_HLEN);
+  }
+  tot = rtel__get16(p + 2);
+  ip_end = s->off + tot;
+  if (rtel__unlikely(tot < ihl || ip_end > s->lim)) {
+    return malformed(s, RTEL_MALFORMED_IP_LEN);
+  }
+  NEED(s, ihl, RTEL_MALFORMED_IP_LEN);
+  hd->l3_off = (uint16_t)s->off;
+  hd->dscp = (uint8_t)(p[1] >> 2);
+  hd->ecn = (uint8_t)(p[1] & 3);
+  hd->ttl = p[8];
+  hd->ip_proto = p[9];
+  hd->ip_len = (uint32_t)tot;
+  memcpy(hd->src, v4mapped, 12);
+  memcpy(hd->src + 12, p + 12, 4);
+  memcpy(hd->dst, v4mapped, 12);
+  memcpy(hd->dst + 12, p + 16, 4);
+  hd->flags |= RTEL_HD_F_IPV4;
+  if (rtel__unlikely(rtel__get16(p + 6) & 0x3fff)) { /* MF or offset */
+    hd->flags |= RTEL_HD_F_IP_FRAGMENT;
+    return RTEL_ERR_NOT_ROCE;
+  }
+  s->off += ihl;
+  return decode_l4(s, hd->ip_proto, ip_end);
+}
+
+static int is_ipv6_ext(uint8_t nh) {
+  return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60 ||
+         nh == 135 || nh == 139 || nh == 140;
+}
+
+static int decode_ipv6(dstate *s) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  size_t ip_end;
+  uint8_t nh;
+  int n;
+
+  NEED(s, 40, RTEL_MALFORMED_IP_LEN);
+  p = s->pkt + s->off;
+  if (rtel__unlikely((p[0] >> 4) != 6)) {
+    return malformed(s, RTEL_MALFORMED_IP_VERSION);
+  }
+  ip_end = s->off + 40 + rtel__get16(p + 4);
+  if (rtel__unlikely(ip_end > s->lim)) {
+    return malformed(s, RTEL_MALFORMED_IP_LEN);
+  }
+  hd->l3_off = (uint16_t)s->off;
+  hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
+  hd->ecn = (uint8_t)((p[1] >> 4) & 3);
+  hd->flow_label = rtel__get24(p + 1) & 0xfffffu;
+  hd->ttl = p[7];
+  hd->ip_len = (uint32_t)(ip_end - s->off);
+  memcpy(hd->src, p + 8, 16);
+  memcpy(hd->dst, p + 24, 16);
+  hd->flags |= RTEL_HD_F_IPV6;
+  nh = p[6];
+  s->off += 40;
+  for (n = 0; is_ipv6_ext(nh); n++) {
+    size_t elen;
+    if (rtel__unlikely(n == MAX_IPV6_EXT)) {
+      return malformed(s, RTEL_MALFORMED_IPV6_EXT);
+    }
+    NEED(s, 8, RTEL_MALFORMED_IPV6_EXT);
+    p = s->pkt + s->off;
+    if (nh == 44) { /* fragment header */
+      hd->ip_proto = p[0];
+      if ((rtel__get16(p + 2) & 0xfff9) != 0) { /* offset or M */
+        hd->flags |= RTEL_HD_F_IP_FRAGMENT;
+        return RTEL_ERR_NOT_ROCE;
+      }
+      elen = 8;
+    } else if (nh == 51) { /* AH: length in 4-byte units, minus 2 */
+      elen = ((size_t)p[1] + 2) * 4;
+    } else {
+      elen = ((size_t)p[1] + 1) * 8;
+    }
+    if (rtel__unlikely(s->off + elen > ip_end)) {
+      return malformed(s, RTEL_MALFORMED_IPV6_EXT);
+    }
+    nh = p[0];
+    s->off += elen;
+  }
+  hd->ip_proto = nh;
+  return decode_l4(s, nh, ip_end);
+}
+
+/* RoCEv1: a 40-byte GRH (IPv6 layout) with next header 0x1B, then BTH. */
+static int decode_grh(dstate *s) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  size_t end;
+
+  NEED(s, 40, RTEL_MALFORMED_IP_LEN);
+  p = s->pkt + s->off;
+  if (rtel__unlikely((p[0] >> 4) != 6)) {
+    return malformed(s, RTEL_MALFORMED_GRH);
+  }
+  if (rtel__unlikely(p[6] != GRH_NEXT_BTH)) {
+    return malformed(s, RTEL_MALFORMED_GRH);
+  }
+  end = s->off + 40 + rtel__get16(p + 4);
+  if (rtel__unlikely(end > s->lim)) {
+    return malformed(s, RTEL_MALFORMED_IP_LEN);
+  }
+  hd->l3_off = (uint16_t)s->off;
+  hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
+  hd->ecn = (uint8_t)((p[1] >> 4) & 3);
+  hd->flow_label = rtel__get24(p + 1) & 0xfffffu;
+  hd->ttl = p[7];
+  hd->ip_proto = p[6];
+  hd->ip_len = (uint32_t)(end - s->off);
+  memcpy(hd->src, p + 8, 16);
+  memcpy(hd->dst, p + 24, 16);
+  hd->flags |= RTEL_HD_F_GRH;
+  s->off += 40;
+  hd->l4_off = (uint16_t)s->off;
+  hd->roce = 1;
+  return decode_bth(s, end);
+}
+
+static int decode_l3(dstate *s, uint32_t ethertype) {
+  s->hd->ethertype = (uint16_t)ethertype;
+  switch (ethertype) {
+  case ETH_P_IPV4:
+    return decode_ipv4(s);
+  case ETH_P_IPV6:
+    return decode_ipv6(s);
+  case ETH_P_ROCEV1:
+    if (s->cfg->flags & RTEL_DECODE_NO_ROCEV1) {
+      return RTEL_ERR_NOT_ROCE;
+    }
+    return decode_grh(s);
+  default:
+    return RTEL_ERR_NOT_ROCE;
+  }
+}
+
+/* ------------------------------------------------------------------ L2 */
+
+static int is_vlan_tpid(uint16_t et) {
+  return et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ_OLD;
+}
+
+/* VLAN tags starting at s->off whose TPID was |et|; returns the inner
+ * ethertype through |pet|. */
+static int decode_vlans(dstate *s, uint16_t et, uint16_t *pet) {
+  rtel_pkt_hd *hd = s->hd;
+  while (is_vlan_tpid(et)) {
+    const uint8_t *p;
+    if (rtel__unlikely(hd->nvlan == RTEL_MAX_VLAN)) {
+      return malformed(s, RTEL_MALFORMED_VLAN_DEPTH);
+    }
+    NEED(s, 4, RTEL_MALFORMED_TRUNCATED);
+    p = s->pkt + s->off;
+    hd->vlan_tpid[hd->nvlan] = et;
+    hd->vlan_tci[hd->nvlan] = rtel__get16(p);
+    hd->nvlan++;
+    et = rtel__get16(p + 2);
+    s->off += 4;
+  }
+  if (hd->nvlan) {
+    hd->flags |= RTEL_HD_F_VLAN;
+  }
+  *pet = et;
+  return 0;
+}
+
+static int decode_eth(dstate *s) {
+  rtel_pkt_hd *hd = s->hd;
+  const uint8_t *p;
+  uint16_t et;
+  int rv;
+
+  NEED(s, 14, RTEL_MALFORMED_TRUNCATED);
+  p = s->pkt + s->off;
+  memcpy(hd->eth_dst, p, 6);
+  memcpy(hd->eth_src, p + 6, 6);
+  et = rtel__get16(p + 12);
+  s->off += 14;
+  hd->nvlan = 0;
+  if (rtel__unlikely(is_vlan_tpid(et))) {
+    if ((rv = decode_vlans(s, et, &et)) != 0) {
+      return rv;
+    }
+  }
+  hd->flags |= RTEL_HD_F_ETH;
+  return decode_l3(s, et);
+}
+
+static int decode_link(dstate *s) {
+  const uint8_t *p;
+  uint16_t et;
+  int rv;
+
+  switch (s->cfg->linktype) {
+  case RTEL_LINK_ETHERNET:
+    return decode_eth(s);
+  case RTEL_LINK_RAW:
+    NEED(s, 1, RTEL_MALFORMED_TRUNCATED);
+    switch (s->pkt[0] >> 4) {
+    case 4:
+      return decode_l3(s, ETH_P_IPV4);
+    case 6:
+      return decode_l3(s, ETH_P_IPV6);
+    default:
+      return RTEL_ERR_NOT_ROCE;
+    }
+  case RTEL_LINK_LINUX_SLL:
+    NEED(s, 16, RTEL_MALFORMED_TRUNCATED);
+    p = s->pkt;
+    et = rtel__get16(p + 14);
+    s->off = 16;
+    break;
+  case RTEL_LINK_LINUX_SLL2:
+    NEED(s, 20, RTEL_MALFORMED_TRUNCATED);
+    p = s->pkt;
+    et = rtel__get16(p);
+    s->off = 20;
+    break;
+  default:
+    return malformed(s, RTEL_MALFORMED_LINKTYPE);
+  }
+  s->hd->nvlan = 0;
+  if (is_vlan_tpid(et) && (rv = decode_vlans(s, et, &et)) != 0) {
+    return rv;
+  }
+  return decode_l3(s, et);
+}
+
+/* ------------------------------------------------------------ entry */
+
+int rtel__decode_cfg_init(rtel__decode_cfg *cfg, uint32_t flags,
+                          uint32_t linktype, uint32_t roce_port,
+                          uint32_t vxlan_port) {
+  if (roce_port > 0xffff || vxlan_port > 0xffff) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (flags & ~(uint32_t)(RTEL_DECODE_VERIFY_ICRC | RTEL_DECODE_NO_DECAP |
+                          RTEL_DECODE_NO_ROCEV1)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  cfg->flags = flags;
+  cfg->linktype = linktype ? linktype : RTEL_LINK_ETHERNET;
+  cfg->roce_port = (uint16_t)(roce_port ? roce_port : RTEL_ROCEV2_UDP_PORT);
+  cfg->vxlan_port = (uint16_t)(vxlan_port ? vxlan_port : RTEL_VXLAN_UDP_PORT);
+  return 0;
+}
+
+int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                 const uint8_t *pkt, size_t caplen, size_t wire_len) {
+  dstate s;
+
+  /* Offsets are 16-bit in places (l3_off...): longer inputs are cut to
+   * 64 KiB, the largest IP packet plus any link header anyway. */
+  if (caplen > 0xffff) {
+    caplen = 0xffff;
+  }
+  if (wire_len < caplen) {
+    wire_len = caplen;
+  }
+  hd->flags = caplen < wire_len ? RTEL_HD_F_TRUNCATED : 0;
+  hd->malformed = RTEL_MALFORMED_NONE;
+  hd->wire_len = (uint32_t)(wire_len > UINT32_MAX ? UINT32_MAX : wire_len);
+  hd->cap_len = (uint32_t)caplen;
+  hd->encap = 0;
+  hd->roce = 0;
+  hd->nvlan = 0;
+
+  s.hd = hd;
+  s.cfg = cfg;
+  s.pkt = pkt;
+  s.cap = caplen;
+  s.lim = wire_len;
+  s.off = 0;
+  s.depth = 0;
+  return decode_link(&s);
+}
+
+size_t rtel__pkt_hd_len(int version) {
+  switch (version) {
+  case RTEL_PKT_HD_V1:
+    return rtel__struct_len(rtel_pkt_hd, cm_priv_len);
+  default:
+    return 0;
+  }
+}
+
+int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
+                              int opts_version, const rtel_decode_opts *opts,
+                              const uint8_t *pkt, size_t caplen,
+                              size_t wire_len) {
+  rtel__decode_cfg cfg;
+  size_t hdlen = rtel__pkt_hd_len(hd_version);
+  int rv;
+
+  if (hd == NULL || (pkt == NULL && caplen != 0)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (hdlen == 0 || (opts && opts_version != RTEL_DECODE_OPTS_V1)) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  if (opts) {
+    rv = rtel__decode_cfg_init(&cfg, opts->flags, opts->linktype,
+                               opts->roce_udp_port, opts->vxlan_udp_port);
+  } else {
+    rv = rtel__decode_cfg_init(&cfg, 0, 0, 0, 0);
+  }
+  if (rv != 0) {
+    return rv;
+  }
+  if (hd_version == RTEL_PKT_HD_VERSION) {
+    return rtel__decode(hd, &cfg, pkt, caplen, wire_len);
+  } else {
+    /* An older caller: decode into the latest layout, copy its prefix. */
+    rtel_pkt_hd full;
+    rv = rtel__decode(&full, &cfg, pkt, caplen, wire_len);
+    memcpy(hd, &full, hdlen);
+    return rv;
+  }
+}
+
+int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,
+                                const uint8_t *pkt, size_t caplen,
+                                uint32_t *icrc) {
+  size_t end;
+  if (rtel__pkt_hd_len(hd_version) == 0) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  if (hd == NULL || pkt == NULL || icrc == NULL ||
+      !(hd->flags & RTEL_HD_F_ROCE)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  end = hd->roce == 2 ? (size_t)hd->l4_off + hd->udp_len
+                      : (size_t)hd->l3_off + hd->ip_len;
+  if (end > caplen || end > hd->cap_len) {
+    return RTEL_ERR_MALFORMED;
+  }
+  *icrc = rtel__icrc(hd, pkt);
+  return 0;
+}
+
+static const char *const malformed_strs[] = {
+    "none",
+    "truncated before the BTH",
+    "too many VLAN tags",
+    "IP version mismatch",
+    "IPv4 header length below 20",
+    "IP length field inconsistent",
+    "IPv6 extension headers inconsistent",
+    "UDP length field inconsistent",
+    "RoCE packet shorter than its headers",
+    "reserved or unknown opcode",
+    "BTH transport version not 0",
+    "pad count larger than payload",
+    "unsupported GRE header",
+    "bad ERSPAN header",
+    "bad VXLAN header",
+    "encapsulation too deep",
+    "GRH next header is not BTH",
+    "MAD or CM message too short",
+    "unsupported link type",
+};
+
+const char *rtel_malformed_str(uint32_t reason) {
+  if (reason < sizeof(malformed_strs) / sizeof(malformed_strs[0])) {
+    return malformed_strs[reason];
+  }
+  return "unknown";
+}

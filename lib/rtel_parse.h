@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The packet decoder: any bytes in, RoCE headers out. */
+#ifndef RTEL_PARSE_H
+#define RTEL_PARSE_H
+
+#include "rtel_int.h"
+
+/* Decoder configuration with every default already applied. */
+typedef struct rtel__decode_cfg {
+  uint32_t flags;    /* RTEL_DECODE_* */
+  uint32_t linktype; /* RTEL_LINK_* */
+  uint16_t roce_port;
+  uint16_t vxlan_port;
+} rtel__decode_cfg;
+
+/* Fills |cfg| from public options (NULL = defaults). Returns 0 or
+ * RTEL_ERR_INVALID_ARGUMENT for an out-of-range port. */
+int rtel__decode_cfg_init(rtel__decode_cfg *cfg, uint32_t flags,
+                          uint32_t linktype, uint32_t roce_port,
+                          uint32_t vxlan_port);
+
+/* Decodes into a latest-version rtel_pkt_hd. Returns 0 (RoCE),
+ * RTEL_ERR_NOT_ROCE or RTEL_ERR_MALFORMED (hd->malformed set). |pkt| may
+ * be NULL only when |caplen| is 0. */
+int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                 const uint8_t *pkt, size_t caplen, size_t wire_len);
+
+/* Size of the prefix of rtel_pkt_hd that |version| has; 0 if unknown. */
+size_t rtel__pkt_hd_len(int version);
+
+#endif /* RTEL_PARSE_H */

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays fuzz inputs through LLVMFuzzerTestOneInput() without libFuzzer,
+ * so `make check` runs the seed corpus with any compiler.
+ *
+ *   fuzz_main [-n] [FILE|DIR]...
+ *
+ * Without arguments it replays $top_srcdir/tests/fuzz/corpus (or
+ * $srcdir/tests/fuzz/corpus, or ./tests/fuzz/corpus). For every input it
+ * also runs, unless -n is given or FUZZ_NO_SWEEP is set:
+ *  - every prefix of the frame (truncated captures), each in an exact-size
+ *    buffer, with the file's option byte;
+ *  - the whole frame under each of the 256 option bytes.
+ * Exits 0 when all inputs ran, 99 when the corpus cannot be read; a library
+ * bug aborts (or is reported by a sanitizer when built with one).
+ */
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static unsigned long n_inputs, n_runs;
+static int sweep = 1;
+
+static uint8_t *dup_exact(const uint8_t *p, size_t n) {
+  uint8_t *d = malloc(n ? n : 1);
+  if (d == NULL) {
+    perror("malloc");
+    exit(99);
+  }
+  if (n) {
+    memcpy(d, p, n);
+  }
+  return d;
+}
+
+static void run_one(const uint8_t *p, size_t n) {
+  uint8_t *d = dup_exact(p, n);
+  LLVMFuzzerTestOneInput(d, n);
+  free(d);
+  ++n_runs;
+}
+
+static int replay_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  uint8_t *buf = NULL;
+  size_t len = 0, cap = 0, k;
+  unsigned opt;
+
+  if (f == NULL) {
+    perror(path);
+    return -1;
+  }
+  for (;;) {
+    if (len == cap) {
+      uint8_t *nb;
+      cap = cap ? 2 * cap : 4096;
+      nb = realloc(buf, cap);
+      if (nb == NULL) {
+        perror("realloc");
+        exit(99);
+      }
+      buf = nb;
+    }
+    k = fread(buf + len, 1, cap - len, f);
+    if (k == 0) {
+      break;
+    }
+    len += k;
+  }
+  if (ferror(f)) {
+    perror(path);
+    fclose(f);
+    free(buf);
+    return -1;
+  }
+  fclose(f);
+
+  if (getenv("FUZZ_VERBOSE") != NULL) {
+    fprintf(stderr, "replay %s (%zu bytes)\n", path, len);
+  }
+  run_one(buf, len);
+  if (sweep && len > 1) {
+    uint8_t *v;
+    for (k = 1; k < len; ++k) { /* every truncation, same option byte */
+      run_one(buf, k);
+    }
+    v = dup_exact(buf, len);
+    for (opt = 0; opt < 256; ++opt) { /* every option byte, whole frame */
+      v[0] = (uint8_t)opt;
+      run_one(v, len);
+    }
+    free(v);
+  }
+  free(buf);
+  ++n_inputs;
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int replay_path(const char *path) {
+  struct stat sb;
+  DIR *d;
+  struct dirent *de;
+  char **names = NULL;
+  size_t n = 0, cap = 0, i;
+  int rv = 0;
+
+  if (stat(path, &sb) != 0) {
+    perror(path);
+    return -1;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    return replay_file(path);
+  }
+  d = opendir(path);
+  if (d == NULL) {
+    perror(path);
+    return -1;
+  }
+  while ((de = readdir(d)) != NULL) {
+    size_t l;
+    if (de->d_name[0] == '.') {
+      continue;
+    }
+    if (n == cap) {
+      char **nn;
+      cap = cap ? 2 * cap : 64;
+      nn = realloc(names, cap * sizeof(*names));
+      if (nn == NULL) {
+        perror("realloc");
+        exit(99);
+      }
+      names = nn;
+    }
+    l = strlen(path) + 1 + strlen(de->d_name) + 1;
+    names[n] = malloc(l);
+    if (names[n] == NULL) {
+      perror("malloc");
+      exit(99);
+    }
+    snprintf(names[n], l, "%s/%s", path, de->d_name);
+    ++n;
+  }
+  closedir(d);
+  if (n > 0) {
+    qsort(names, n, sizeof(*names), cmp_str); /* deterministic order */
+  }
+  for (i = 0; i < n; ++i) {
+    if (stat(names[i], &sb) == 0 && S_ISREG(sb.st_mode) &&
+        replay_file(names[i]) != 0) {
+      rv = -1;
+    }
+    free(names[i]);
+  }
+  free(names);
+  return rv;
+}
+
+int main(int argc, char **argv) {
+  int i, first = 1, rv = 0;
+  char def[4096];
+
+  if (getenv("FUZZ_NO_SWEEP") != NULL) {
+    sweep = 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "-n") == 0) {
+    sweep = 0;
+    first = 2;
+  }
+  if (first >= argc) {
+    const char *top = getenv("top_srcdir");
+    if (top == NULL || *top == '\0') {
+      top = getenv("srcdir");
+    }
+    if (top == NULL || *top == '\0') {
+      top = ".";
+    }
+    snprintf(def, sizeof(def), "%s/tests/fuzz/corpus", top);
+    rv = replay_path(def);
+  } else {
+    for (i = first; i < argc; ++i) {
+      if (replay_path(argv[i]) != 0) {
+        rv = -1;
+      }
+    }
+  }
+  printf("fuzz_main: %lu inputs, %lu runs%s\n", n_inputs, n_runs,
+         sweep ? " (with truncation and option sweeps)" : "");
+  if (rv != 0 || n_inputs == 0) {
+    fprintf(stderr, "fuzz_main: %s\n",
+            rv != 0 ? "some inputs could not be read" : "no inputs found");
+    return 99;
+  }
+  return 0;
+}

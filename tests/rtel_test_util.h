@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test utilities: hand-written packet builders, an independent ICRC, a
+ * small pcap reader and a counting/failing allocator.
+ *
+ * Nothing here calls into the library: the expected values the tests
+ * compare against are computed from the bytes built here, never by library
+ * code. Only constants (RTEL_HD_F_*) are taken from the public header.
+ */
+#ifndef RTEL_TEST_UTIL_H
+#define RTEL_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rocetel/rocetel.h>
+
+#include <check.h>
+
+/* ---------------------------------------------------------------- suites */
+
+Suite *rtel_test_decode_suite(void);
+Suite *rtel_test_ctx_suite(void);
+Suite *rtel_test_misc_suite(void);
+Suite *rtel_test_icrc_suite(void);
+
+/* ------------------------------------------------------- field values */
+/* Distinct values for every field, most with the top bit set so that sign
+ * and byte-order mistakes show. Reserved bits next to 24-bit fields are
+ * set to ones on the wire. */
+#define TU_PKEY 0xA1B2u
+#define TU_DQPN 0xC0FFEEu
+#define TU_PSN 0xABCDEFu
+#define TU_RDETH_EEC 0x923456u
+#define TU_DETH_QKEY 0x8765ABCDu
+#define TU_DETH_SQPN 0xBEEF01u
+#define TU_XRC_SRQN 0xFACE12u
+#define TU_RETH_VA UINT64_C(0x8877665544332211)
+#define TU_RETH_RKEY 0xA1B2C3D4u
+#define TU_RETH_LEN 0x80000400u
+#define TU_ATOMIC_VA UINT64_C(0xF0E1D2C3B4A59687)
+#define TU_ATOMIC_RKEY 0x93579BDFu
+#define TU_ATOMIC_SWAP UINT64_C(0x0102030405060708)
+#define TU_ATOMIC_CMP UINT64_C(0x8090A0B0C0D0E0F0)
+#define TU_AETH_SYN 0x0Eu
+#define TU_AETH_MSN 0xFEDCBAu
+#define TU_ATOMICACK_ORIG UINT64_C(0xCAFEBABEDEADBEEF)
+#define TU_IMM 0xDEADBEEFu
+#define TU_IETH_RKEY 0xF5A5A5A5u
+#define TU_FETH 0xABCDEF21u
+#define TU_SPORT 0xC123u
+
+extern const uint8_t tu_mac_a[6];
+extern const uint8_t tu_mac_b[6];
+extern const uint8_t tu_ip6_a[16];
+extern const uint8_t tu_ip6_b[16];
+#define TU_IP4_A 0x0A000001u /* 10.0.0.1 */
+#define TU_IP4_B 0x0A000002u /* 10.0.0.2 */
+
+/* ------------------------------------------------------- byte builder */
+
+#define TB_MAX 4096
+#define TB_STACK 8
+#define TB_MAXEXT 8
+
+typedef struct tb {
+  uint8_t b[TB_MAX];
+  size_t n;
+  /* IP headers (IPv4/IPv6), outermost first */
+  size_t ip_off[TB_STACK];
+  int ip_ver[TB_STACK];
+  size_t nip;
+  /* UDP headers, outermost first */
+  size_t udp_off[TB_STACK];
+  size_t nudp;
+  /* RoCEv1 GRH (0 if none) */
+  int have_grh;
+  size_t grh_off;
+  /* transport */
+  int have_bth;
+  size_t bth_off;
+  uint32_t ext_flag[TB_MAXEXT];
+  size_t ext_off[TB_MAXEXT];
+  size_t ext_end[TB_MAXEXT];
+  size_t next;
+  /* set by tb_finish() */
+  size_t payload_off;
+  size_t icrc_off; /* offset of the ICRC (== end of payload + pad) */
+  size_t end;      /* end of the innermost packet (incl. ICRC) */
+} tb;
+
+void tb_init(tb *t);
+size_t tb_put8(tb *t, uint8_t v);
+size_t tb_put16(tb *t, uint16_t v);
+size_t tb_put24(tb *t, uint32_t v);
+size_t tb_put32(tb *t, uint32_t v);
+size_t tb_put64(tb *t, uint64_t v);
+size_t tb_bytes(tb *t, const void *p, size_t n);
+size_t tb_fill(tb *t, uint8_t v, size_t n);
+/* deterministic pattern: byte i = (seed + i * 7) & 0xff */
+size_t tb_pattern(tb *t, size_t n, uint8_t seed);
+void tb_set16(tb *t, size_t off, uint16_t v);
+void tb_set32(tb *t, size_t off, uint32_t v);
+uint16_t tb_get16(const tb *t, size_t off);
+
+/* L2 */
+void tb_eth(tb *t, const uint8_t dst[6], const uint8_t src[6]);
+void tb_vlan(tb *t, uint16_t tpid, uint16_t tci);
+void tb_ethertype(tb *t, uint16_t et);
+/* Linux cooked headers, protocol = ethertype */
+void tb_sll(tb *t, uint16_t proto);
+void tb_sll2(tb *t, uint16_t proto);
+
+/* L3: lengths and the IPv4 checksum are filled in by tb_finish() */
+size_t tb_ipv4(tb *t, uint8_t tos, uint16_t id, uint16_t frag, uint8_t ttl,
+               uint8_t proto, uint32_t src, uint32_t dst, const uint8_t *opts,
+               size_t optlen);
+size_t tb_ipv6(tb *t, uint8_t tc, uint32_t flow, uint8_t nh, uint8_t hlim,
+               const uint8_t src[16], const uint8_t dst[16]);
+/* generic extension header (hop-by-hop, routing, destination options):
+ * next header, length in 8-octet units beyond the first, zero filled */
+size_t tb_ipv6_ext(tb *t, uint8_t nh, uint8_t len8);
+size_t tb_ipv6_frag(tb *t, uint8_t nh, uint16_t offset8, int more,
+                    uint32_t id);
+size_t tb_udp(tb *t, uint16_t sport, uint16_t dport);
+size_t tb_grh(tb *t, uint8_t tc, uint32_t flow, uint8_t nh, uint8_t hlim,
+              const uint8_t sgid[16], const uint8_t dgid[16]);
+
+/* tunnels */
+/* GRE: |flags| are the C/K/S bits (0x8000/0x2000/0x1000) plus version */
+void tb_gre(tb *t, uint16_t flags_ver, uint16_t proto, uint32_t key,
+            uint32_t seq);
+void tb_erspan2(tb *t, uint16_t vlan, uint8_t cos, uint8_t en, uint8_t tbit,
+                uint16_t session, uint32_t index);
+void tb_erspan2_ver(tb *t, uint8_t ver, uint16_t session);
+void tb_erspan3(tb *t, uint16_t vlan, uint8_t cos, uint8_t bso, uint8_t tbit,
+                uint16_t session, uint32_t ts, uint16_t sgt, uint8_t p,
+                uint8_t ft, uint8_t hwid, uint8_t d, uint8_t gra, uint8_t o);
+void tb_vxlan(tb *t, uint8_t flags, uint32_t vni);
+
+/* BTH and extended transport headers */
+typedef struct tb_bth_f {
+  uint8_t opcode, se, m, pad, tver;
+  uint16_t pkey;
+  uint8_t fecn, becn, resv6;
+  uint32_t dqpn;
+  uint8_t ackreq, resv7;
+  uint32_t psn;
+} tb_bth_f;
+size_t tb_bth(tb *t, const tb_bth_f *f);
+size_t tb_rdeth(tb *t, uint32_t eecnxt);
+size_t tb_deth(tb *t, uint32_t qkey, uint32_t sqpn);
+size_t tb_xrceth(tb *t, uint32_t srqn);
+size_t tb_reth(tb *t, uint64_t va, uint32_t rkey, uint32_t len);
+size_t tb_atomiceth(tb *t, uint64_t va, uint32_t rkey, uint64_t swap,
+                    uint64_t cmp);
+size_t tb_aeth(tb *t, uint8_t syn, uint32_t msn);
+size_t tb_atomicacketh(tb *t, uint64_t orig);
+size_t tb_immdt(tb *t, uint32_t imm);
+size_t tb_ieth(tb *t, uint32_t rkey);
+size_t tb_feth(tb *t, uint32_t feth);
+
+/* Fixes every IP/UDP/GRH length to the end of the packet (plus 4 ICRC
+ * bytes), recomputes IPv4 checksums and appends the ICRC of the innermost
+ * RoCE packet little-endian. payload_off = end of the last transport
+ * header (or |payload_off| if set before via tb_mark_payload()). */
+void tb_finish(tb *t);
+/* same for a non-RoCE packet: lengths to the end, no ICRC */
+void tb_finish_plain(tb *t);
+void tb_mark_payload(tb *t);
+/* recompute IPv4 header checksums and the ICRC in place (after edits) */
+void tb_refresh(tb *t);
+void tb_ipv4_csum(tb *t, size_t ip_off);
+
+/* ------------------------------------------------------- opcode table */
+
+/* Extended headers of an opcode as RTEL_HD_F_* bits, in the wire order
+ * RDETH, DETH, XRCETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
+ * IETH. Returns 0 and sets *valid = 0 for a reserved opcode. Written from
+ * the IBTA tables (RD/XRC responses carry no DETH/XRCETH). */
+uint32_t tu_opcode_hdrs(uint8_t opcode, int *valid);
+/* 1 if the opcode normally carries payload */
+int tu_opcode_has_payload(uint8_t opcode);
+
+/* ------------------------------------------------------- packet recipes */
+
+typedef struct tu_spec {
+  int ipver;   /* 4 (also 0), 6, or 1 for RoCEv1 (GRH) */
+  int nvlan;   /* 0..8 tags (0x8100) */
+  uint8_t opcode;
+  size_t paylen;
+  uint8_t pad;
+  uint8_t tos; /* IPv4 TOS / IPv6 traffic class / GRH tclass */
+  uint8_t ttl; /* 0 means 64 */
+  uint32_t flow;
+  uint16_t sport; /* 0 means TU_SPORT */
+  uint16_t dport; /* 0 means 4791 */
+  uint32_t dqpn;  /* 0 means TU_DQPN */
+  int raw_ip;     /* no Ethernet header (LINKTYPE_RAW) */
+} tu_spec;
+
+/* Ethernet (unless raw_ip) + VLANs + IPv4/IPv6/GRH + UDP */
+void tu_headers(tb *t, const tu_spec *s);
+/* BTH + the opcode's extended headers (TU_* values) + payload + pad */
+void tu_transport(tb *t, const tu_spec *s);
+/* both, then tb_finish() */
+void tu_build(tb *t, const tu_spec *s);
+
+/* a CM MAD (UD SEND ONLY to QP1, DETH, 256-byte MAD) on IPv4 */
+typedef struct tu_cm {
+  uint16_t attr;
+  uint64_t tid;
+  uint32_t lcid, rcid;
+  uint64_t service_id;
+  uint32_t local_qpn, start_psn, remote_qpn;
+  uint16_t rej_reason;
+  uint8_t lgid[16], rgid[16];
+  size_t mad_len; /* bytes of MAD on the wire; 0 = 256 */
+} tu_cm;
+void tu_build_cm(tb *t, const tu_cm *cm);
+/* offset of the private data from the MAD start, and its size */
+size_t tu_cm_priv_off(uint16_t attr);
+size_t tu_cm_priv_size(uint16_t attr);
+void tu_ipv4_mapped(uint8_t out[16], uint32_t ip);
+
+/* ------------------------------------------------------- ICRC, CRC */
+
+/* Bitwise reflected CRC-32 (poly 0xEDB88320), zlib crc32() semantics. */
+uint32_t tu_crc32(uint32_t crc, const uint8_t *p, size_t n);
+/* ICRC of the RoCE packet in pkt[l3_off .. end-4): ipver 4/6 with the UDP
+ * header at udp_off, or ipver 1 for a RoCEv1 GRH (udp_off unused). */
+uint32_t tu_icrc(const uint8_t *pkt, size_t l3_off, int ipver, size_t udp_off,
+                 size_t bth_off, size_t end);
+uint32_t tu_le32(const uint8_t *p);
+
+/* ------------------------------------------------------- pcap reader */
+
+typedef struct tu_pcap {
+  uint8_t *data;
+  size_t len, pos;
+  int swap, nsec;
+  uint32_t linktype;
+} tu_pcap;
+int tu_pcap_open(tu_pcap *p, const char *path);
+int tu_pcap_next(tu_pcap *p, const uint8_t **pkt, uint32_t *caplen,
+                 uint32_t *wirelen, uint64_t *ts_ns);
+void tu_pcap_close(tu_pcap *p);
+/* directory of the shared captures ($top_srcdir/../shared/captures), or
+ * NULL if it does not exist. Static buffer. */
+const char *tu_captures_dir(void);
+
+/* ------------------------------------------------------- allocator */
+
+#define TU_ALLOC_TRACK 4096
+typedef struct tu_alloc {
+  long fail_at;  /* fail the n-th allocation call (1-based), 0 = never */
+  long ncalls;   /* malloc/calloc/realloc calls (successful or not) */
+  long nallocs;  /* blocks handed out */
+  long nfrees;   /* blocks freed */
+  long live;
+  int errors;    /* wrong user_data, unknown pointer freed, overflow */
+  void *ptrs[TU_ALLOC_TRACK];
+} tu_alloc;
+void tu_alloc_init(tu_alloc *a, rtel_mem *mem, long fail_at);
+
+#endif /* RTEL_TEST_UTIL_H */
