@@ -1,0 +1,63 @@
+/* heap.c - binary min-heap of events */
+#include "heap.h"
+
+#include <stdlib.h>
+
+static int ev_lt(const struct ev *a, const struct ev *b)
+{
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg)
+{
+  if (h->n == h->cap) {
+    size_t nc = h->cap ? h->cap * 2 : 4096;
+    struct ev *nv = realloc(h->v, nc * sizeof *nv);
+    if (!nv)
+      return -1;
+    h->v = nv;
+    h->cap = nc;
+  }
+  struct ev e = {t, h->seq++, kind, arg};
+  size_t i = h->n++;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!ev_lt(&e, &h->v[p]))
+      break;
+    h->v[i] = h->v[p];
+    i = p;
+  }
+  h->v[i] = e;
+  return 0;
+}
+
+int heap_pop(struct heap *h, struct ev *out)
+{
+  if (h->n == 0)
+    return 0;
+  *out = h->v[0];
+  struct ev last = h->v[--h->n];
+  size_t n = h->n, i = 0;
+  for (;;) {
+    size_t l = 2 * i + 1;
+    if (l >= n)
+      break;
+    size_t c = l;
+    if (l + 1 < n && ev_lt(&h->v[l + 1], &h->v[l]))
+      c = l + 1;
+    if (!ev_lt(&h->v[c], &last))
+      break;
+    h->v[i] = h->v[c];
+    i = c;
+  }
+  if (n)
+    h->v[i] = last;
+  return 1;
+}
+
+void heap_free(struct heap *h)
+{
+  free(h->v);
+  h->v = NULL;
+  h->n = h->cap = 0;
+}
