@@ -31,7 +31,11 @@ enum { FMT_TEXT, FMT_JSON };
 
 typedef struct options {
   int packets;
+  int flows;
+  int messages;
   int stats;
+  uint32_t max_flows;
+  uint64_t flow_idle_ns;
   int format;
   uint32_t decode_flags;
   uint32_t roce_port;
@@ -48,6 +52,8 @@ typedef struct run {
   const char *obs;
   uint64_t frame;    /* 1-based index of the current frame in its file */
   int header_done;   /* text: table header printed */
+  int flow_header_done;
+  int msg_header_done;
 } run;
 
 /* ------------------------------------------------------------ output */
@@ -329,6 +335,162 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   return 0;
 }
 
+
+static void format_addr(char *out, uint32_t flags, const uint8_t *a) {
+  if (!(flags & RTEL_FLOW_F_IPV6)) {
+    inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
+  } else {
+    inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
+  }
+}
+
+static const char *ops_str(uint32_t ops) {
+  static const char *const names[8] = {
+      "none", "send", "write", "send+write", "read_resp", "send+read_resp",
+      "write+read_resp", "send+write+read_resp"};
+  return names[ops & 7u];
+}
+
+static const char *end_str(uint32_t end) {
+  switch (end) {
+  case RTEL_END_IDLE:
+    return "idle";
+  case RTEL_END_ACTIVE:
+    return "active";
+  case RTEL_END_EVICTED:
+    return "evicted";
+  case RTEL_END_FLUSH:
+    return "flush";
+  case RTEL_END_TRUNCATED:
+    return "truncated";
+  default:
+    return "unknown";
+  }
+}
+
+static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
+  run *r = user_data;
+  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  int paired = (f->flags & RTEL_FLOW_F_PAIRED) != 0;
+  (void)ctx;
+  if (!r->opt->flows) {
+    return 0;
+  }
+  format_addr(src, f->flags, f->src);
+  format_addr(dst, f->flags, f->dst);
+  if (r->opt->format == FMT_JSON) {
+    fputs("{\"type\":\"flow\",\"obs\":", stdout);
+    json_str(r->obs);
+    printf(",\"src\":\"%s\",\"dst\":\"%s\",\"sport\":%u,\"dqpn\":%" PRIu32,
+           src, dst, f->sport, f->dqpn);
+    if (paired) {
+      printf(",\"peer_qpn\":%" PRIu32, f->peer_qpn);
+    } else {
+      fputs(",\"peer_qpn\":null", stdout);
+    }
+    printf(",\"op\":\"%s\",\"dscp\":%u", ops_str(f->ops), f->dscp);
+    if (f->flags & RTEL_FLOW_F_VLAN) {
+      printf(",\"vlan\":%u", f->vlan);
+    }
+    printf(",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
+           ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
+           ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
+           ",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu64
+           ",\"naks_rnr\":%" PRIu64 ",\"naks_fatal\":%" PRIu64,
+           f->first_ts, f->last_ts, f->fct, f->bytes, f->packets,
+           f->retx_packets, f->retx_bytes, f->fet_bps, f->naks_seq,
+           f->naks_rnr, f->naks_fatal);
+    if (paired) {
+      printf(",\"fnr\":%.9g", f->fnr);
+    } else {
+      fputs(",\"fnr\":null", stdout);
+    }
+    printf(",\"retx_ratio\":%.9g,\"cnps\":%" PRIu64 ",\"ecn_ce\":%" PRIu64
+           ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 ",\"psn_gaps\":%" PRIu64
+           ",\"losses_upstream\":%" PRIu64 ",\"losses_downstream\":%" PRIu64
+           ",\"retx_after_nak\":%" PRIu64 ",\"retx_after_timeout\":%" PRIu64
+           ",\"messages\":%" PRIu64 ",\"end\":\"%s\"}\n",
+           f->retx_ratio, f->cnps, f->ecn_ce, f->fecn, f->becn, f->psn_gaps,
+           f->losses_upstream, f->losses_downstream, f->retx_after_nak,
+           f->retx_after_timeout, f->messages, end_str(f->end));
+    return 0;
+  }
+  if (!r->flow_header_done) {
+    printf("%-*s %-15s %-15s %8s %8s %-10s %12s %12s %8s %6s %12s %6s %6s "
+           "%5s %5s %s\n",
+           (int)strlen(r->obs), "OBS", "SRC", "DST", "DQPN", "PEER", "OP",
+           "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
+           "CNPS", "CE", "END");
+    r->flow_header_done = 1;
+  }
+  printf("%-3s %-15s %-15s %#8" PRIx32 " ", r->obs, src, dst, f->dqpn);
+  if (paired) {
+    printf("%#8" PRIx32, f->peer_qpn);
+  } else {
+    printf("%8s", "-");
+  }
+  printf(" %-10s %12" PRIu64 " %12" PRIu64 " %8" PRIu64 " %6" PRIu64
+         " %12" PRIu64 " %6" PRIu64,
+         ops_str(f->ops), f->fct, f->bytes, f->packets, f->retx_packets,
+         f->fet_bps, f->naks_seq + f->naks_rnr + f->naks_fatal);
+  if (paired) {
+    printf(" %6.4f", f->fnr);
+  } else {
+    printf(" %6s", "?");
+  }
+  printf(" %5" PRIu64 " %5" PRIu64 " %s\n", f->cnps, f->ecn_ce,
+         end_str(f->end));
+  return 0;
+}
+
+static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
+                      void *user_data) {
+  run *r = user_data;
+  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  (void)ctx;
+  if (!r->opt->messages) {
+    return 0;
+  }
+  format_addr(src, m->flags, m->src);
+  format_addr(dst, m->flags, m->dst);
+  if (r->opt->format == FMT_JSON) {
+    fputs("{\"type\":\"message\",\"obs\":", stdout);
+    json_str(r->obs);
+    printf(",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32, src, dst,
+           m->dqpn);
+    if (m->flags & RTEL_FLOW_F_PAIRED) {
+      printf(",\"peer_qpn\":%" PRIu32, m->peer_qpn);
+    } else {
+      fputs(",\"peer_qpn\":null", stdout);
+    }
+    printf(",\"op\":\"%s\",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32
+           ",\"reth_len\":%" PRIu32 ",\"first_ts_ns\":%" PRIu64
+           ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64
+           ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
+           ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
+           ",\"complete\":%s}\n",
+           ops_str(m->op), m->first_psn, m->last_psn, m->reth_len,
+           m->first_ts, m->last_ts, m->fct, m->bytes, m->packets,
+           m->retx_packets, m->retx_bytes,
+           (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
+    return 0;
+  }
+  if (!r->msg_header_done) {
+    printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %s\n",
+           (int)strlen(r->obs), "OBS", "SRC", "DST", "DQPN", "OP", "PSN",
+           "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
+           "COMPLETE");
+    r->msg_header_done = 1;
+  }
+  printf("%-3s %-15s %-15s %#8" PRIx32 " %-9s %8" PRIu32 " %8" PRIu32
+         " %10" PRIu32 " %12" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64
+         " %s\n",
+         r->obs, src, dst, m->dqpn, ops_str(m->op), m->first_psn,
+         m->last_psn, m->reth_len, m->fct, m->bytes, m->packets,
+         m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes");
+  return 0;
+}
+
 static void print_stats(const options *opt, const char *obs,
                         const rtel_ctx_stats *st) {
   const struct {
@@ -352,6 +514,14 @@ static void print_stats(const options *opt, const char *obs,
       {"icrc_bad", st->icrc_bad},
       {"icrc_truncated", st->icrc_truncated},
       {"ts_backwards", st->pkts_ts_backwards},
+      {"flows_created", st->flows_created},
+      {"flows_evicted", st->flows_evicted},
+      {"flows_untracked_pkts", st->flows_untracked_pkts},
+      {"pairs_cm", st->pairs_cm},
+      {"pairs_psn", st->pairs_psn},
+      {"pairs_evicted", st->pairs_evicted},
+      {"ctrl_unattributed", st->ctrl_unattributed},
+      {"messages", st->messages},
   };
   size_t i;
   int first = 1;
@@ -441,10 +611,19 @@ static int analyze(const options *opt, const input *in) {
   rtel_settings_default(&settings);
   settings.decode_flags = opt->decode_flags;
   settings.roce_udp_port = opt->roce_port;
+  if (opt->max_flows) {
+    settings.max_flows = opt->max_flows;
+    settings.max_qp_pairs = opt->max_flows;
+  }
+  if (opt->flow_idle_ns) {
+    settings.flow_idle_timeout = opt->flow_idle_ns;
+  }
   memset(&cb, 0, sizeof(cb));
   if (opt->packets) {
     cb.on_packet = on_packet;
   }
+  cb.on_flow = on_flow;
+  cb.on_message = on_message;
   memset(&r, 0, sizeof(r));
   r.opt = opt;
   r.obs = in->obs;
@@ -460,6 +639,14 @@ static int analyze(const options *opt, const input *in) {
     r.frame++;
     pi.ts = (uint64_t)ph->ts.tv_sec * 1000000000u + (uint64_t)ph->ts.tv_usec;
     pi.wire_len = ph->len;
+    /* the timer loop an embedder runs: due timers before the packet */
+    if (rtel_ctx_get_expiry(ctx) <= pi.ts &&
+        (rv = rtel_ctx_handle_expiry(ctx, pi.ts)) != 0) {
+      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", in->path, r.frame,
+              rtel_strerror(rv));
+      status = 1;
+      break;
+    }
     rv = rtel_ctx_read_pkt(ctx, &pi, (const uint8_t *)data, ph->caplen);
     if (rv != 0) {
       fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", in->path, r.frame,
@@ -472,6 +659,11 @@ static int analyze(const options *opt, const input *in) {
     /* a damaged file: report it, keep what was measured up to here */
     fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", in->path,
             r.frame, pcap_geterr(pc));
+    status = 1;
+  }
+  /* end of capture: report the flows still open */
+  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(ctx, pi.ts)) != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", in->path, rtel_strerror(rv));
     status = 1;
   }
   if (opt->stats && rtel_ctx_get_stats(ctx, &st) == 0) {
@@ -490,6 +682,10 @@ static void usage(FILE *f) {
           "Decode RoCE traffic in pcap/pcapng FILEs (NAME: observation "
           "point).\n\n"
           "  --packets           one record per RoCE packet\n"
+          "  --flows             one record per flow (throughput figures)\n"
+          "  --messages          one record per message\n"
+          "  --max-flows N       flow table capacity (default 4096)\n"
+          "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
           "  --stats             per-file counters (default without "
           "--packets)\n"
           "  --format text|json  output format (default text)\n"
@@ -546,6 +742,31 @@ int main(int argc, char **argv) {
     const char *arg = argv[a];
     if (strcmp(arg, "--packets") == 0) {
       opt.packets = 1;
+    } else if (strcmp(arg, "--flows") == 0) {
+      opt.flows = 1;
+    } else if (strcmp(arg, "--messages") == 0) {
+      opt.messages = 1;
+    } else if (strcmp(arg, "--max-flows") == 0 ||
+               strcmp(arg, "--flow-idle") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      char *end;
+      unsigned long long n;
+      if (v == NULL) {
+        free(inputs);
+        return usage_error("%s needs an argument", arg);
+      }
+      errno = 0;
+      n = strtoull(v, &end, 10);
+      if (errno || *end || end == v || n == 0 ||
+          (arg[2] == 'm' && n > (1u << 26))) {
+        free(inputs);
+        return usage_error("invalid value '%s' for %s", v, arg);
+      }
+      if (arg[2] == 'm') {
+        opt.max_flows = (uint32_t)n;
+      } else {
+        opt.flow_idle_ns = n;
+      }
     } else if (strcmp(arg, "--stats") == 0) {
       opt.stats = 1;
     } else if (strcmp(arg, "--icrc") == 0) {
@@ -608,7 +829,7 @@ int main(int argc, char **argv) {
     free(inputs);
     return usage_error("%s", "no input file");
   }
-  if (!opt.packets) {
+  if (!opt.packets && !opt.flows && !opt.messages) {
     opt.stats = 1;
   }
   for (i = 0; i < ninputs; i++) {

@@ -10,13 +10,13 @@
 
 size_t rtel__settings_len(int version) {
   return version == RTEL_SETTINGS_V1
-             ? rtel__struct_len(rtel_settings, stats_interval)
+             ? rtel__struct_len(rtel_settings, hash_seed)
              : 0;
 }
 
 size_t rtel__callbacks_len(int version) {
   return version == RTEL_CALLBACKS_V1
-             ? rtel__struct_len(rtel_callbacks, on_stats)
+             ? rtel__struct_len(rtel_callbacks, on_message)
              : 0;
 }
 
@@ -28,7 +28,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, malformed)
+             ? rtel__struct_len(rtel_ctx_stats, messages)
              : 0;
 }
 
@@ -45,6 +45,12 @@ void rtel_settings_default_versioned(int settings_version,
   s.roce_udp_port = RTEL_ROCEV2_UDP_PORT;
   s.vxlan_udp_port = RTEL_VXLAN_UDP_PORT;
   s.stats_interval = 0;
+  s.flow_flags = 0;
+  s.max_flows = 4096;
+  s.max_qp_pairs = 4096;
+  s.flow_idle_timeout = 100000000u; /* 100 ms */
+  s.flow_active_timeout = 0;
+  s.hash_seed = 0;
   memcpy(settings, &s, len);
 }
 
@@ -87,6 +93,10 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   if (!mem->malloc || !mem->free || !mem->calloc || !mem->realloc) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
+  if (s.max_flows > RTEL__MAX_TABLE || s.max_qp_pairs > RTEL__MAX_TABLE ||
+      (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT))) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
   ctx = mem->calloc(1, sizeof(*ctx), mem->user_data);
   if (ctx == NULL) {
     return RTEL_ERR_NOMEM;
@@ -98,6 +108,10 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   ctx->dcfg = dcfg;
   ctx->last_ts = RTEL_TSTAMP_NONE;
   ctx->stats_next = RTEL_TSTAMP_NONE;
+  if ((rv = rtel__flow_init(ctx)) != 0) {
+    mem->free(ctx, mem->user_data);
+    return rv;
+  }
   *pctx = ctx;
   return 0;
 }
@@ -106,6 +120,7 @@ void rtel_ctx_del(rtel_ctx *ctx) {
   if (ctx == NULL) {
     return;
   }
+  rtel__flow_free(ctx);
   ctx->mem.free(ctx, ctx->mem.user_data);
 }
 
@@ -199,6 +214,10 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->failed = 1;
     return RTEL_ERR_CALLBACK_FAILURE;
   }
+  if ((rv = rtel__flow_packet(ctx, pi, hd)) != 0) {
+    ctx->failed = 1;
+    return rv;
+  }
   return 0;
 }
 
@@ -265,18 +284,26 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
 }
 
 rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx) {
+  rtel_tstamp t, f;
   if (ctx == NULL || ctx->failed) {
     return RTEL_TSTAMP_NONE;
   }
-  return ctx->stats_next;
+  t = ctx->stats_next;
+  f = rtel__flow_expiry(ctx);
+  return f < t ? f : t;
 }
 
 int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
+  int rv;
   if (ctx == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
+  }
+  if ((rv = rtel__flow_expire(ctx, now)) != 0) {
+    ctx->failed = 1;
+    return rv;
   }
   if (ctx->stats_next != RTEL_TSTAMP_NONE && ctx->stats_next <= now) {
     /* Counters are cumulative: one report at the latest boundary covers
@@ -305,4 +332,20 @@ int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx, int stats_version,
   }
   memcpy(stats, &ctx->stats, len);
   return 0;
+}
+
+int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
+  int rv;
+  if (ctx == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (ctx->failed) {
+    return RTEL_ERR_INVALID_STATE;
+  }
+  /* flows already idle at |now| end as idle; the others as flushed */
+  if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
+      (rv = rtel__flow_flush(ctx, RTEL_END_FLUSH)) != 0) {
+    ctx->failed = 1;
+  }
+  return rv;
 }

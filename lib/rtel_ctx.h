@@ -5,6 +5,7 @@
 #define RTEL_CTX_H
 
 #include "rtel_int.h"
+#include "rtel_flow.h"
 #include "rtel_parse.h"
 
 struct rtel_ctx {
@@ -20,6 +21,8 @@ struct rtel_ctx {
   rtel_tstamp stats_next;
   /* nonzero once a fatal error happened */
   int failed;
+  /* the flow table */
+  rtel__flowtab ft;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
 };

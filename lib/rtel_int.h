@@ -21,6 +21,9 @@
 #  define rtel__unlikely(x) (x)
 #endif
 
+/* Largest table capacity a setting may ask for. */
+#define RTEL__MAX_TABLE (1u << 26)
+
 /* Big-endian loads from a byte buffer (bounds are the caller's job). */
 static inline uint16_t rtel__get16(const uint8_t *p) {
   return (uint16_t)((uint16_t)p[0] << 8 | p[1]);

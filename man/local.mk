@@ -1,1 +1,59 @@
-# fragment: see HACKING.md
+# man/local.mk - hand-written manual pages (see HACKING.md, STYLE.md 2.16).
+# Section 3: one page per topic, plus a one-line ".so man3/<topic>.3" alias
+# page for every other public name, so that "man <name>" works for each
+# exported function, function-like wrapper macro and public struct.
+# tests/check-man.sh lints them all and checks that none is missing.
+
+# topic pages
+dist_man3_MANS += \
+	man/librocetel.3 \
+	man/rtel_callbacks.3 \
+	man/rtel_ctx_get_expiry.3 \
+	man/rtel_ctx_get_stats.3 \
+	man/rtel_ctx_new.3 \
+	man/rtel_ctx_read_pkt.3 \
+	man/rtel_flow_record.3 \
+	man/rtel_icrc_compute.3 \
+	man/rtel_mem_default.3 \
+	man/rtel_opcode_str.3 \
+	man/rtel_pkt_decode.3 \
+	man/rtel_settings.3 \
+	man/rtel_strerror.3 \
+	man/rtel_version.3
+
+# alias pages (.so)
+dist_man3_MANS += \
+	man/rtel_ctx_del.3 \
+	man/rtel_ctx_flush.3 \
+	man/rtel_ctx_get_stats_versioned.3 \
+	man/rtel_ctx_handle_expiry.3 \
+	man/rtel_ctx_new_versioned.3 \
+	man/rtel_ctx_read_pkt_versioned.3 \
+	man/rtel_ctx_read_pkts.3 \
+	man/rtel_ctx_read_pkts_versioned.3 \
+	man/rtel_ctx_stats.3 \
+	man/rtel_decode_opts.3 \
+	man/rtel_err_is_fatal.3 \
+	man/rtel_icrc_compute_versioned.3 \
+	man/rtel_info.3 \
+	man/rtel_malformed_str.3 \
+	man/rtel_mem.3 \
+	man/rtel_msg_record.3 \
+	man/rtel_on_flow.3 \
+	man/rtel_on_message.3 \
+	man/rtel_on_packet.3 \
+	man/rtel_on_stats.3 \
+	man/rtel_pkt_decode_versioned.3 \
+	man/rtel_pkt_hd.3 \
+	man/rtel_pkt_info.3 \
+	man/rtel_settings_default.3 \
+	man/rtel_settings_default_versioned.3
+
+# section 1: installed only with the program (built when libpcap is found;
+# see examples/local.mk); automake distributes it either way.
+if HAVE_PCAP
+dist_man1_MANS += man/rtel-analyze.1
+endif
+
+TESTS += tests/check-man.sh
+EXTRA_DIST += tests/check-man.sh

@@ -253,6 +253,7 @@ const char *tu_captures_dir(void);
 
 #define TU_ALLOC_TRACK 4096
 typedef struct tu_alloc {
+  unsigned magic;
   long fail_at;  /* fail the n-th allocation call (1-based), 0 = never */
   long ncalls;   /* malloc/calloc/realloc calls (successful or not) */
   long nallocs;  /* blocks handed out */

@@ -187,6 +187,8 @@ struct node {
   uint32_t next_qpn;  /* QPN allocator */
   uint32_t gpu_recv;  /* ring: messages received */
   uint32_t gpu_posted;/* ring: steps posted */
+  uint32_t gpu_up;    /* ring: outgoing connections up */
+  uint8_t gpu_wait;   /* ring: a step is scheduled */
 };
 
 /* message (work request) on a requester */
@@ -235,7 +237,9 @@ struct qp {
   uint32_t post_psn;  /* PSN for the next posted message */
   uint32_t snd_nxt;   /* next PSN to transmit */
   uint32_t snd_max;   /* one past the highest PSN transmitted */
-  uint32_t acked;     /* highest PSN acknowledged + 1 */
+  uint32_t una;       /* oldest unacknowledged PSN */
+  uint32_t ackd;      /* one past the highest PSN covered by an ACK/NAK */
+  uint32_t rnr_psn;   /* restart PSN after an RNR wait */
   uint32_t head, tail;/* send queue (unfinished messages, oldest first) */
   uint32_t cur;       /* message being transmitted, NONE if none */
   uint32_t cur_off;   /* packet index in cur */
@@ -263,7 +267,9 @@ struct conn {
   uint64_t tid;
   uint32_t comm[2];
   uint16_t sport[2];
-  uint16_t qid;
+  uint32_t ipsn[2];/* initial send PSN of each side */
+  uint16_t qid, qsize;
+  uint16_t svc_port;/* IP-CM service id port (4420 for NVMe/RDMA) */
   uint8_t kind;    /* CK_* */
   uint8_t cm;      /* CM exchange on the wire */
   uint8_t cm_step;
@@ -272,6 +278,9 @@ struct conn {
   uint8_t obs_id[MAXLINKS];
   uint8_t obs_j[MAXLINKS]; /* node position on the a->b path */
   uint8_t up;
+  uint32_t g_posted, g_done; /* pairs workload: messages posted / completed */
+  uint64_t g_va;
+  uint32_t g_rkey;
 };
 enum { CK_GPU, CK_NVME_ADMIN, CK_NVME_IO };
 
@@ -301,6 +310,7 @@ struct io {
   uint8_t opc, fctype, kind, done;
   uint8_t incapsule, inv, stall, phase;
   uint8_t timed_out, cmd_retx, rsp_retx, sgl_null;
+  uint8_t tgt_phase;
   uint32_t nsid, len, rreq_pending, tag;
   uint64_t slba, va;
   uint32_t rkey, cdw10, cdw11;
@@ -426,6 +436,7 @@ void nic_kick(struct sim *s, uint32_t node);
 void cm_start(struct sim *s, uint32_t conn, uint64_t at);
 void cm_step(struct sim *s, uint32_t conn);
 void cm_deliver(struct sim *s, const struct pkt *p);
+void cm_mad(const struct sim *s, const struct pkt *p, uint8_t *mad);
 
 /* model_gpu.c */
 int gpu_setup(struct sim *s);
@@ -507,6 +518,20 @@ static inline void put64le(uint8_t *p, uint64_t v)
 {
   put32le(p, (uint32_t)v);
   put32le(p + 4, (uint32_t)(v >> 32));
+}
+
+/* position of obs entry k of a connection on the path of direction dir:
+ * node index j, and the index of the link the observed copy travels on */
+static inline unsigned obs_pos(const struct conn *cn, unsigned dir, unsigned k, unsigned *link)
+{
+  unsigned j = cn->obs_j[k] & 0x7fu, before = (cn->obs_j[k] & 0x80u) != 0;
+  if (dir) {
+    j = cn->nlinks - j;
+    before = !before;
+  }
+  if (link)
+    *link = before ? j - 1 : j;
+  return j;
 }
 
 void sim_schedule(struct sim *s, uint64_t t, uint32_t kind, uint32_t arg);

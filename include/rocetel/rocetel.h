@@ -724,6 +724,22 @@ typedef struct rtel_settings {
   /** Period of the on_stats callback, in ns; 0 disables it. The first
    * period starts at the first packet's timestamp. */
   rtel_tstamp stats_interval;
+  /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
+  uint32_t flow_flags;
+  /** Capacity of the flow table (directional flows), allocated by
+   * rtel_ctx_new(). Default 4096. */
+  uint32_t max_flows;
+  /** Capacity of the QP pairing table (learned QP pairs). Default
+   * max_flows. */
+  uint32_t max_qp_pairs;
+  uint32_t reserved1;
+  /** A flow ends after this long without a data packet. Default 100 ms. */
+  rtel_tstamp flow_idle_timeout;
+  /** A flow is reported and restarted after this long; 0 = never. */
+  rtel_tstamp flow_active_timeout;
+  /** Seed of the table hash functions. Embedders facing untrusted traffic
+   * should set a random value (the library has no entropy source). */
+  uint64_t hash_seed;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -795,8 +811,194 @@ typedef struct rtel_ctx_stats {
   uint64_t pkts_ts_backwards;
   /** Malformed packets by RTEL_MALFORMED_* reason. */
   uint64_t malformed[RTEL_MALFORMED_SLOTS];
+  /** Flows created in the flow table. */
+  uint64_t flows_created;
+  /** Flows removed to make room for a new one (reported, end "evicted"). */
+  uint64_t flows_evicted;
+  /** Data packets of flows that could not be tracked (table full with
+   * RTEL_FLOW_NO_EVICT). */
+  uint64_t flows_untracked_pkts;
+  /** Flows in the table now (a gauge, not a counter). */
+  uint64_t flows_active;
+  /** QP pairs learned from RDMA CM, and from ACK/NAK PSNs. */
+  uint64_t pairs_cm;
+  uint64_t pairs_psn;
+  /** Pairing entries removed to make room (least recently used). */
+  uint64_t pairs_evicted;
+  /** ACKs, NAKs and CNPs that could not be attributed to a flow. */
+  uint64_t ctrl_unattributed;
+  /** Message records delivered. */
+  uint64_t messages;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
+
+
+/* ------------------------------------------------------------------------ */
+/* Flow table: throughput visibility                                        */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @macrosection
+ *
+ * rtel_settings.flow_flags.
+ */
+/** No flow table: no flow or message records, no memory for them. */
+#define RTEL_FLOW_DISABLE 0x1u
+/** When the table is full, do not evict: packets of new flows are only
+ * counted (flows_untracked_pkts). The default evicts the least recently
+ * active flow, reporting it with end RTEL_END_EVICTED. */
+#define RTEL_FLOW_NO_EVICT 0x2u
+
+/** rtel_flow_record.peer_qpn of a flow whose reverse QP is not known. */
+#define RTEL_QPN_NONE 0xffffffffu
+
+/**
+ * @macrosection
+ *
+ * Message operations (rtel_msg_record.op; or-ed in rtel_flow_record.ops).
+ */
+#define RTEL_OP_SEND 0x1u      /**< SEND (with or without imm./inval.) */
+#define RTEL_OP_WRITE 0x2u     /**< RDMA WRITE (with or without imm.) */
+#define RTEL_OP_READ_RESP 0x4u /**< RDMA READ RESPONSE */
+
+/**
+ * @macrosection
+ *
+ * Why a flow record was delivered (rtel_flow_record.end).
+ */
+#define RTEL_END_IDLE 1u      /**< no data packet for flow_idle_timeout */
+#define RTEL_END_ACTIVE 2u    /**< flow_active_timeout reached */
+#define RTEL_END_EVICTED 3u   /**< removed to make room (table full) */
+#define RTEL_END_FLUSH 4u     /**< rtel_ctx_flush() */
+#define RTEL_END_TRUNCATED 5u /**< cut by a measurement window */
+
+/**
+ * @macrosection
+ *
+ * rtel_flow_record.flags and rtel_msg_record.flags.
+ */
+/** The reverse QP is known: peer_qpn, NAK counts and fnr are valid. */
+#define RTEL_FLOW_F_PAIRED 0x1u
+/** Addresses are IPv6 (otherwise IPv4-mapped IPv4). */
+#define RTEL_FLOW_F_IPV6 0x2u
+/** vlan is valid (the outermost VLAN ID of the first packet). */
+#define RTEL_FLOW_F_VLAN 0x4u
+/** Message: its last packet was not seen before the next message began or
+ * the flow ended. */
+#define RTEL_MSG_F_INCOMPLETE 0x8u
+
+#define RTEL_FLOW_RECORD_V1 1
+#define RTEL_FLOW_RECORD_VERSION RTEL_FLOW_RECORD_V1
+
+/**
+ * @struct
+ *
+ * A flow: the data packets from one source address to one destination QP
+ * seen at one observation point, from the first data packet until the
+ * flow ends (|end|). Data packets are SEND, RDMA WRITE and RDMA READ
+ * RESPONSE packets of connected QPs (RC, UC, XRC); the flow's ACKs, NAKs
+ * and CNPs travel in the reverse direction, to the peer QP. The exact
+ * definitions are in librocetel(3) and rtel-analyze(1). Delivered by
+ * on_flow; valid during the call only.
+ */
+typedef struct rtel_flow_record {
+  /** Observation point (rtel_pkt_info.obs). */
+  uint32_t obs;
+  /** RTEL_FLOW_F_* bits. */
+  uint32_t flags;
+  /** Source and destination addresses (IPv4-mapped for IPv4). */
+  uint8_t src[16];
+  uint8_t dst[16];
+  /** Destination QP of the data packets. */
+  uint32_t dqpn;
+  /** The reverse QP (where ACKs, NAKs, CNPs go), or RTEL_QPN_NONE. */
+  uint32_t peer_qpn;
+  /** UDP source port, DSCP and outermost VLAN ID of the first packet. */
+  uint16_t sport;
+  uint16_t vlan;
+  uint8_t dscp;
+  uint8_t reserved[3];
+  /** RTEL_END_* reason. */
+  uint32_t end;
+  /** RTEL_OP_* operations seen. */
+  uint32_t ops;
+  /** Timestamps of the first and last data packet; fct = last - first. */
+  rtel_tstamp first_ts;
+  rtel_tstamp last_ts;
+  rtel_tstamp fct;
+  /** Payload bytes and data packets, retransmissions included. */
+  uint64_t bytes;
+  uint64_t packets;
+  /** Data packets (and their payload bytes) whose PSN was not after the
+   * highest PSN already seen on the flow (24-bit serial arithmetic). */
+  uint64_t retx_packets;
+  uint64_t retx_bytes;
+  /** Effective throughput (bytes - retx_bytes) * 8 / fct, bit/s; 0 when
+   * fct is 0 (a single packet). */
+  uint64_t fet_bps;
+  /** NAKs seen in the reverse direction: PSN sequence error (syndrome
+   * 0x60), RNR (0x20-0x3F), fatal (0x61-0x64). */
+  uint64_t naks_seq;
+  uint64_t naks_rnr;
+  uint64_t naks_fatal;
+  /** CNPs towards the sender's QP. */
+  uint64_t cnps;
+  /** Data packets with ECN CE, FECN, BECN. */
+  uint64_t ecn_ce;
+  uint64_t fecn;
+  uint64_t becn;
+  /** Times a data packet's PSN jumped past the next expected one. */
+  uint64_t psn_gaps;
+  /** Loss events located before this observation point (the original
+   * never passed: the retransmitted PSN was in a gap seen here) and after
+   * it (the original had passed here). */
+  uint64_t losses_upstream;
+  uint64_t losses_downstream;
+  /** Retransmitted packets by cause: a NAK (sequence error or RNR) for
+   * the flow was seen since the previous retransmission, or none was. */
+  uint64_t retx_after_nak;
+  uint64_t retx_after_timeout;
+  /** Messages that ended in this flow. */
+  uint64_t messages;
+  /** naks_seq / packets (valid with RTEL_FLOW_F_PAIRED). */
+  double fnr;
+  /** retx_packets / packets. */
+  double retx_ratio;
+} rtel_flow_record;
+
+#define RTEL_MSG_RECORD_V1 1
+#define RTEL_MSG_RECORD_VERSION RTEL_MSG_RECORD_V1
+
+/**
+ * @struct
+ *
+ * A message: one SEND, RDMA WRITE or RDMA READ response, from its FIRST to
+ * its LAST packet (or an ONLY packet), at one observation point. Delivered
+ * by on_message when the message ends; valid during the call only.
+ */
+typedef struct rtel_msg_record {
+  uint32_t obs;
+  /** RTEL_FLOW_F_* / RTEL_MSG_F_* bits. */
+  uint32_t flags;
+  uint8_t src[16];
+  uint8_t dst[16];
+  uint32_t dqpn;
+  uint32_t peer_qpn;
+  /** RTEL_OP_* of the message. */
+  uint32_t op;
+  /** PSNs of its first and last packet. */
+  uint32_t first_psn;
+  uint32_t last_psn;
+  /** RETH DMA length of an RDMA WRITE (0 for SEND, READ response). */
+  uint32_t reth_len;
+  rtel_tstamp first_ts;
+  rtel_tstamp last_ts;
+  rtel_tstamp fct;
+  uint64_t bytes;
+  uint64_t packets;
+  uint64_t retx_packets;
+  uint64_t retx_bytes;
+} rtel_msg_record;
 
 /**
  * @functypedef
@@ -831,6 +1033,25 @@ typedef int (*rtel_on_packet)(rtel_ctx *ctx, const rtel_pkt_info *pi,
 typedef int (*rtel_on_stats)(rtel_ctx *ctx, rtel_tstamp period_end,
                              const rtel_ctx_stats *stats, void *user_data);
 
+/**
+ * @functypedef
+ *
+ * Called when a flow ends (idle or active timeout from
+ * rtel_ctx_handle_expiry(), eviction from rtel_ctx_read_pkt(), or
+ * rtel_ctx_flush()). Same return value and restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_flow)(rtel_ctx *ctx, const rtel_flow_record *rec,
+                            void *user_data);
+
+/**
+ * @functypedef
+ *
+ * Called when a message ends. Same return value and restrictions as
+ * rtel_on_packet.
+ */
+typedef int (*rtel_on_message)(rtel_ctx *ctx, const rtel_msg_record *rec,
+                               void *user_data);
+
 #define RTEL_CALLBACKS_V1 1
 #define RTEL_CALLBACKS_VERSION RTEL_CALLBACKS_V1
 
@@ -845,6 +1066,8 @@ typedef int (*rtel_on_stats)(rtel_ctx *ctx, rtel_tstamp period_end,
 typedef struct rtel_callbacks {
   rtel_on_packet on_packet;
   rtel_on_stats on_stats;
+  rtel_on_flow on_flow;
+  rtel_on_message on_message;
   /* New callbacks are appended below, under "added since
    * RTEL_CALLBACKS_V2". */
 } rtel_callbacks;
@@ -991,6 +1214,25 @@ RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ctx_handle_expiry(rtel_ctx *ctx,
 RTEL_API int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx,
                                           int stats_version,
                                           rtel_ctx_stats *stats);
+
+/**
+ * @function
+ *
+ * Runs the flow timers due at |now| (as rtel_ctx_handle_expiry() would),
+ * then ends every remaining flow, delivering each through on_flow with end
+ * RTEL_END_FLUSH (and in-progress messages through on_message, flagged
+ * RTEL_MSG_F_INCOMPLETE), and empties the table; learned QP pairs are kept.
+ * Call it at the end of a capture, with |now| the time of its end.
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),
+ * RTEL_ERR_CALLBACK_FAILURE (fatal), RTEL_ERR_INVALID_STATE.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ctx_flush(rtel_ctx *ctx,
+                                                    rtel_tstamp now);
 
 /* ------------------------------------------------------------------------ */
 /* Version-passing wrappers: use these, not the *_versioned functions.      */

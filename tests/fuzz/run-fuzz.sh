@@ -124,7 +124,12 @@ echo "fuzz: fuzzing for ${FUZZ_SECONDS}s, -max_len=$FUZZ_MAX_LEN ${forkopt}"
   -artifact_prefix="$outdir/fuzz-" $forkopt ${FUZZ_EXTRA_FLAGS:-} \
   "$work" > "$tmp/fuzz.log" 2>&1
 rc=$?
-tail -n 40 "$tmp/fuzz.log"
+if [ $rc -eq 0 ]; then
+  grep -E '^#[0-9]+' "$tmp/fuzz.log" | tail -n 1
+  grep -E '^(Done|stat::)' "$tmp/fuzz.log"
+else
+  tail -n 80 "$tmp/fuzz.log"
+fi
 if [ -n "${FUZZ_CORPUS_OUT:-}" ]; then
   mkdir -p "$FUZZ_CORPUS_OUT" && cp "$work"/* "$FUZZ_CORPUS_OUT"/ &&
     echo "fuzz: corpus kept in $FUZZ_CORPUS_OUT"

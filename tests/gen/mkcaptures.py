@@ -108,8 +108,10 @@ class Tr:
     """One InfiniBand transport packet: BTH + extension headers + payload + pad (no ICRC)."""
 
     def __init__(self, op, *, psn=0, dqpn=0x12, se=0, m=0, pad=None, tver=0, pkey=0xffff,
-                 fecn=0, becn=0, resv6=0, a=0, resv7=0, payload=b'', hdrs=None, **ext):
+                 fecn=0, becn=0, resv6=0, a=0, resv7=0, payload=b'', hdrs=None, pad_bytes=None,
+                 **ext):
         self.op = op
+        self.pad_bytes = pad_bytes
         self.bthf = dict(se=se, m=m, tver=tver, pkey=pkey, fecn=fecn, becn=becn,
                          resv6=resv6, dqpn=dqpn, a=a, resv7=resv7, psn=psn)
         self.payload = payload
@@ -160,7 +162,8 @@ class Tr:
         return self.bth() + b''.join(self.pack_ext(h) for h in self.hdrs)
 
     def bytes(self):
-        return self.hdr_bytes() + self.extra_raw + self.payload + b'\0' * self.pad
+        npad = self.pad if self.pad_bytes is None else self.pad_bytes
+        return self.hdr_bytes() + self.extra_raw + self.payload + b'\0' * npad
 
     def hdr_len(self):
         return 12 + sum(HDR_LEN[h] for h in self.hdrs)
@@ -353,6 +356,11 @@ def erspan3(inner, session, ts, sgt=0, hw=1, vlan=0, platform=None, seq=1, v6=Fa
     return l2([], 0x0800, 0x91, 0x92) + raw(ip)
 
 
+def gre_raw(inner, proto, src="172.16.3.1", dst="172.16.3.2"):
+    ip = IP(src=src, dst=dst, ttl=60, id=0x1515) / GRE(proto=proto) / Raw(inner)
+    return l2([], 0x0800, 0xa1, 0xa2) + raw(ip)
+
+
 class Frame:
     def __init__(self, data, exp=None, note='', wirelen=None, policy=None, meta=None):
         self.data = data
@@ -446,8 +454,11 @@ def roce1(tr, *, sgid, dgid, tclass=0x68, flow=0x12345, hlim=64, tags=(), icrc=N
     return Frame(bytes(frame), exp, note, meta=meta)
 
 
-def wrap(f, encap_fn, names, outer_tags=()):
-    """Encapsulate frame f (built by roce2/roce1) with encap_fn(inner) -> outer frame."""
+def wrap(f, encap_fn, names):
+    """Encapsulate frame f (built by roce2/roce1) with encap_fn(inner) -> outer frame.
+
+    "vlan" keeps the tags of the inner Ethernet header (the one that carries the RoCE packet);
+    tags of the underlay are not reported.  "encap" lists the encapsulations outer first."""
     outer = encap_fn(f.data)
     shift = len(outer) - len(f.data)
     # the inner frame is always the tail of the outer frame
@@ -459,7 +470,7 @@ def wrap(f, encap_fn, names, outer_tags=()):
             g.meta[k] += shift
     if g.exp is not None:
         e = dict(g.exp)
-        vlan = [t[3] for t in outer_tags] + e.pop('vlan', [])
+        vlan = e.pop('vlan', [])
         e.pop('encap', None)
         head = {k: e.pop(k) for k in ('roce', 'src', 'dst', 'sport', 'dport') if k in e}
         if vlan:
@@ -581,7 +592,9 @@ def cap_rc():
         op = 0x04
         tr = Tr(op, psn=0xfffff0 + p, dqpn=0xabcdef, tver=p, payload=pattern(8 + (4 - p) % 4, p),
                 pad=p)
-        fr.append(roce2(tr, sport=50000 + p, note="RC SEND ONLY pad %d tver %d" % (p, p)))
+        fr.append(roce2(tr, sport=50000 + p, note="RC SEND ONLY pad %d tver %d" % (p, p),
+                        policy=None if p == 0 else "a record although TVer != 0 (the schema "
+                        "reports tver; tshark shows the frame)"))
     return fr
 
 
@@ -828,10 +841,25 @@ def cap_tunnels():
     fr.append(wrap(f, lambda b: vxlan(b, 0x000101, sport=50008), ['vxlan']))
     # outer VLAN on the VXLAN underlay plus an inner VLAN
     f = roce2(tr_for(0x0a, 9), src="10.11.2.1", dst="10.11.2.2", sport=61009, tags=[q(200)])
-    g = wrap(f, lambda b: vxlan(b, 0x000909, sport=50009, tags=[q(100)]), ['vxlan'],
-             outer_tags=[q(100)])
-    g.policy = ("vlan lists every tag in frame order, outer (underlay) first; "
-                "the schema does not say which Ethernet header's tags to report")
+    g = wrap(f, lambda b: vxlan(b, 0x000909, sport=50009, tags=[q(100)]), ['vxlan'])
+    g.policy = ("vlan lists only the tags of the Ethernet header that carries the RoCE packet "
+                "(inner frame), not the underlay's; the schema does not say which")
+    fr.append(g)
+    # ERSPAN III inside VXLAN: encap lists outer first
+    f = roce2(tr_for(0x0a, 12), src="10.11.4.1", dst="10.11.4.2", sport=61012)
+    g = wrap(f, lambda b: erspan3(b, session=0x104, ts=4, seq=13), ['erspan3'])
+    g = wrap(g, lambda b: vxlan(b, 0x000404, sport=50012), ['vxlan', 'erspan3'])
+    g.policy = "encap lists the encapsulations in frame order, outermost first"
+    fr.append(g)
+    # ERSPAN type I (GRE 0x88be without sequence number and without ERSPAN header)
+    f = roce2(tr_for(0x04, 13), src="10.11.5.1", dst="10.11.5.2", sport=61013)
+    g = wrap(f, lambda b: gre_raw(b, 0x88be), ['erspan1'])
+    g.policy = "encap name 'erspan1' (not in the schema's list; the analyzer's name)"
+    fr.append(g)
+    # transparent Ethernet bridging over GRE (0x6558)
+    f = roce2(tr_for(0x0a, 14), src="10.11.6.1", dst="10.11.6.2", sport=61014)
+    g = wrap(f, lambda b: gre_raw(b, 0x6558), ['gre-teb'])
+    g.policy = "encap name 'gre-teb' (not in the schema's list; the analyzer's name)"
     fr.append(g)
     # UDP 4789 that is not VXLAN-shaped RoCE: VXLAN carrying ARP
     arp = l2([], 0x0806, 0x21, 0x22) + raw(ARP(psrc="10.11.3.1", pdst="10.11.3.2"))
@@ -866,6 +894,34 @@ def cap_cm():
     fr.append(cm_frame(m, e, 7, src=A, dst=B, sport=50104, psn=4))
     m, e = cm_simple(0x0012, tid2, 0x00000000, 0x0badcafe, reason=28)
     fr.append(cm_frame(m, e, 8, src=B, dst=A, sport=50105, psn=3))
+    # MRA
+    m, e = cm_simple(0x0011, tid2 + 5, 0x0badcafe, 0x00000000)
+    fr.append(cm_frame(m, e, 9, src=B, dst=A, sport=50105, psn=4))
+    # a GSI MAD of another class (Performance Management 0x04): a record without "cm"
+    d = bytearray(232)
+    struct.pack_into('!I', d, 40, 0x12345678)
+    pm = struct.pack('!BBBBHHQHHI', 1, 0x04, 1, 0x01, 0, 0, 0x0000000000abc123, 0x0012, 0, 0) + \
+        bytes(d)
+    tr = Tr(0x64, psn=5, dqpn=1, deth={'qkey': 0x80010000, 'sqpn': 1}, payload=pm)
+    fr.append(roce2(tr, src=A, dst=B, sport=50106, dscp=0, ecn=0,
+                    note="PerfMgt MAD (class 0x04) on QP1: record without cm"))
+    # QP1 datagrams shorter than a MAD
+    tr = Tr(0x64, psn=6, dqpn=1, deth={'qkey': 0x80010000, 'sqpn': 1}, payload=pattern(40, 6))
+    fr.append(roce2(tr, src=A, dst=B, sport=50107, dscp=0, ecn=0,
+                    note="UD SEND ONLY to QP1 with 40 bytes that are not a CM MAD: record "
+                         "without cm",
+                    policy="a QP1 datagram of >= 24 bytes whose MAD class is not CM gets a "
+                           "record (no cm) even when shorter than 256 bytes"))
+    m, e = cm_req(0x77, 0x7777, 0x0000000001061144, 0x41, 0x42, A, B, 0xc009)
+    tr = Tr(0x64, psn=7, dqpn=1, deth={'qkey': 0x80010000, 'sqpn': 1}, payload=m[:64])
+    fr.append(roce2(tr, src=A, dst=B, sport=50108, dscp=0, ecn=0, expect=False,
+                    note="UD SEND ONLY to QP1 with the first 64 bytes of a CM REQ (on the "
+                         "wire, not a capture cut): malformed, no record",
+                    policy="no record for a CM MAD shorter than 256 bytes on the wire"))
+    tr = Tr(0x64, psn=8, dqpn=1, deth={'qkey': 0x80010000, 'sqpn': 1}, payload=pattern(16, 8))
+    fr.append(roce2(tr, src=A, dst=B, sport=50109, dscp=0, ecn=0, expect=False,
+                    note="UD SEND ONLY to QP1 with 16 bytes (< MAD header): malformed, no record",
+                    policy="no record for a QP0/QP1 datagram shorter than a 24-byte MAD header"))
     return fr
 
 
@@ -900,7 +956,11 @@ def cap_corrupt():
     # unknown / reserved opcodes: BTH only, the rest is payload
     for i, op in enumerate([0x15, 0x18, 0x1e, 0x2c, 0x56, 0x60, 0x66, 0x80, 0xb5, 0xc0, 0xff]):
         tr = Tr(op, psn=0x000900 + i, dqpn=0x000900 + i, payload=pattern(12 + i, i))
-        fr.append(roce2(tr, sport=62100 + i, note="unknown/reserved opcode 0x%02x" % op))
+        fr.append(roce2(tr, sport=62100 + i, note="unknown/reserved opcode 0x%02x" % op,
+                        policy="a record with the BTH fields, no extension headers, everything "
+                               "between BTH and ICRC counted as payload (tshark shows these "
+                               "frames; 0xc0-0xff are manufacturer-specific opcodes, 0x80 is "
+                               "reserved: the CNP opcode is 0x81)"))
     # Ethernet trailer: IP total length and UDP length are right, the frame is longer
     f = roce2(tr_for(0x11, 20), sport=62200, trailer=b'\0' * 6 + b'\xaa\xbb',
               note="8-byte Ethernet trailer after the IP packet: ICRC found by UDP length")
@@ -934,7 +994,6 @@ def cap_corrupt():
     fr.append(f)
     # IP total length smaller than the frame (and UDP length consistent with it)
     tr = tr_for(0x04, 24, payload=pattern(16, 24))
-    iplen = 20 + 8 + len(tr.bytes()) + 4
     f = roce2(tr, sport=62204, trailer=pattern(12, 99), note="IP total length smaller than the "
               "frame (12 trailing bytes that are not zero): ICRC by UDP length")
     fr.append(f)
@@ -954,6 +1013,19 @@ def cap_corrupt():
     f = roce2(tr, sport=62207, udp_len=8 + 12, expect=False,
               note="UDP length 20 (12 bytes of UDP payload < BTH + ICRC): malformed, no record",
               policy="no record when the UDP payload is shorter than BTH + ICRC")
+    fr.append(f)
+    # pad count larger than the bytes between the headers and the ICRC
+    tr = Tr(0x11, psn=0x000a00, dqpn=0x000a01, aeth={'syndrome': 0x1f, 'msn': 3}, pad=3,
+            pad_bytes=0)
+    fr.append(roce2(tr, sport=62208, expect=False,
+                    note="ACK with pad count 3 and no payload/pad bytes: malformed, no record",
+                    policy="no record when pad count > bytes between headers and ICRC"))
+    # UDP length ends inside the RETH (the frame is complete: not a capture truncation)
+    tr = tr_for(0x0a, 28)
+    f = roce2(tr, sport=62209, udp_len=8 + 12 + 8, expect=False,
+              note="UDP length ends 8 bytes into the RETH: malformed, no record",
+              policy="no record when the RoCE packet is shorter than BTH + its extension "
+                     "headers + ICRC")
     fr.append(f)
     # an ordinary frame last
     fr.append(roce2(tr_for(0x0a, 27), sport=62300, note="ordinary WRITE ONLY"))
@@ -1060,7 +1132,7 @@ def truncated_copies(snap):
                 e['icrc'] = 'truncated'
             if 'cm' in e and (m['mad'] is None or cap < m['mad'] + 256):
                 e.pop('cm')
-                g.policy = (g.policy or '') + "; MAD not captured: no cm object"
+                g.policy = "; ".join(x for x in (g.policy, "MAD not captured: no cm object") if x)
             # keep schema order: truncated after icrc
             if 'truncated' in e:
                 t = e.pop('truncated')
@@ -1093,12 +1165,13 @@ CAPTURES = [
      "with IPv4-mapped GIDs, one bad ICRC"),
     ("tunnels", cap_tunnels, "VXLAN (IPv4/IPv6 inner), ERSPAN II (with VLAN, inner 802.1Q), "
      "ERSPAN III (with platform sub-header, over IPv6), VXLAN in ERSPAN II, RoCEv1 in VXLAN, "
-     "outer+inner VLAN, VXLAN carrying ARP"),
+     "outer+inner VLAN, VXLAN carrying ARP, ERSPAN III in VXLAN, ERSPAN type I, GRE TEB"),
     ("rdma_cm", cap_cm, "RDMA CM on QP1: REQ (IP-CM SID 0x1061144, IPv4-mapped GIDs), REP, RTU, "
-     "RC WRITE + ACK, DREQ, DREP, second REQ + REJ"),
+     "RC WRITE + ACK, DREQ, DREP, second REQ + REJ, MRA, a PerfMgt MAD, QP1 datagrams "
+     "shorter than a MAD (non-CM 40 bytes, CM REQ cut to 64 bytes, 16 bytes)"),
     ("corrupt", cap_corrupt, "bad ICRCs (replaced, payload flipped, DestQP flipped, IPv6 zero, "
      "byte-swapped), unknown/reserved opcodes, Ethernet trailers, lying UDP/IP lengths, short "
-     "UDP payloads"),
+     "UDP payloads, pad count beyond the packet, UDP length ending inside the RETH"),
     ("nonroce", cap_nonroce, "ARP, TCP, DNS, DHCPv6, LLDP, UDP 4790, UDP source port 4791 with "
      "other destination ports, RoCE with source port 69, interleaved with RoCE frames"),
     ("trunc64", lambda: truncated_copies(64), "RoCE frames cut to snaplen 64 (orig_len = wire "

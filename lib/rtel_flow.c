@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow table (METRICS.md, "Throughput visibility").
+ *
+ * A flow is keyed by (obs, source IP, destination IP, destination QPN) and
+ * made of data packets: SEND, RDMA WRITE, RDMA READ RESPONSE of RC, UC and
+ * XRC QPs. Its ACKs, NAKs and CNPs travel the other way, addressed to the
+ * peer QP; they reach the flow through the pairing table, which maps
+ * (obs, src, dst, QPN) of either direction to the other direction's QPN.
+ * Pairs are learned from RDMA CM REQ/REP exchanges and, when no CM was
+ * seen, from ACK PSNs that fall on recent data PSNs of exactly one flow
+ * (confirmed by a second ACK before the pair is believed).
+ *
+ * Per data packet, with d = PSN - highest PSN seen (24-bit serial):
+ *   d > 0   new data; d > 1 is a PSN gap (remembered, to locate losses),
+ *           unless the previous packet was a READ REQUEST or atomic, whose
+ *           PSN span is unknown here;
+ *   d <= 0  a retransmission. A retransmission that does not continue the
+ *           previous one (its PSN is not after the previous packet's)
+ *           starts a retransmission episode: one loss event, located
+ *           upstream if its PSN lies in the last gap seen (the original
+ *           never passed here), downstream otherwise; caused by a NAK if a
+ *           sequence-error or RNR NAK for the flow was seen since the
+ *           previous episode, by a timeout otherwise.
+ *
+ * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
+ * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
+ * two) that is the per-flow cost. Nothing is allocated after setup.
+ */
+#include "rtel_flow.h"
+
+#include "rtel_ctx.h"
+
+/* ------------------------------------------------------------ opcodes */
+
+/* op_class[opcode]: kind (bits 8-11), RTEL_OP_* (bits 2-4), position in
+ * the message (bits 0-1) */
+#define K_DATA 0x100u
+#define K_REQ 0x200u /* READ REQUEST, atomics, FLUSH, ATOMIC WRITE */
+#define K_ACK 0x400u /* ACK, ATOMIC ACK (AETH) */
+#define K_CNP 0x800u
+#define P_FIRST 0x1u
+#define P_LAST 0x2u
+#define P_MID 0x0u
+#define P_ONLY (P_FIRST | P_LAST)
+#define O_SHIFT 2
+#define D(op, pos) (uint16_t)(K_DATA | ((op) << O_SHIFT) | (pos))
+#define SEND_(pos) D(RTEL_OP_SEND, pos)
+#define WRITE_(pos) D(RTEL_OP_WRITE, pos)
+#define RRESP_(pos) D(RTEL_OP_READ_RESP, pos)
+
+/* RC, UC (first 12) and XRC share the low 5 bits. */
+#define FAMILY_SENDWRITE(b)                                                   \
+  [(b) + 0x00] = SEND_(P_FIRST), [(b) + 0x01] = SEND_(P_MID),                 \
+  [(b) + 0x02] = SEND_(P_LAST), [(b) + 0x03] = SEND_(P_LAST),                 \
+  [(b) + 0x04] = SEND_(P_ONLY), [(b) + 0x05] = SEND_(P_ONLY),                 \
+  [(b) + 0x06] = WRITE_(P_FIRST), [(b) + 0x07] = WRITE_(P_MID),               \
+  [(b) + 0x08] = WRITE_(P_LAST), [(b) + 0x09] = WRITE_(P_LAST),               \
+  [(b) + 0x0A] = WRITE_(P_ONLY), [(b) + 0x0B] = WRITE_(P_ONLY)
+#define FAMILY_REST(b)                                                        \
+  [(b) + 0x0C] = K_REQ, [(b) + 0x0D] = RRESP_(P_FIRST),                       \
+  [(b) + 0x0E] = RRESP_(P_MID), [(b) + 0x0F] = RRESP_(P_LAST),                \
+  [(b) + 0x10] = RRESP_(P_ONLY), [(b) + 0x11] = K_ACK, [(b) + 0x12] = K_ACK,  \
+  [(b) + 0x13] = K_REQ, [(b) + 0x14] = K_REQ, [(b) + 0x16] = SEND_(P_LAST),   \
+  [(b) + 0x17] = SEND_(P_ONLY), [(b) + 0x1C] = K_REQ, [(b) + 0x1D] = K_REQ
+
+static const uint16_t op_class[256] = {
+    FAMILY_SENDWRITE(0x00), FAMILY_REST(0x00), FAMILY_SENDWRITE(0x20),
+    FAMILY_SENDWRITE(0xA0), FAMILY_REST(0xA0), [0x80] = K_CNP,
+    [0x81] = K_CNP,
+};
+
+/* ------------------------------------------------------------ entries */
+
+/* flow.st bits */
+#define ST_GAP 0x01u      /* gap_lo..gap_hi holds the last gap seen */
+#define ST_EPISODE 0x02u  /* inside a retransmission episode */
+#define ST_NAK 0x04u      /* a NAK arrived since the last episode began */
+#define ST_EP_NAK 0x08u   /* the current episode was caused by a NAK */
+#define ST_SPAN 0x10u     /* previous packet was a multi-PSN request */
+#define ST_MSG 0x20u      /* a message is in progress */
+#define ST_MSG_INC 0x40u  /* ... and it did not start with FIRST */
+
+typedef struct flow {
+  rtel__qent q;
+  uint32_t fifo_prev; /* creation order, for the active timeout */
+  uint32_t fifo_next;
+  rtel_tstamp first_ts;
+  rtel_tstamp last_ts;
+  uint64_t bytes;
+  uint64_t retx_bytes;
+  uint32_t packets;
+  uint32_t retx_packets;
+  uint32_t highest;
+  uint32_t last_psn;
+  uint32_t gap_lo;
+  uint32_t gap_hi;
+  uint32_t peer_qpn;
+  uint32_t naks_seq;
+  uint32_t naks_rnr;
+  uint32_t naks_fatal;
+  uint32_t cnps;
+  uint32_t ecn_ce;
+  uint32_t fecn;
+  uint32_t becn;
+  uint32_t gaps;
+  uint32_t loss_up;
+  uint32_t loss_down;
+  uint32_t retx_nak;
+  uint32_t retx_to;
+  uint32_t messages;
+  uint16_t sport;
+  uint16_t vlan;
+  uint8_t dscp;
+  uint8_t st;
+  uint8_t ops;
+  uint8_t fl; /* RTEL_FLOW_F_* */
+  /* the message in progress */
+  rtel_tstamp msg_first_ts;
+  rtel_tstamp msg_last_ts;
+  uint32_t msg_first_psn;
+  uint32_t msg_last_psn;
+  uint32_t msg_bytes;
+  uint32_t msg_retx_bytes;
+  uint32_t msg_pkts;
+  uint32_t msg_retx_pkts;
+  uint32_t msg_reth_len;
+  uint8_t msg_op;
+  uint8_t pad[3];
+} flow;
+
+typedef struct pair {
+  rtel__qent q;
+  uint32_t peer; /* RTEL_QPN_NONE: not paired yet */
+  uint32_t cand; /* PSN-matching candidate peer */
+  uint32_t hits;
+  /* NAKs and CNPs that arrived before the pair was known */
+  uint32_t naks_seq;
+  uint32_t naks_rnr;
+  uint32_t naks_fatal;
+  uint32_t cnps;
+  uint32_t nak_pending;
+} pair;
+
+size_t rtel__flow_entry_size(void) { return sizeof(flow); }
+
+#define PSN_MASK 0xffffffu
+
+/* 24-bit serial difference a - b in [-2^23, 2^23). */
+static inline int32_t psn_diff(uint32_t a, uint32_t b) {
+  uint32_t d = (a - b) & PSN_MASK;
+  return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+static void mkkey(rtel__qkey *k, uint32_t obs, const uint8_t *src,
+                  const uint8_t *dst, uint32_t qpn) {
+  memcpy(k->src, src, 16);
+  memcpy(k->dst, dst, 16);
+  k->obs = obs;
+  k->qpn = qpn;
+}
+
+/* ------------------------------------------------------------ setup */
+
+int rtel__flow_init(rtel_ctx *ctx) {
+  rtel__flowtab *ft = &ctx->ft;
+  const rtel_settings *s = &ctx->settings;
+  uint32_t nflows = s->max_flows ? s->max_flows : 4096;
+  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs : nflows;
+  uint32_t npsn = 1;
+  int rv;
+
+  memset(ft, 0, sizeof(*ft));
+  ft->flags = s->flow_flags;
+  ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
+  ft->active = s->flow_active_timeout;
+  if (ft->flags & RTEL_FLOW_DISABLE) {
+    return 0;
+  }
+  while (npsn < nflows * 4u && npsn < (1u << 24)) {
+    npsn <<= 1;
+  }
+  if ((rv = rtel__qtab_init(&ft->flows, nflows, sizeof(flow), s->hash_seed,
+                            &ctx->mem)) != 0 ||
+      (rv = rtel__qtab_init(&ft->pairs, npairs, sizeof(pair),
+                            s->hash_seed ^ 0x5bd1e995u, &ctx->mem)) != 0) {
+    rtel__flow_free(ctx);
+    return rv;
+  }
+  ft->psn_index = ctx->mem.calloc(npsn, sizeof(rtel__psn_slot),
+                                  ctx->mem.user_data);
+  if (ft->psn_index == NULL) {
+    rtel__flow_free(ctx);
+    return RTEL_ERR_NOMEM;
+  }
+  ft->psn_mask = npsn - 1;
+  ft->fifo_head = ft->fifo_tail = RTEL__NIL;
+  return 0;
+}
+
+void rtel__flow_free(rtel_ctx *ctx) {
+  rtel__flowtab *ft = &ctx->ft;
+  rtel__qtab_free(&ft->flows, &ctx->mem);
+  rtel__qtab_free(&ft->pairs, &ctx->mem);
+  if (ft->psn_index) {
+    ctx->mem.free(ft->psn_index, ctx->mem.user_data);
+    ft->psn_index = NULL;
+  }
+}
+
+/* ------------------------------------------------------------ records */
+
+static uint32_t flow_flags(const flow *f) {
+  return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u);
+}
+
+static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
+  rtel_msg_record m;
+  f->st &= (uint8_t) ~(ST_MSG | ST_MSG_INC);
+  f->messages++;
+  ctx->stats.messages++;
+  if (ctx->cb.on_message == NULL) {
+    return 0;
+  }
+  memset(&m, 0, sizeof(m));
+  m.obs = f->q.key.obs;
+  m.flags = flow_flags(f) | extra_flags;
+  memcpy(m.src, f->q.key.src, 16);
+  memcpy(m.dst, f->q.key.dst, 16);
+  m.dqpn = f->q.key.qpn;
+  m.peer_qpn = f->peer_qpn;
+  m.op = f->msg_op;
+  m.first_psn = f->msg_first_psn;
+  m.last_psn = f->msg_last_psn;
+  m.reth_len = f->msg_reth_len;
+  m.first_ts = f->msg_first_ts;
+  m.last_ts = f->msg_last_ts;
+  m.fct = f->msg_last_ts - f->msg_first_ts;
+  m.bytes = f->msg_bytes;
+  m.packets = f->msg_pkts;
+  m.retx_packets = f->msg_retx_pkts;
+  m.retx_bytes = f->msg_retx_bytes;
+  if (ctx->cb.on_message(ctx, &m, ctx->user_data) != 0) {
+    return RTEL_ERR_CALLBACK_FAILURE;
+  }
+  return 0;
+}
+
+static void fifo_unlink(rtel__flowtab *ft, flow *f);
+
+/* Reports |f| (ending for |end|) and removes it from the table. */
+static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
+  rtel__flowtab *ft = &ctx->ft;
+  rtel_flow_record r;
+  int rv = 0;
+
+  if (f->st & ST_MSG) {
+    rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE);
+  }
+  if (rv == 0 && ctx->cb.on_flow) {
+    memset(&r, 0, sizeof(r));
+    r.obs = f->q.key.obs;
+    r.flags = flow_flags(f);
+    memcpy(r.src, f->q.key.src, 16);
+    memcpy(r.dst, f->q.key.dst, 16);
+    r.dqpn = f->q.key.qpn;
+    r.peer_qpn = f->peer_qpn;
+    r.sport = f->sport;
+    r.vlan = f->vlan;
+    r.dscp = f->dscp;
+    r.end = end;
+    r.ops = f->ops;
+    r.first_ts = f->first_ts;
+    r.last_ts = f->last_ts;
+    r.fct = f->last_ts - f->first_ts;
+    r.bytes = f->bytes;
+    r.packets = f->packets;
+    r.retx_packets = f->retx_packets;
+    r.retx_bytes = f->retx_bytes;
+    r.fet_bps = r.fct ? (uint64_t)((double)(r.bytes - r.retx_bytes) * 8e9 /
+                                   (double)r.fct)
+                      : 0;
+    r.naks_seq = f->naks_seq;
+    r.naks_rnr = f->naks_rnr;
+    r.naks_fatal = f->naks_fatal;
+    r.cnps = f->cnps;
+    r.ecn_ce = f->ecn_ce;
+    r.fecn = f->fecn;
+    r.becn = f->becn;
+    r.psn_gaps = f->gaps;
+    r.losses_upstream = f->loss_up;
+    r.losses_downstream = f->loss_down;
+    r.retx_after_nak = f->retx_nak;
+    r.retx_after_timeout = f->retx_to;
+    r.messages = f->messages;
+    r.fnr = r.packets ? (double)r.naks_seq / (double)r.packets : 0.0;
+    r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
+                             : 0.0;
+    if (ctx->cb.on_flow(ctx, &r, ctx->user_data) != 0) {
+      rv = RTEL_ERR_CALLBACK_FAILURE;
+    }
+  }
+  fifo_unlink(ft, f);
+  rtel__qtab_remove(&ft->flows, &f->q);
+  ctx->stats.flows_active = ft->flows.used;
+  return rv;
+}
+
+/* ------------------------------------------------------------ FIFO */
+
+/* Flows in creation order (head: oldest), for the active timeout. */
+static flow *flow_at(const rtel__flowtab *ft, uint32_t i) {
+  return (flow *)(void *)rtel__qtab_at(&ft->flows, i);
+}
+
+static void fifo_append(rtel__flowtab *ft, flow *f) {
+  uint32_t i = rtel__qtab_idx(&ft->flows, &f->q);
+  f->fifo_prev = ft->fifo_tail;
+  f->fifo_next = RTEL__NIL;
+  if (ft->fifo_tail != RTEL__NIL) {
+    flow_at(ft, ft->fifo_tail)->fifo_next = i;
+  } else {
+    ft->fifo_head = i;
+  }
+  ft->fifo_tail = i;
+}
+
+static void fifo_unlink(rtel__flowtab *ft, flow *f) {
+  if (f->fifo_prev == RTEL__NIL) {
+    ft->fifo_head = f->fifo_next;
+  } else {
+    flow_at(ft, f->fifo_prev)->fifo_next = f->fifo_next;
+  }
+  if (f->fifo_next == RTEL__NIL) {
+    ft->fifo_tail = f->fifo_prev;
+  } else {
+    flow_at(ft, f->fifo_next)->fifo_prev = f->fifo_prev;
+  }
+}
+
+/* ------------------------------------------------------------ pairing */
+
+static pair *pair_find(rtel__flowtab *ft, const rtel__qkey *k) {
+  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
+  return (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
+}
+
+/* Finds or creates the pairing entry of |k| (evicting the least recently
+ * used entry when full). */
+static pair *pair_get(rtel_ctx *ctx, const rtel__qkey *k) {
+  rtel__flowtab *ft = &ctx->ft;
+  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
+  pair *p = (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
+  if (p) {
+    rtel__qtab_touch(&ft->pairs, &p->q);
+    return p;
+  }
+  if (ft->pairs.used == ft->pairs.cap) {
+    rtel__qtab_remove(&ft->pairs, rtel__qtab_oldest(&ft->pairs));
+    ctx->stats.pairs_evicted++;
+  }
+  p = (pair *)(void *)rtel__qtab_insert(&ft->pairs, k, h);
+  p->peer = RTEL_QPN_NONE;
+  p->cand = RTEL_QPN_NONE;
+  return p;
+}
+
+static flow *flow_find(rtel__flowtab *ft, const rtel__qkey *k) {
+  uint32_t h = rtel__qkey_hash(&ft->flows, k);
+  return (flow *)(void *)rtel__qtab_find(&ft->flows, k, h);
+}
+
+/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
+ * (|src|, |peer|): both directions' entries, and the flow if present.
+ * Counts held by the control-direction entry move to the flow. */
+static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
+                       const uint8_t *dst, uint32_t dqpn, uint32_t peer) {
+  rtel__flowtab *ft = &ctx->ft;
+  rtel__qkey k;
+  pair *fwd, *rev;
+  flow *f;
+
+  mkkey(&k, obs, src, dst, dqpn);
+  fwd = pair_get(ctx, &k);
+  fwd->peer = peer;
+  mkkey(&k, obs, dst, src, peer);
+  rev = pair_get(ctx, &k);
+  rev->peer = dqpn;
+  mkkey(&k, obs, src, dst, dqpn);
+  f = flow_find(ft, &k);
+  if (f) {
+    f->peer_qpn = peer;
+    f->naks_seq += rev->naks_seq;
+    f->naks_rnr += rev->naks_rnr;
+    f->naks_fatal += rev->naks_fatal;
+    f->cnps += rev->cnps;
+    if (rev->nak_pending) {
+      f->st |= ST_NAK;
+    }
+  }
+  rev->naks_seq = rev->naks_rnr = rev->naks_fatal = rev->cnps = 0;
+  rev->nak_pending = 0;
+}
+
+static void cm_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd) {
+  rtel__flowtab *ft = &ctx->ft;
+  uint32_t i;
+
+  if (hd->cm_attr == RTEL_CM_REQ) {
+    rtel__cm_pending *c = &ft->cm[ft->cm_next];
+    ft->cm_next = (ft->cm_next + 1) % RTEL__CM_PENDING;
+    c->tid = hd->mad_tid;
+    c->obs = pi->obs;
+    memcpy(c->req_src, hd->src, 16);
+    memcpy(c->req_dst, hd->dst, 16);
+    c->req_qpn = hd->cm_local_qpn;
+    c->used = 1;
+    return;
+  }
+  if (hd->cm_attr != RTEL_CM_REP) {
+    return;
+  }
+  for (i = 0; i < RTEL__CM_PENDING; i++) {
+    rtel__cm_pending *c = &ft->cm[i];
+    if (c->used && c->tid == hd->mad_tid && c->obs == pi->obs &&
+        memcmp(c->req_src, hd->dst, 16) == 0 &&
+        memcmp(c->req_dst, hd->src, 16) == 0) {
+      /* requester A = REP's destination, responder B = REP's source:
+       * data A->B goes to B's QPN and is acknowledged to A's, and
+       * conversely */
+      learn_pair(ctx, pi->obs, hd->dst, hd->src, hd->cm_local_qpn,
+                 c->req_qpn);
+      learn_pair(ctx, pi->obs, hd->src, hd->dst, c->req_qpn,
+                 hd->cm_local_qpn);
+      ctx->stats.pairs_cm++;
+      c->used = 0;
+      return;
+    }
+  }
+}
+
+/* Index of recent data PSNs of unpaired flows: direct-mapped on
+ * (obs, src, dst, psn); a slot keeps the destination QPN. */
+static uint32_t psn_tag(const rtel__flowtab *ft, uint32_t obs,
+                        const uint8_t *src, const uint8_t *dst) {
+  rtel__qkey k;
+  mkkey(&k, obs, src, dst, 0);
+  return rtel__qkey_hash(&ft->flows, &k) | 1u;
+}
+
+static rtel__psn_slot *psn_slot(const rtel__flowtab *ft, uint32_t tag,
+                                uint32_t psn) {
+  uint32_t h = (tag ^ (psn * 0x9E3779B1u)) * 0x85EBCA6Bu;
+  return &ft->psn_index[(h ^ (h >> 15)) & ft->psn_mask];
+}
+
+/* ------------------------------------------------------------ control */
+
+static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn) {
+  if (kind == K_CNP) {
+    if (f) {
+      f->cnps++;
+    } else {
+      held->cnps++;
+    }
+    return;
+  }
+  switch (RTEL_AETH_KIND(syn)) {
+  case RTEL_AETH_RNR_NAK:
+    if (f) {
+      f->naks_rnr++;
+      f->st |= ST_NAK;
+    } else {
+      held->naks_rnr++;
+      held->nak_pending = 1;
+    }
+    break;
+  case RTEL_AETH_NAK:
+    if (RTEL_AETH_VALUE(syn) == RTEL_NAK_PSN_SEQ_ERROR) {
+      if (f) {
+        f->naks_seq++;
+        f->st |= ST_NAK;
+      } else {
+        held->naks_seq++;
+        held->nak_pending = 1;
+      }
+    } else if (RTEL_AETH_VALUE(syn) <= RTEL_NAK_INVALID_RD_REQUEST) {
+      if (f) {
+        f->naks_fatal++;
+      } else {
+        held->naks_fatal++;
+      }
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* An ACK/NAK or CNP travelling from the data receiver back to the sender:
+ * (hd->src -> hd->dst, hd->dqpn) is the reverse of the flow. */
+static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                        const rtel_pkt_hd *hd, uint16_t kind) {
+  rtel__flowtab *ft = &ctx->ft;
+  rtel__qkey k;
+  pair *p;
+  flow *f;
+  uint8_t syn = (hd->flags & RTEL_HD_F_AETH) ? hd->aeth_syndrome : 0;
+
+  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  p = pair_find(ft, &k);
+  if (p && p->peer != RTEL_QPN_NONE) {
+    mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
+    f = flow_find(ft, &k);
+    if (f) {
+      count_ctrl(f, NULL, kind, syn);
+    } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+      ctx->stats.ctrl_unattributed++;
+    }
+    return;
+  }
+  /* Not paired yet: an ACK's PSN names a data packet of the flow. */
+  if (kind == K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
+    uint32_t tag = psn_tag(ft, pi->obs, hd->dst, hd->src);
+    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
+    if (sl->tag == tag && sl->psn == hd->psn) {
+      if (p == NULL) {
+        p = pair_get(ctx, &k);
+      }
+      if (p->cand == sl->qpn) {
+        p->hits++;
+      } else {
+        p->cand = sl->qpn;
+        p->hits = 1;
+      }
+    }
+  }
+  if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+    if (p == NULL) {
+      p = pair_get(ctx, &k);
+    }
+    count_ctrl(NULL, p, kind, syn);
+  }
+  if (p && p->hits >= 2) {
+    /* Two ACKs in a row named recent PSNs of the same flow. */
+    pair *other;
+    mkkey(&k, pi->obs, hd->dst, hd->src, p->cand);
+    other = pair_find(ft, &k);
+    if (other == NULL || other->peer == RTEL_QPN_NONE) {
+      learn_pair(ctx, pi->obs, hd->dst, hd->src, p->cand, hd->dqpn);
+      ctx->stats.pairs_psn++;
+    } else {
+      p->hits = 0; /* that flow is paired with another QP already */
+    }
+  }
+}
+
+/* ------------------------------------------------------------ data */
+
+static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                      uint8_t op, int incomplete) {
+  f->st |= ST_MSG;
+  if (incomplete) {
+    f->st |= ST_MSG_INC;
+  }
+  f->msg_op = op;
+  f->msg_first_ts = pi->ts;
+  f->msg_first_psn = hd->psn;
+  f->msg_bytes = f->msg_retx_bytes = 0;
+  f->msg_pkts = f->msg_retx_pkts = 0;
+  f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
+}
+
+static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd, uint16_t cls, int retx) {
+  uint8_t op = (uint8_t)((cls >> O_SHIFT) & 7u);
+  int rv;
+
+  if (!retx) {
+    if (cls & P_FIRST) {
+      if ((f->st & ST_MSG) &&
+          (rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
+        return rv;
+      }
+      msg_start(f, pi, hd, op, 0);
+    } else if (!(f->st & ST_MSG)) {
+      /* capture began mid-message, or its first packet was lost */
+      msg_start(f, pi, hd, op, 1);
+    }
+  } else if (!(f->st & ST_MSG) ||
+             psn_diff(hd->psn, f->msg_first_psn) < 0) {
+    return 0; /* a resend of a message that already ended */
+  } else {
+    f->msg_retx_pkts++;
+    f->msg_retx_bytes += hd->payload_len;
+  }
+  f->msg_pkts++;
+  f->msg_bytes += hd->payload_len;
+  f->msg_last_ts = pi->ts;
+  f->msg_last_psn = hd->psn;
+  if (cls & P_LAST) {
+    return emit_msg(ctx, f,
+                    (f->st & ST_MSG_INC) ? RTEL_MSG_F_INCOMPLETE : 0u);
+  }
+  return 0;
+}
+
+static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
+                      const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                      int *prv) {
+  rtel__flowtab *ft = &ctx->ft;
+  flow *f;
+  pair *p;
+
+  *prv = 0;
+  if (ft->flows.used == ft->flows.cap) {
+    if (ft->flags & RTEL_FLOW_NO_EVICT) {
+      ctx->stats.flows_untracked_pkts++;
+      return NULL;
+    }
+    ctx->stats.flows_evicted++;
+    *prv = end_flow(ctx, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
+                    RTEL_END_EVICTED);
+    if (*prv != 0) {
+      return NULL;
+    }
+  }
+  f = (flow *)(void *)rtel__qtab_insert(&ft->flows, k, h);
+  fifo_append(ft, f);
+  ctx->stats.flows_created++;
+  ctx->stats.flows_active = ft->flows.used;
+  f->first_ts = pi->ts;
+  f->highest = hd->psn;
+  f->last_psn = hd->psn;
+  f->sport = hd->roce == 2 ? hd->sport : 0;
+  f->dscp = hd->dscp;
+  f->fl = (hd->flags & RTEL_HD_F_IPV4) ? 0 : RTEL_FLOW_F_IPV6;
+  if (hd->nvlan) {
+    f->vlan = hd->vlan_tci[0] & 0x0fffu;
+    f->fl |= RTEL_FLOW_F_VLAN;
+  }
+  p = pair_find(ft, k);
+  if (p && p->peer != RTEL_QPN_NONE) {
+    f->peer_qpn = p->peer;
+  } else {
+    f->peer_qpn = RTEL_QPN_NONE;
+  }
+  return f;
+}
+
+static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cls) {
+  rtel__flowtab *ft = &ctx->ft;
+  rtel__qkey k;
+  uint32_t h;
+  flow *f;
+  int retx = 0, rv;
+
+  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  h = rtel__qkey_hash(&ft->flows, &k);
+  f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
+  if (f != NULL && pi->ts > f->last_ts &&
+      (pi->ts - f->last_ts >= ft->idle ||
+       (ft->active && pi->ts - f->first_ts >= ft->active))) {
+    /* the caller did not run the timers in time: end the flow now
+     * (a packet older than the flow's last one never ends it) */
+    uint32_t end = pi->ts - f->last_ts >= ft->idle ? RTEL_END_IDLE
+                                                   : RTEL_END_ACTIVE;
+    uint32_t highest = f->highest;
+    if ((rv = end_flow(ctx, f, end)) != 0) {
+      return rv;
+    }
+    f = flow_new(ctx, &k, h, pi, hd, &rv);
+    if (f && end == RTEL_END_ACTIVE && psn_diff(hd->psn, highest) <= 0) {
+      /* same connection: a resend is still a resend */
+      f->highest = highest;
+      retx = 1;
+    }
+  } else if (f == NULL) {
+    f = flow_new(ctx, &k, h, pi, hd, &rv);
+  } else {
+    int32_t d = psn_diff(hd->psn, f->highest);
+    rtel__qtab_touch(&ft->flows, &f->q);
+    if (d > 0) {
+      if (d > 1 && !(f->st & ST_SPAN)) {
+        f->gaps++;
+        f->gap_lo = (f->highest + 1) & PSN_MASK;
+        f->gap_hi = (hd->psn - 1) & PSN_MASK;
+        f->st |= ST_GAP;
+      }
+      f->highest = hd->psn;
+      f->st &= (uint8_t)~ST_EPISODE;
+    } else {
+      retx = 1;
+    }
+    rv = 0;
+  }
+  if (f == NULL) {
+    return rv;
+  }
+  if (retx) {
+    if (!(f->st & ST_EPISODE) || psn_diff(hd->psn, f->last_psn) <= 0) {
+      /* a new retransmission episode: one loss event */
+      if ((f->st & ST_GAP) && psn_diff(hd->psn, f->gap_lo) >= 0 &&
+          psn_diff(hd->psn, f->gap_hi) <= 0) {
+        f->loss_up++;
+      } else {
+        f->loss_down++;
+      }
+      f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP)) |
+                        ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
+    }
+    if (f->st & ST_EP_NAK) {
+      f->retx_nak++;
+    } else {
+      f->retx_to++;
+    }
+    f->retx_packets++;
+    f->retx_bytes += hd->payload_len;
+  }
+  f->st &= (uint8_t)~ST_SPAN;
+  f->last_psn = hd->psn;
+  f->last_ts = pi->ts;
+  f->packets++;
+  f->bytes += hd->payload_len;
+  f->ops |= (uint8_t)((cls >> O_SHIFT) & 7u);
+  f->ecn_ce += hd->ecn == 3;
+  f->fecn += hd->fecn;
+  f->becn += hd->becn;
+  if (f->peer_qpn == RTEL_QPN_NONE) {
+    rtel__psn_slot *sl;
+    uint32_t tag = psn_tag(ft, pi->obs, hd->src, hd->dst);
+    sl = psn_slot(ft, tag, hd->psn);
+    sl->tag = tag;
+    sl->psn = hd->psn;
+    sl->qpn = hd->dqpn;
+  }
+  return msg_packet(ctx, f, pi, hd, cls, retx);
+}
+
+/* A READ REQUEST, atomic or FLUSH: it uses PSNs of the flow's sequence
+ * (a READ REQUEST as many as its response has packets, which the observer
+ * cannot know), so the next data PSN may jump without a loss. */
+static void req_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd) {
+  rtel__qkey k;
+  flow *f;
+  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  f = flow_find(&ctx->ft, &k);
+  if (f && psn_diff(hd->psn, f->highest) > 0) {
+    f->highest = hd->psn;
+    f->last_psn = hd->psn;
+    f->st |= ST_SPAN;
+  }
+}
+
+int rtel__flow_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd) {
+  uint16_t cls;
+
+  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+    return 0;
+  }
+  if (rtel__unlikely(hd->flags & RTEL_HD_F_CM)) {
+    cm_packet(ctx, pi, hd);
+    return 0;
+  }
+  cls = op_class[hd->opcode];
+  if (rtel__likely(cls & K_DATA)) {
+    return data_packet(ctx, pi, hd, cls);
+  }
+  if (cls & (K_ACK | K_CNP)) {
+    ctrl_packet(ctx, pi, hd, cls);
+  } else if (cls & K_REQ) {
+    req_packet(ctx, pi, hd);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ timers */
+
+rtel_tstamp rtel__flow_expiry(const rtel_ctx *ctx) {
+  const rtel__flowtab *ft = &ctx->ft;
+  rtel_tstamp t = RTEL_TSTAMP_NONE;
+  const flow *f;
+
+  if ((ft->flags & RTEL_FLOW_DISABLE) || ft->flows.used == 0) {
+    return t;
+  }
+  f = (const flow *)(const void *)rtel__qtab_oldest(&ft->flows);
+  t = f->last_ts + ft->idle;
+  if (ft->active) {
+    rtel_tstamp a = flow_at(ft, ft->fifo_head)->first_ts + ft->active;
+    if (a < t) {
+      t = a;
+    }
+  }
+  return t;
+}
+
+int rtel__flow_expire(rtel_ctx *ctx, rtel_tstamp now) {
+  rtel__flowtab *ft = &ctx->ft;
+  int rv;
+
+  if (ft->flags & RTEL_FLOW_DISABLE) {
+    return 0;
+  }
+  while (ft->flows.used) {
+    flow *f = (flow *)(void *)rtel__qtab_oldest(&ft->flows);
+    if (now < f->last_ts || now - f->last_ts < ft->idle) {
+      break;
+    }
+    if ((rv = end_flow(ctx, f, RTEL_END_IDLE)) != 0) {
+      return rv;
+    }
+  }
+  while (ft->active && ft->flows.used) {
+    flow *f = flow_at(ft, ft->fifo_head);
+    if (now < f->first_ts || now - f->first_ts < ft->active) {
+      break;
+    }
+    if ((rv = end_flow(ctx, f, RTEL_END_ACTIVE)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+int rtel__flow_flush(rtel_ctx *ctx, uint32_t end) {
+  rtel__flowtab *ft = &ctx->ft;
+  int rv;
+  if (ft->flags & RTEL_FLOW_DISABLE) {
+    return 0;
+  }
+  /* oldest first, so records come out in order of their last activity */
+  while (ft->flows.used) {
+    if ((rv = end_flow(ctx, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
+                       end)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}

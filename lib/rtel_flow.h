@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow table: per-flow and per-message throughput figures from the data
+ * packets of connected QPs, and the ACKs, NAKs and CNPs of the reverse
+ * direction, learned QP pairs (RDMA CM, ACK PSNs).
+ */
+#ifndef RTEL_FLOW_H
+#define RTEL_FLOW_H
+
+#include "rtel_int.h"
+#include "rtel_table.h"
+
+struct rtel_ctx;
+
+/* CM ConnectRequests waiting for their ConnectReply. */
+#define RTEL__CM_PENDING 64
+
+typedef struct rtel__cm_pending {
+  uint64_t tid;
+  uint8_t req_src[16]; /* requester (sender of the REQ) */
+  uint8_t req_dst[16];
+  uint32_t obs;
+  uint32_t req_qpn; /* requester's local QPN */
+  uint32_t used;
+} rtel__cm_pending;
+
+/* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
+typedef struct rtel__psn_slot {
+  uint32_t tag;  /* hash of (obs, src, dst) | 1; 0 = empty */
+  uint32_t psn;
+  uint32_t qpn;  /* the data packets' destination QP */
+  uint32_t pad;
+} rtel__psn_slot;
+
+typedef struct rtel__flowtab {
+  rtel__qtab flows;
+  rtel__qtab pairs;
+  rtel__psn_slot *psn_index;
+  uint32_t psn_mask;
+  uint32_t cm_next;
+  uint32_t fifo_head; /* flows in creation order, for the active timeout */
+  uint32_t fifo_tail;
+  rtel__cm_pending cm[RTEL__CM_PENDING];
+  rtel_tstamp idle;
+  rtel_tstamp active;
+  uint32_t flags;
+} rtel__flowtab;
+
+int rtel__flow_init(struct rtel_ctx *ctx);
+void rtel__flow_free(struct rtel_ctx *ctx);
+
+/* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
+int rtel__flow_packet(struct rtel_ctx *ctx, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd);
+
+/* Earliest flow timer, or RTEL_TSTAMP_NONE. */
+rtel_tstamp rtel__flow_expiry(const struct rtel_ctx *ctx);
+
+/* Ends the flows whose timers expired at |now|. */
+int rtel__flow_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+
+/* Ends every flow (end = RTEL_END_FLUSH). */
+int rtel__flow_flush(struct rtel_ctx *ctx, uint32_t end);
+
+/* Bytes of one flow-table entry (documented memory per flow). */
+size_t rtel__flow_entry_size(void);
+
+#endif /* RTEL_FLOW_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A fixed-capacity hash table of QP-keyed entries with LRU order, shared by
+ * the flow table and the QP pairing table.
+ *
+ * Key: (observation point, source address, destination address, QPN).
+ * Entries live in one array allocated at setup; each begins with an
+ * rtel__qent header. Lookups walk a bucket chain; the LRU list runs from
+ * the least recently touched (head) to the most recent (tail). Nothing is
+ * allocated after rtel__qtab_init().
+ */
+#ifndef RTEL_TABLE_H
+#define RTEL_TABLE_H
+
+#include "rtel_int.h"
+
+#define RTEL__NIL UINT32_MAX
+
+typedef struct rtel__qkey {
+  uint8_t src[16];
+  uint8_t dst[16];
+  uint32_t obs;
+  uint32_t qpn;
+} rtel__qkey;
+
+typedef struct rtel__qent {
+  rtel__qkey key;
+  uint32_t hnext; /* next in bucket chain */
+  uint32_t prev;  /* LRU neighbours */
+  uint32_t next;
+  uint32_t hash;
+} rtel__qent;
+
+typedef struct rtel__qtab {
+  uint8_t *ents;     /* cap entries of |stride| bytes */
+  uint32_t *buckets; /* nbuckets heads */
+  size_t stride;
+  uint32_t cap;
+  uint32_t mask; /* nbuckets - 1 */
+  uint32_t used;
+  uint32_t free_head; /* free list through hnext */
+  uint32_t lru_head;
+  uint32_t lru_tail;
+  uint64_t seed;
+} rtel__qtab;
+
+/* Allocates a table of |cap| entries of |stride| bytes (>= sizeof(qent)).
+ * Returns 0 or RTEL_ERR_NOMEM. */
+int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
+                    const rtel_mem *mem);
+void rtel__qtab_free(rtel__qtab *t, const rtel_mem *mem);
+
+static inline rtel__qent *rtel__qtab_at(const rtel__qtab *t, uint32_t i) {
+  return (rtel__qent *)(void *)(t->ents + (size_t)i * t->stride);
+}
+
+static inline uint32_t rtel__qtab_idx(const rtel__qtab *t,
+                                      const rtel__qent *e) {
+  return (uint32_t)((size_t)((const uint8_t *)e - t->ents) / t->stride);
+}
+
+uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k);
+
+/* Finds the entry of |k| (hash |h|), or NULL. */
+rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,
+                            uint32_t h);
+
+/* Inserts |k| (not present) as the most recent entry and returns it with
+ * its payload zeroed, or NULL if the table is full. */
+rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h);
+
+/* Removes |e| from the table. */
+void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e);
+
+/* Moves |e| to the most recent end of the LRU list. */
+static inline void rtel__qtab_touch(rtel__qtab *t, rtel__qent *e) {
+  uint32_t i = rtel__qtab_idx(t, e);
+  if (t->lru_tail == i) {
+    return;
+  }
+  /* unlink (e is not the tail, so e->next is valid) */
+  if (e->prev == RTEL__NIL) {
+    t->lru_head = e->next;
+  } else {
+    rtel__qtab_at(t, e->prev)->next = e->next;
+  }
+  rtel__qtab_at(t, e->next)->prev = e->prev;
+  /* append */
+  e->prev = t->lru_tail;
+  e->next = RTEL__NIL;
+  rtel__qtab_at(t, t->lru_tail)->next = i;
+  t->lru_tail = i;
+}
+
+static inline rtel__qent *rtel__qtab_oldest(const rtel__qtab *t) {
+  return t->lru_head == RTEL__NIL ? NULL : rtel__qtab_at(t, t->lru_head);
+}
+
+#endif /* RTEL_TABLE_H */
