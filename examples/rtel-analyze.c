@@ -157,13 +157,14 @@ static void json_packet(const run *r, const rtel_pkt_info *pi,
     }
     putchar(']');
   }
-  if (hd->encap) {
-    int first = 1;
+  if (hd->nencap) {
     fputs(",\"encap\":[", stdout);
-    for (i = 0; i < sizeof(encaps) / sizeof(encaps[0]); i++) {
-      if (hd->encap & encaps[i].bit) {
-        printf("%s\"%s\"", first ? "" : ",", encaps[i].name);
-        first = 0;
+    for (i = 0; i < hd->nencap; i++) {
+      size_t j;
+      for (j = 0; j < sizeof(encaps) / sizeof(encaps[0]); j++) {
+        if (hd->encap_list[i] == encaps[j].bit) {
+          printf("%s\"%s\"", i ? "," : "", encaps[j].name);
+        }
       }
     }
     putchar(']');
@@ -514,6 +515,8 @@ static void print_stats(const options *opt, const char *obs,
       {"icrc_bad", st->icrc_bad},
       {"icrc_truncated", st->icrc_truncated},
       {"ts_backwards", st->pkts_ts_backwards},
+      {"unknown_opcode", st->pkts_unknown_opcode},
+      {"unknown_tver", st->pkts_unknown_tver},
       {"flows_created", st->flows_created},
       {"flows_evicted", st->flows_evicted},
       {"flows_untracked_pkts", st->flows_untracked_pkts},

@@ -146,10 +146,14 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
       }
     }
     if (rtel__unlikely(hd->flags & (RTEL_HD_F_CNP | RTEL_HD_F_CM |
-                                    RTEL_HD_F_HDR_TRUNC))) {
+                                    RTEL_HD_F_HDR_TRUNC |
+                                    RTEL_HD_F_UNKNOWN_OPCODE |
+                                    RTEL_HD_F_UNKNOWN_TVER))) {
       st->pkts_cnp += (hd->flags & RTEL_HD_F_CNP) != 0;
       st->pkts_cm += (hd->flags & RTEL_HD_F_CM) != 0;
       st->pkts_hdr_truncated += (hd->flags & RTEL_HD_F_HDR_TRUNC) != 0;
+      st->pkts_unknown_opcode += (hd->flags & RTEL_HD_F_UNKNOWN_OPCODE) != 0;
+      st->pkts_unknown_tver += (hd->flags & RTEL_HD_F_UNKNOWN_TVER) != 0;
     }
     switch (hd->icrc_status) {
     case RTEL_ICRC_OK:

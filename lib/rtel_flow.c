@@ -66,8 +66,7 @@
 
 static const uint16_t op_class[256] = {
     FAMILY_SENDWRITE(0x00), FAMILY_REST(0x00), FAMILY_SENDWRITE(0x20),
-    FAMILY_SENDWRITE(0xA0), FAMILY_REST(0xA0), [0x80] = K_CNP,
-    [0x81] = K_CNP,
+    FAMILY_SENDWRITE(0xA0), FAMILY_REST(0xA0), [0x81] = K_CNP,
 };
 
 /* ------------------------------------------------------------ entries */
@@ -764,6 +763,10 @@ int rtel__flow_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   if (rtel__unlikely(hd->flags & RTEL_HD_F_CM)) {
     cm_packet(ctx, pi, hd);
+    return 0;
+  }
+  if (rtel__unlikely(hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
+                                   RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
   cls = op_class[hd->opcode];

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opcode table per the IBTA (RC, UC, RD, UD, CNP, XRC) and the memory
- * placement extensions (FLUSH 0x1C, ATOMIC WRITE 0x1D). XRC responses
+ * placement extensions (FLUSH 0x1C, ATOMIC WRITE 0x1D). CNP is 0x81 only
+ * (0x80 is reserved; Wireshark 4.0 mislabels it "CNP"). XRC responses
  * (READ RESPONSE, ACK, ATOMIC ACK) carry no XRCETH; RD responses carry
  * RDETH but no DETH.
  */
@@ -84,7 +85,6 @@ const rtel__opcode_info rtel__opcodes[256] = {
   [0x5D] = {"RD ATOMIC WRITE", H_VALID | H_RDETH|H_DETH|H_RETH},
   [0x64] = {"UD SEND ONLY", H_VALID | H_DETH},
   [0x65] = {"UD SEND ONLY WITH IMMEDIATE", H_VALID | H_DETH|H_IMM},
-  [0x80] = {"CNP (0x80)", H_VALID | H_CNP},
   [0x81] = {"CNP", H_VALID | H_CNP},
   [0xA0] = {"XRC SEND FIRST", H_VALID | H_XRCETH},
   [0xA1] = {"XRC SEND MIDDLE", H_VALID | H_XRCETH},
@@ -169,7 +169,6 @@ const uint8_t rtel__ext_len[256] = {
   [0x5D] = EXT_LEN(H_RDETH|H_DETH|H_RETH),
   [0x64] = EXT_LEN(H_DETH),
   [0x65] = EXT_LEN(H_DETH|H_IMM),
-  [0x80] = EXT_LEN(H_CNP),
   [0x81] = EXT_LEN(H_CNP),
   [0xA0] = EXT_LEN(H_XRCETH),
   [0xA1] = EXT_LEN(H_XRCETH),

@@ -84,73 +84,75 @@ static int malformed(dstate *s, uint32_t reason) {
 
 /* ------------------------------------------------------------------ BTH */
 
-static void decode_ext(dstate *s, uint16_t h, size_t end_hdrs) {
+/* Decodes the extended headers that follow the BTH, in wire order, as far
+ * as the capture holds them: a header cut by the capture, and those after
+ * it, are left out (RTEL_HD_F_HDR_TRUNC). */
+#define EXT(bit, len)                                                         \
+  if (h & (bit)) {                                                            \
+    if (rtel__unlikely(p + (len) > end)) {                                    \
+      hd->flags |= RTEL_HD_F_HDR_TRUNC;                                       \
+      return;                                                                 \
+    }
+#define EXT_END(len)                                                          \
+  p += (len);                                                                 \
+  }
+
+static void decode_ext(dstate *s, uint16_t h) {
   rtel_pkt_hd *hd = s->hd;
   const uint8_t *p = s->pkt + s->off;
+  const uint8_t *end = s->pkt + s->cap;
 
-  /* All extended headers captured? Otherwise decode none of them: the
-   * packet is a truncated copy (RTEL_HD_F_HDR_TRUNC). */
-  if (rtel__unlikely(end_hdrs > s->cap)) {
-    hd->flags |= RTEL_HD_F_HDR_TRUNC;
-    return;
-  }
-  if (h & RTEL__H_RDETH) {
-    hd->rdeth_eecnxt = rtel__get24(p + 1);
-    hd->flags |= RTEL_HD_F_RDETH;
-    p += 4;
-  }
-  if (h & RTEL__H_DETH) {
-    hd->deth_qkey = rtel__get32(p);
-    hd->deth_sqpn = rtel__get24(p + 5);
-    hd->flags |= RTEL_HD_F_DETH;
-    p += 8;
-  }
-  if (h & RTEL__H_XRCETH) {
-    hd->xrc_srqn = rtel__get24(p + 1);
-    hd->flags |= RTEL_HD_F_XRCETH;
-    p += 4;
-  }
-  if (h & RTEL__H_FETH) {
-    hd->feth = rtel__get32(p);
-    hd->flags |= RTEL_HD_F_FETH;
-    p += 4;
-  }
-  if (h & RTEL__H_RETH) {
-    hd->reth_va = rtel__get64(p);
-    hd->reth_rkey = rtel__get32(p + 8);
-    hd->reth_dmalen = rtel__get32(p + 12);
-    hd->flags |= RTEL_HD_F_RETH;
-    p += 16;
-  }
-  if (h & RTEL__H_ATOMIC) {
-    hd->atomic_va = rtel__get64(p);
-    hd->atomic_rkey = rtel__get32(p + 8);
-    hd->atomic_swap = rtel__get64(p + 12);
-    hd->atomic_cmp = rtel__get64(p + 20);
-    hd->flags |= RTEL_HD_F_ATOMICETH;
-    p += 28;
-  }
-  if (h & RTEL__H_AETH) {
-    hd->aeth_syndrome = p[0];
-    hd->aeth_msn = rtel__get24(p + 1);
-    hd->flags |= RTEL_HD_F_AETH;
-    p += 4;
-  }
-  if (h & RTEL__H_ATOMICACK) {
-    hd->atomicack_orig = rtel__get64(p);
-    hd->flags |= RTEL_HD_F_ATOMICACKETH;
-    p += 8;
-  }
-  if (h & RTEL__H_IMM) {
-    hd->imm = rtel__get32(p);
-    hd->flags |= RTEL_HD_F_IMMDT;
-    p += 4;
-  }
-  if (h & RTEL__H_IETH) {
-    hd->ieth_rkey = rtel__get32(p);
-    hd->flags |= RTEL_HD_F_IETH;
-  }
+  EXT(RTEL__H_RDETH, 4)
+  hd->rdeth_eecnxt = rtel__get24(p + 1);
+  hd->flags |= RTEL_HD_F_RDETH;
+  EXT_END(4)
+  EXT(RTEL__H_DETH, 8)
+  hd->deth_qkey = rtel__get32(p);
+  hd->deth_sqpn = rtel__get24(p + 5);
+  hd->flags |= RTEL_HD_F_DETH;
+  EXT_END(8)
+  EXT(RTEL__H_XRCETH, 4)
+  hd->xrc_srqn = rtel__get24(p + 1);
+  hd->flags |= RTEL_HD_F_XRCETH;
+  EXT_END(4)
+  EXT(RTEL__H_FETH, 4)
+  hd->feth = rtel__get32(p);
+  hd->flags |= RTEL_HD_F_FETH;
+  EXT_END(4)
+  EXT(RTEL__H_RETH, 16)
+  hd->reth_va = rtel__get64(p);
+  hd->reth_rkey = rtel__get32(p + 8);
+  hd->reth_dmalen = rtel__get32(p + 12);
+  hd->flags |= RTEL_HD_F_RETH;
+  EXT_END(16)
+  EXT(RTEL__H_ATOMIC, 28)
+  hd->atomic_va = rtel__get64(p);
+  hd->atomic_rkey = rtel__get32(p + 8);
+  hd->atomic_swap = rtel__get64(p + 12);
+  hd->atomic_cmp = rtel__get64(p + 20);
+  hd->flags |= RTEL_HD_F_ATOMICETH;
+  EXT_END(28)
+  EXT(RTEL__H_AETH, 4)
+  hd->aeth_syndrome = p[0];
+  hd->aeth_msn = rtel__get24(p + 1);
+  hd->flags |= RTEL_HD_F_AETH;
+  EXT_END(4)
+  EXT(RTEL__H_ATOMICACK, 8)
+  hd->atomicack_orig = rtel__get64(p);
+  hd->flags |= RTEL_HD_F_ATOMICACKETH;
+  EXT_END(8)
+  EXT(RTEL__H_IMM, 4)
+  hd->imm = rtel__get32(p);
+  hd->flags |= RTEL_HD_F_IMMDT;
+  EXT_END(4)
+  EXT(RTEL__H_IETH, 4)
+  hd->ieth_rkey = rtel__get32(p);
+  hd->flags |= RTEL_HD_F_IETH;
+  EXT_END(4)
 }
+
+#undef EXT
+#undef EXT_END
 
 /* The BTH starts at s->off; the RoCE packet (BTH .. ICRC) ends at s->end
  * on the wire. */
@@ -159,7 +161,7 @@ static int decode_bth(dstate *s) {
   size_t end = s->end;
   const uint8_t *p;
   size_t roce_len = end - s->off;
-  size_t ext, total, hdrs_end;
+  size_t ext, total;
   uint16_t h;
   uint8_t b1, b4;
 
@@ -186,14 +188,16 @@ static int decode_bth(dstate *s) {
   hd->psn = rtel__get24(p + 9);
   hd->flags |= RTEL_HD_F_BTH;
 
-  if (rtel__unlikely(hd->tver != 0)) {
-    return malformed(s, RTEL_MALFORMED_TVER);
-  }
   h = rtel__opcodes[hd->opcode].hdrs;
-  if (rtel__unlikely(h == 0)) {
-    return malformed(s, RTEL_MALFORMED_OPCODE);
+  if (rtel__unlikely(h == 0 || hd->tver != 0)) {
+    /* A reserved or vendor opcode, or another transport version: the
+     * headers after the BTH are unknown, so all of it is payload. */
+    hd->flags |= h == 0 ? RTEL_HD_F_UNKNOWN_OPCODE : RTEL_HD_F_UNKNOWN_TVER;
+    h = RTEL__H_VALID;
+    ext = 0;
+  } else {
+    ext = rtel__ext_len[hd->opcode];
   }
-  ext = rtel__ext_len[hd->opcode];
   if (rtel__unlikely(BTH_LEN + ext + ICRC_LEN > roce_len)) {
     return malformed(s, RTEL_MALFORMED_ROCE_LEN);
   }
@@ -211,9 +215,8 @@ static int decode_bth(dstate *s) {
   }
 
   s->off += BTH_LEN;
-  hdrs_end = s->off + ext;
   if (ext) {
-    decode_ext(s, h, hdrs_end);
+    decode_ext(s, h);
   }
   if (h & RTEL__H_CNP) {
     hd->flags |= RTEL_HD_F_CNP;
@@ -256,6 +259,7 @@ static int enter_encap(dstate *s, uint32_t bit) {
     return malformed(s, RTEL_MALFORMED_ENCAP_DEPTH);
   }
   s->hd->encap |= bit;
+  s->hd->encap_list[s->hd->nencap++] = (uint8_t)bit;
   /* The inner frame's headers replace the outer ones. */
   s->hd->flags &= ~(RTEL_HD_F_ETH | RTEL_HD_F_VLAN | RTEL_HD_F_IPV4 |
                     RTEL_HD_F_IPV6 | RTEL_HD_F_UDP);
@@ -697,6 +701,7 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   hd->wire_len = (uint32_t)(wire_len > UINT32_MAX ? UINT32_MAX : wire_len);
   hd->cap_len = (uint32_t)caplen;
   hd->encap = 0;
+  hd->nencap = 0;
   hd->roce = 0;
   hd->nvlan = 0;
 
@@ -802,8 +807,6 @@ static const char *const malformed_strs[] = {
     "IPv6 extension headers inconsistent",
     "UDP length field inconsistent",
     "RoCE packet shorter than its headers",
-    "reserved or unknown opcode",
-    "BTH transport version not 0",
     "pad count larger than payload",
     "unsupported GRE header",
     "bad ERSPAN header",

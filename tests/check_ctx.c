@@ -754,6 +754,7 @@ START_TEST(test_stats_timer) {
   p = &script[0];
   rtel_settings_default(&s);
   s.stats_interval = 1000;
+  s.flow_flags = RTEL_FLOW_DISABLE; /* no flow timers: only the stats one */
   ctx = new_ctx(&s, r);
   ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), RTEL_TSTAMP_NONE);
   ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, 123456), 0);
@@ -791,9 +792,12 @@ END_TEST
 
 START_TEST(test_stats_timer_off) {
   rtel_ctx *ctx;
+  rtel_settings s;
   rec *r = calloc(1, sizeof(*r));
   make_script();
-  ctx = new_ctx(NULL, r);
+  rtel_settings_default(&s);
+  s.flow_flags = RTEL_FLOW_DISABLE;
+  ctx = new_ctx(&s, r);
   ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), RTEL_TSTAMP_NONE);
   ck_assert_int_eq(feed(ctx, &script[0]), 0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), RTEL_TSTAMP_NONE);

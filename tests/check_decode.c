@@ -973,8 +973,9 @@ START_TEST(test_erspan3) {
     tb_init(&t);
     outer_v4(&t, 47);
     tb_gre(&t, 0x1000, 0x22EB, 0, 0x0A0B0C0D);
-    tb_erspan3(&t, 0xABC, 7, 2, 1, 0x2C7, 0x89ABCDEFu, 0xBEEF, 1, 0x1F, 0x3F,
-               1, 2, (uint8_t)o);
+    /* FT (frame type) 0 = Ethernet; the other fields all-ones-ish */
+    tb_erspan3(&t, 0xABC, 7, 2, 1, 0x2C7, 0x89ABCDEFu, 0xBEEF, 1, 0, 0x3F, 1,
+               2, (uint8_t)o);
     inner(&t, 0x0D, 256, 4);
     ck_assert_msg(decode_tb(&hd, &opt, &t) == 0, "O bit %d: not decoded", o);
     ck_assert_uint_eq(hd.encap, RTEL_ENCAP_ERSPAN3);

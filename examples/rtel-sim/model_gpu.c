@@ -26,6 +26,8 @@ static unsigned pick_kind(struct sim *s)
     return MK_SEND;
   case RO_SEND_IMM:
     return MK_SEND_IMM;
+  case RO_SEND_MIX:
+    return rng_below(&s->rng, 2) ? MK_SEND_IMM : MK_SEND;
   default: {
     uint64_t r = rng_below(&s->rng, 100);
     if (r < 40)

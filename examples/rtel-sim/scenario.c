@@ -102,8 +102,13 @@ int scenario_apply(struct cfg *c, const char *name)
     char *argv[128];
     int argc = 0;
     snprintf(buf, sizeof buf, "%s", scenarios[i].opts);
-    for (char *t = strtok(buf, " "); t && argc < 127; t = strtok(NULL, " "))
+    for (char *t = buf; *t && argc < 127;) {
       argv[argc++] = t;
+      while (*t && *t != ' ')
+        t++;
+      while (*t == ' ')
+        *t++ = 0;
+    }
     argv[argc] = NULL;
     int list = 0;
     char err[256];

@@ -119,7 +119,7 @@ struct obscfg {
 enum { LOSS_ANY, LOSS_BEFORE, LOSS_AFTER, LOSS_BETWEEN };
 enum { LOSSON_ALL, LOSSON_DATA, LOSSON_LAST, LOSSON_RSP, LOSSON_CMD, LOSSON_NVDATA };
 enum { WL_NONE, WL_RING, WL_PAIRS };
-enum { RO_WRITE, RO_WRITE_IMM, RO_READ, RO_SEND, RO_SEND_IMM, RO_MIX };
+enum { RO_WRITE, RO_WRITE_IMM, RO_READ, RO_SEND, RO_SEND_IMM, RO_SEND_MIX, RO_MIX };
 
 struct cfg {
   char scenario[32];
@@ -165,7 +165,7 @@ struct cfg {
   double err_rate, stall_rate;
   uint64_t io_timeout;
   struct dist host_prep, storage_read, storage_write, target_proc;
-  int nvme_start_delay; /* unused placeholder for alignment */
+  int skip_scenario; /* the command line's --scenario was applied already */
 };
 
 /* one directed link of the fabric */
@@ -477,6 +477,7 @@ void cfg_defaults(struct cfg *c);
 int scenario_apply(struct cfg *c, const char *name);
 void scenario_list(void);
 int cfg_parse(struct cfg *c, int argc, char **argv, int *list_only, char *err, size_t errlen);
+int cfg_check(struct cfg *c, char *err, size_t errlen);
 
 static inline uint32_t qp_idx(uint32_t conn, unsigned dir) { return conn * 2 + dir; }
 static inline void put16be(uint8_t *p, uint32_t v)

@@ -282,12 +282,17 @@ typedef struct rtel_decode_opts {
 #define RTEL_HD_F_IMMDT 0x00020000u
 #define RTEL_HD_F_IETH 0x00040000u
 #define RTEL_HD_F_FETH 0x00080000u
-#define RTEL_HD_F_CNP 0x00100000u       /**< opcode 0x81 (or 0x80) */
+#define RTEL_HD_F_CNP 0x00100000u       /**< opcode 0x81 */
 #define RTEL_HD_F_MAD 0x00200000u       /**< a MAD on QP0/QP1: mad_* valid */
 #define RTEL_HD_F_CM 0x00400000u        /**< a CM MAD: cm_* valid */
 #define RTEL_HD_F_ICRC 0x00800000u      /**< the ICRC bytes were captured */
 #define RTEL_HD_F_IP_FRAGMENT 0x01000000u /**< IP fragment (not decoded) */
 #define RTEL_HD_F_ERSPAN_TS 0x02000000u /**< erspan_ts is valid */
+/** The opcode is reserved or vendor-specific (0xC0-0xFF): only the BTH is
+ * decoded; everything between it and the ICRC counts as payload. */
+#define RTEL_HD_F_UNKNOWN_OPCODE 0x04000000u
+/** The BTH transport version is not 0: decoded as with an unknown opcode. */
+#define RTEL_HD_F_UNKNOWN_TVER 0x08000000u
 
 /**
  * @macrosection
@@ -333,26 +338,22 @@ typedef struct rtel_decode_opts {
 #define RTEL_MALFORMED_UDP_LEN 7u
 /** UDP payload shorter than BTH + extension headers + ICRC. */
 #define RTEL_MALFORMED_ROCE_LEN 8u
-/** BTH opcode reserved or unknown. */
-#define RTEL_MALFORMED_OPCODE 9u
-/** BTH transport header version is not 0. */
-#define RTEL_MALFORMED_TVER 10u
 /** BTH pad count larger than the payload. */
-#define RTEL_MALFORMED_PAD 11u
+#define RTEL_MALFORMED_PAD 9u
 /** GRE header with unsupported version, routing, or length. */
-#define RTEL_MALFORMED_GRE 12u
+#define RTEL_MALFORMED_GRE 10u
 /** ERSPAN header too short or with the wrong version. */
-#define RTEL_MALFORMED_ERSPAN 13u
+#define RTEL_MALFORMED_ERSPAN 11u
 /** VXLAN header without the I flag, or too short. */
-#define RTEL_MALFORMED_VXLAN 14u
+#define RTEL_MALFORMED_VXLAN 12u
 /** Encapsulations nested deeper than RTEL_MAX_ENCAP. */
-#define RTEL_MALFORMED_ENCAP_DEPTH 15u
+#define RTEL_MALFORMED_ENCAP_DEPTH 13u
 /** RoCEv1 GRH with a next header other than 0x1B (IBA BTH). */
-#define RTEL_MALFORMED_GRH 16u
+#define RTEL_MALFORMED_GRH 14u
 /** A MAD on QP1 shorter than its header, or a CM message cut short. */
-#define RTEL_MALFORMED_MAD 17u
+#define RTEL_MALFORMED_MAD 15u
 /** Link type not supported by the decoder. */
-#define RTEL_MALFORMED_LINKTYPE 18u
+#define RTEL_MALFORMED_LINKTYPE 16u
 /** Number of reason slots in rtel_ctx_stats.malformed[] (pinned). */
 #define RTEL_MALFORMED_SLOTS 32
 
@@ -412,7 +413,8 @@ typedef struct rtel_pkt_hd {
   uint32_t wire_len;
   /** Bytes captured and handed to the decoder. */
   uint32_t cap_len;
-  /** RTEL_ENCAP_* bits of the encapsulations removed. */
+  /** RTEL_ENCAP_* bits of the encapsulations removed (see also
+   * encap_list for their order). */
   uint32_t encap;
   /** 2 for RoCEv2, 1 for RoCEv1; 0 if not RoCE. */
   uint32_t roce;
@@ -426,8 +428,13 @@ typedef struct rtel_pkt_hd {
   uint32_t erspan_gra;
   /** VXLAN network identifier (24 bits). */
   uint32_t vxlan_vni;
+  /** Number of encapsulations removed, and each one's RTEL_ENCAP_* bit in
+   * frame order (outermost first). */
+  uint8_t nencap;
+  uint8_t encap_list[RTEL_MAX_ENCAP];
 
-  /* Ethernet (RTEL_HD_F_ETH); of the innermost frame after decapsulation. */
+  /* Ethernet (RTEL_HD_F_ETH) and its VLAN tags: those of the frame that
+   * carries the RoCE packet (the innermost one after decapsulation). */
   uint8_t eth_dst[6];
   uint8_t eth_src[6];
   /** Ethertype after the VLAN tags. */
@@ -809,6 +816,11 @@ typedef struct rtel_ctx_stats {
   uint64_t icrc_truncated;
   /** Packets whose timestamp was earlier than the previous packet's. */
   uint64_t pkts_ts_backwards;
+  /** RoCE packets with a reserved or vendor-specific opcode (decoded up to
+   * the BTH only). */
+  uint64_t pkts_unknown_opcode;
+  /** RoCE packets with a BTH transport version other than 0. */
+  uint64_t pkts_unknown_tver;
   /** Malformed packets by RTEL_MALFORMED_* reason. */
   uint64_t malformed[RTEL_MALFORMED_SLOTS];
   /** Flows created in the flow table. */

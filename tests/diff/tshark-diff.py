@@ -104,6 +104,7 @@ FIELDS = [
     'infiniband.cm.req.remoteqpneecn',
     'infiniband.cm.drsp.localcommid', 'infiniband.cm.drsp.remotecommid',
     'infiniband.cm.rej.localcommid', 'infiniband.cm.rej.remotecommid',
+    'infiniband.cm.rej.reason',
 ]
 
 CM_ATTR = {0x0010: 'ConnectRequest', 0x0011: 'MRA', 0x0012: 'ConnectReject',
@@ -117,7 +118,7 @@ CM_KEYS = {
     'ReadyToUse': {'attr', 'tid', 'lcid', 'rcid'},
     'DisconnectRequest': {'attr', 'tid', 'lcid', 'rcid', 'remote_qpn'},
     'DisconnectReply': {'attr', 'tid', 'lcid', 'rcid'},
-    'ConnectReject': {'attr', 'tid', 'lcid', 'rcid'},
+    'ConnectReject': {'attr', 'tid', 'lcid', 'rcid', 'rej_reason'},
 }
 
 HEX64_RE = re.compile(r'^0x[0-9a-f]{16}$')
@@ -581,7 +582,8 @@ def tshark_view(row):
             'DisconnectReply': [('lcid', 'infiniband.cm.drsp.localcommid'),
                                 ('rcid', 'infiniband.cm.drsp.remotecommid')],
             'ConnectReject': [('lcid', 'infiniband.cm.rej.localcommid'),
-                              ('rcid', 'infiniband.cm.rej.remotecommid')],
+                              ('rcid', 'infiniband.cm.rej.remotecommid'),
+                              ('rej_reason', 'infiniband.cm.rej.reason')],
         }.get(name, [])
         for key, f in m:
             if first(f):

@@ -555,6 +555,7 @@ def cm_simple(attr, tid, lcid, rcid, rqpn=None, reason=None):
     if attr == 0x0012:
         d[8] = 0 << 6                                           # REJ for REQ
         struct.pack_into('!H', d, 10, reason)
+        e['rej_reason'] = reason
     return mad(attr, tid, bytes(d)), e
 
 
