@@ -132,3 +132,53 @@ uint32_t rtel__mad_decode(rtel_pkt_hd *hd, const uint8_t *pkt) {
   hd->flags |= RTEL_HD_F_CM;
   return 0;
 }
+
+/* IP-CM service IDs (IBTA Annex A11): 0x0000000001 | protocol | port. */
+#define IPCM_SID_MASK 0xFFFFFFFFFF000000ull
+#define IPCM_SID_PREFIX 0x0000000001000000ull
+/* IP-CM private data header, then the consumer's (NVMe-RDMA: RECFMT,
+ * QID, HRQSIZE, HSQSIZE, little-endian). */
+#define IPCM_HDR_LEN 36
+
+int rtel__cm_track(rtel__cm_tracker *t, uint32_t obs, const rtel_pkt_hd *hd,
+                   const uint8_t *pkt, rtel__cm_conn *conn) {
+  uint32_t i;
+
+  if (hd->cm_attr == RTEL_CM_REQ) {
+    rtel__cm_req *r = &t->req[t->next];
+    t->next = (t->next + 1) % RTEL__CM_PENDING;
+    r->tid = hd->mad_tid;
+    r->service_id = hd->cm_service_id;
+    r->obs = obs;
+    memcpy(r->src, hd->src, 16);
+    memcpy(r->dst, hd->dst, 16);
+    r->qpn = hd->cm_local_qpn;
+    r->nvme_qid = -1;
+    if ((hd->cm_service_id & IPCM_SID_MASK) == IPCM_SID_PREFIX &&
+        hd->cm_priv_len >= IPCM_HDR_LEN + 4) {
+      const uint8_t *q = pkt + hd->cm_priv_off + IPCM_HDR_LEN + 2;
+      r->nvme_qid = (int32_t)((uint32_t)q[0] | (uint32_t)q[1] << 8);
+    }
+    r->used = 1;
+    return 0;
+  }
+  if (hd->cm_attr != RTEL_CM_REP) {
+    return 0;
+  }
+  for (i = 0; i < RTEL__CM_PENDING; i++) {
+    rtel__cm_req *r = &t->req[i];
+    if (r->used && r->tid == hd->mad_tid && r->obs == obs &&
+        memcmp(r->src, hd->dst, 16) == 0 && memcmp(r->dst, hd->src, 16) == 0) {
+      r->used = 0;
+      conn->obs = obs;
+      conn->req_ip = r->src;
+      conn->rsp_ip = r->dst;
+      conn->req_qpn = r->qpn;
+      conn->rsp_qpn = hd->cm_local_qpn;
+      conn->service_id = r->service_id;
+      conn->nvme_qid = r->nvme_qid;
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -218,6 +218,13 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->failed = 1;
     return RTEL_ERR_CALLBACK_FAILURE;
   }
+  if (rtel__unlikely(hd->flags & RTEL_HD_F_CM)) {
+    rtel__cm_conn conn;
+    if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
+      rtel__flow_cm_conn(ctx, &conn);
+    }
+    return 0;
+  }
   if ((rv = rtel__flow_packet(ctx, pi, hd)) != 0) {
     ctx->failed = 1;
     return rv;

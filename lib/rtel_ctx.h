@@ -21,6 +21,8 @@ struct rtel_ctx {
   rtel_tstamp stats_next;
   /* nonzero once a fatal error happened */
   int failed;
+  /* RDMA CM connections being established */
+  rtel__cm_tracker cm;
   /* the flow table */
   rtel__flowtab ft;
   /* scratch decode result, reused for every packet */

@@ -401,42 +401,28 @@ static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
   rev->nak_pending = 0;
 }
 
-static void cm_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd) {
-  rtel__flowtab *ft = &ctx->ft;
-  uint32_t i;
+void rtel__flow_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
+  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+    return;
+  }
+  /* data requester -> responder goes to the responder's QPN and is
+   * acknowledged to the requester's, and conversely */
+  learn_pair(ctx, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, c->req_qpn);
+  learn_pair(ctx, c->obs, c->rsp_ip, c->req_ip, c->req_qpn, c->rsp_qpn);
+  ctx->stats.pairs_cm++;
+}
 
-  if (hd->cm_attr == RTEL_CM_REQ) {
-    rtel__cm_pending *c = &ft->cm[ft->cm_next];
-    ft->cm_next = (ft->cm_next + 1) % RTEL__CM_PENDING;
-    c->tid = hd->mad_tid;
-    c->obs = pi->obs;
-    memcpy(c->req_src, hd->src, 16);
-    memcpy(c->req_dst, hd->dst, 16);
-    c->req_qpn = hd->cm_local_qpn;
-    c->used = 1;
-    return;
+uint32_t rtel__flow_peer(const rtel_ctx *ctx, uint32_t obs,
+                         const uint8_t *src, const uint8_t *dst,
+                         uint32_t qpn) {
+  rtel__qkey k;
+  const pair *p;
+  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+    return RTEL_QPN_NONE;
   }
-  if (hd->cm_attr != RTEL_CM_REP) {
-    return;
-  }
-  for (i = 0; i < RTEL__CM_PENDING; i++) {
-    rtel__cm_pending *c = &ft->cm[i];
-    if (c->used && c->tid == hd->mad_tid && c->obs == pi->obs &&
-        memcmp(c->req_src, hd->dst, 16) == 0 &&
-        memcmp(c->req_dst, hd->src, 16) == 0) {
-      /* requester A = REP's destination, responder B = REP's source:
-       * data A->B goes to B's QPN and is acknowledged to A's, and
-       * conversely */
-      learn_pair(ctx, pi->obs, hd->dst, hd->src, hd->cm_local_qpn,
-                 c->req_qpn);
-      learn_pair(ctx, pi->obs, hd->src, hd->dst, c->req_qpn,
-                 hd->cm_local_qpn);
-      ctx->stats.pairs_cm++;
-      c->used = 0;
-      return;
-    }
-  }
+  mkkey(&k, obs, src, dst, qpn);
+  p = pair_find((rtel__flowtab *)(uintptr_t)&ctx->ft, &k);
+  return p ? p->peer : RTEL_QPN_NONE;
 }
 
 /* Index of recent data PSNs of unpaired flows: direct-mapped on
@@ -759,10 +745,6 @@ int rtel__flow_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   uint16_t cls;
 
   if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
-    return 0;
-  }
-  if (rtel__unlikely(hd->flags & RTEL_HD_F_CM)) {
-    cm_packet(ctx, pi, hd);
     return 0;
   }
   if (rtel__unlikely(hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |

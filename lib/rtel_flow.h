@@ -8,21 +8,10 @@
 #define RTEL_FLOW_H
 
 #include "rtel_int.h"
+#include "rtel_cm.h"
 #include "rtel_table.h"
 
 struct rtel_ctx;
-
-/* CM ConnectRequests waiting for their ConnectReply. */
-#define RTEL__CM_PENDING 64
-
-typedef struct rtel__cm_pending {
-  uint64_t tid;
-  uint8_t req_src[16]; /* requester (sender of the REQ) */
-  uint8_t req_dst[16];
-  uint32_t obs;
-  uint32_t req_qpn; /* requester's local QPN */
-  uint32_t used;
-} rtel__cm_pending;
 
 /* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
 typedef struct rtel__psn_slot {
@@ -37,10 +26,8 @@ typedef struct rtel__flowtab {
   rtel__qtab pairs;
   rtel__psn_slot *psn_index;
   uint32_t psn_mask;
-  uint32_t cm_next;
   uint32_t fifo_head; /* flows in creation order, for the active timeout */
   uint32_t fifo_tail;
-  rtel__cm_pending cm[RTEL__CM_PENDING];
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;
@@ -52,6 +39,14 @@ void rtel__flow_free(struct rtel_ctx *ctx);
 /* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
 int rtel__flow_packet(struct rtel_ctx *ctx, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd);
+
+/* A connection seen in RDMA CM: learn its QP pair. */
+void rtel__flow_cm_conn(struct rtel_ctx *ctx, const rtel__cm_conn *c);
+
+/* The peer QPN learned for (obs, src, dst, qpn), or RTEL_QPN_NONE. */
+uint32_t rtel__flow_peer(const struct rtel_ctx *ctx, uint32_t obs,
+                         const uint8_t *src, const uint8_t *dst,
+                         uint32_t qpn);
 
 /* Earliest flow timer, or RTEL_TSTAMP_NONE. */
 rtel_tstamp rtel__flow_expiry(const struct rtel_ctx *ctx);
