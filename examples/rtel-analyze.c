@@ -33,9 +33,14 @@ typedef struct options {
   int packets;
   int flows;
   int messages;
+  int ios;
+  int segments;
   int stats;
   uint32_t max_flows;
   uint64_t flow_idle_ns;
+  uint64_t io_timeout_ns;
+  const char *compute_side;
+  const char *storage_side;
   int format;
   uint32_t decode_flags;
   uint32_t roce_port;
@@ -45,16 +50,25 @@ typedef struct input {
   const char *obs;
   const char *path;
   char *obs_alloc;
+  pcap_t *pc;
+  uint32_t linktype;
+  uint64_t frame;        /* 1-based index of the frame read last */
+  struct pcap_pkthdr *ph; /* the packet read ahead, or NULL at the end */
+  const u_char *data;
 } input;
 
 typedef struct run {
   const options *opt;
-  const char *obs;
-  uint64_t frame;    /* 1-based index of the current frame in its file */
+  input *in;         /* inputs, indexed by observation point id */
+  size_t nin;
   int header_done;   /* text: table header printed */
   int flow_header_done;
   int msg_header_done;
+  int io_header_done;
+  int seg_header_done;
 } run;
+
+#define OBS(r, id) ((id) < (r)->nin ? (r)->in[id].obs : "?")
 
 /* ------------------------------------------------------------ output */
 
@@ -138,10 +152,10 @@ static void json_packet(const run *r, const rtel_pkt_info *pi,
   size_t i;
 
   fputs("{\"type\":\"packet\",\"obs\":", stdout);
-  json_str(r->obs);
+  json_str(OBS(r, pi->obs));
   printf(",\"frame\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"len\":%" PRIu32
          ",\"caplen\":%" PRIu32 ",\"roce\":%" PRIu32,
-         r->frame, pi->ts, hd->wire_len, hd->cap_len, hd->roce);
+         r->in[pi->obs].frame, pi->ts, hd->wire_len, hd->cap_len, hd->roce);
   fputs(",\"src\":\"", stdout);
   print_addr(hd, hd->src);
   fputs("\",\"dst\":\"", stdout);
@@ -261,7 +275,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
 
   if (!r->header_done) {
     printf("%-*s %7s %20s  %-15s %-15s %-34s %8s %8s %6s  %s\n",
-           (int)strlen(r->obs), "OBS",
+           (int)strlen(OBS(r, pi->obs)), "OBS",
            "FRAME", "TIME_NS", "SRC", "DST", "OPCODE", "DQPN", "PSN", "LEN",
            "INFO");
     r->header_done = 1;
@@ -279,7 +293,8 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
   }
   printf("%-3s %7" PRIu64 " %20" PRIu64 "  %-15s %-15s %-34s %#8" PRIx32
          " %8" PRIu32 " %6" PRIu32 " ",
-         r->obs, r->frame, pi->ts, src, dst, rtel_opcode_str(hd->opcode),
+         OBS(r, pi->obs), r->in[pi->obs].frame, pi->ts, src, dst,
+         rtel_opcode_str(hd->opcode),
          hd->dqpn, hd->psn, hd->payload_len);
   if (hd->flags & RTEL_HD_F_RETH) {
     printf(" va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
@@ -381,7 +396,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   format_addr(dst, f->flags, f->dst);
   if (r->opt->format == FMT_JSON) {
     fputs("{\"type\":\"flow\",\"obs\":", stdout);
-    json_str(r->obs);
+    json_str(OBS(r, f->obs));
     printf(",\"src\":\"%s\",\"dst\":\"%s\",\"sport\":%u,\"dqpn\":%" PRIu32,
            src, dst, f->sport, f->dqpn);
     if (paired) {
@@ -419,12 +434,14 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   if (!r->flow_header_done) {
     printf("%-*s %-15s %-15s %8s %8s %-10s %12s %12s %8s %6s %12s %6s %6s "
            "%5s %5s %s\n",
-           (int)strlen(r->obs), "OBS", "SRC", "DST", "DQPN", "PEER", "OP",
+           (int)strlen(OBS(r, f->obs)), "OBS", "SRC", "DST", "DQPN", "PEER",
+           "OP",
            "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
            "CNPS", "CE", "END");
     r->flow_header_done = 1;
   }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " ", r->obs, src, dst, f->dqpn);
+  printf("%-3s %-15s %-15s %#8" PRIx32 " ", OBS(r, f->obs), src, dst,
+         f->dqpn);
   if (paired) {
     printf("%#8" PRIx32, f->peer_qpn);
   } else {
@@ -456,7 +473,7 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   format_addr(dst, m->flags, m->dst);
   if (r->opt->format == FMT_JSON) {
     fputs("{\"type\":\"message\",\"obs\":", stdout);
-    json_str(r->obs);
+    json_str(OBS(r, m->obs));
     printf(",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32, src, dst,
            m->dqpn);
     if (m->flags & RTEL_FLOW_F_PAIRED) {
@@ -478,7 +495,8 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   }
   if (!r->msg_header_done) {
     printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %s\n",
-           (int)strlen(r->obs), "OBS", "SRC", "DST", "DQPN", "OP", "PSN",
+           (int)strlen(OBS(r, m->obs)), "OBS", "SRC", "DST", "DQPN", "OP",
+           "PSN",
            "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
            "COMPLETE");
     r->msg_header_done = 1;
@@ -486,9 +504,201 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   printf("%-3s %-15s %-15s %#8" PRIx32 " %-9s %8" PRIu32 " %8" PRIu32
          " %10" PRIu32 " %12" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64
          " %s\n",
-         r->obs, src, dst, m->dqpn, ops_str(m->op), m->first_psn,
+         OBS(r, m->obs), src, dst, m->dqpn, ops_str(m->op), m->first_psn,
          m->last_psn, m->reth_len, m->fct, m->bytes, m->packets,
          m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes");
+  return 0;
+}
+
+static const char *io_state_str(uint32_t st) {
+  switch (st) {
+  case RTEL_IO_COMPLETE:
+    return "complete";
+  case RTEL_IO_TIMEOUT:
+    return "timeout";
+  case RTEL_IO_ORPHAN:
+    return "orphan";
+  case RTEL_IO_EVICTED:
+    return "evicted";
+  case RTEL_IO_TRUNCATED:
+    return "truncated";
+  default:
+    return "unknown";
+  }
+}
+
+/* "read", "write", "flush", or the opcode as a JSON number */
+static void json_nvme_op(uint8_t opcode, uint32_t flags) {
+  if (flags & RTEL_IO_F_FABRICS) {
+    printf("%u", opcode);
+  } else if (opcode == RTEL_NVME_OP_READ && !(flags & RTEL_IO_F_ADMIN)) {
+    fputs("\"read\"", stdout);
+  } else if (opcode == RTEL_NVME_OP_WRITE && !(flags & RTEL_IO_F_ADMIN)) {
+    fputs("\"write\"", stdout);
+  } else if (opcode == RTEL_NVME_OP_FLUSH && !(flags & RTEL_IO_F_ADMIN)) {
+    fputs("\"flush\"", stdout);
+  } else {
+    printf("%u", opcode);
+  }
+}
+
+static const char *text_nvme_op(uint8_t opcode, uint32_t flags, char *buf) {
+  if (!(flags & (RTEL_IO_F_FABRICS | RTEL_IO_F_ADMIN))) {
+    switch (opcode) {
+    case RTEL_NVME_OP_READ:
+      return "read";
+    case RTEL_NVME_OP_WRITE:
+      return "write";
+    case RTEL_NVME_OP_FLUSH:
+      return "flush";
+    default:
+      break;
+    }
+  }
+  sprintf(buf, "%s0x%02x", (flags & RTEL_IO_F_FABRICS) ? "fab:" : "op:",
+          opcode);
+  return buf;
+}
+
+static void json_ts(const char *name, rtel_tstamp t) {
+  if (t == RTEL_TSTAMP_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRIu64, name, t);
+  }
+}
+
+static void json_dur(const char *name, int64_t d) {
+  if (d == RTEL_DURATION_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRId64, name, d);
+  }
+}
+
+static void json_qpn(const char *name, uint32_t q) {
+  if (q == RTEL_QPN_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRIu32, name, q);
+  }
+}
+
+static void text_dur(int64_t d) {
+  if (d == RTEL_DURATION_NONE) {
+    printf(" %10s", "-");
+  } else {
+    printf(" %10" PRId64, d);
+  }
+}
+
+static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
+  run *r = user_data;
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
+  uint32_t af = (io->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
+  (void)ctx;
+  if (!r->opt->ios) {
+    return 0;
+  }
+  format_addr(host, af, io->host);
+  format_addr(target, af, io->target);
+  if (r->opt->format == FMT_JSON) {
+    fputs("{\"type\":\"io\",\"obs\":", stdout);
+    json_str(OBS(r, io->obs));
+    printf(",\"host\":\"%s\",\"target\":\"%s\"", host, target);
+    json_qpn("host_qpn", io->host_qpn);
+    json_qpn("target_qpn", io->target_qpn);
+    printf(",\"cid\":%u", io->cid);
+    if (io->flags & RTEL_IO_F_QID) {
+      printf(",\"qid\":%u", io->qid);
+    }
+    fputs(",\"op\":", stdout);
+    json_nvme_op(io->opcode, io->flags);
+    printf(",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64 ",\"nlb\":%" PRIu32
+           ",\"bytes\":%" PRIu64 ",\"nvme_status\":%u,\"state\":\"%s\""
+           ",\"incapsule\":%s",
+           io->nsid, io->slba, io->nlb, io->bytes, io->nvme_status,
+           io_state_str(io->state),
+           (io->flags & RTEL_IO_F_INCAPSULE) ? "true" : "false");
+    json_ts("t_cmd_ns", io->t_cmd);
+    json_ts("t_rsp_ns", io->t_rsp);
+    json_ts("t_data_first_ns", io->t_data_first);
+    json_ts("t_data_last_ns", io->t_data_last);
+    json_ts("t_rdreq_ns", io->t_rdreq);
+    json_dur("iol_ns", io->iol);
+    json_dur("dal_ns", io->dal);
+    json_dur("dpl_ns", io->dpl);
+    json_dur("xfer_ns", io->xfer);
+    fputs("}\n", stdout);
+    return 0;
+  }
+  if (!r->io_header_done) {
+    printf("%-*s %-15s %-15s %8s %6s %-9s %10s %12s %8s %-9s %10s %10s %10s "
+           "%10s\n",
+           (int)strlen(OBS(r, io->obs)), "OBS", "HOST", "TARGET", "TQPN", "CID",
+           "OP", "NSID", "SLBA", "BYTES", "STATE", "IOL_NS", "DAL_NS",
+           "DPL_NS", "XFER_NS");
+    r->io_header_done = 1;
+  }
+  printf("%-3s %-15s %-15s %#8" PRIx32 " %6u %-9s %10" PRIu32 " %12" PRIu64
+         " %8" PRIu64 " %-9s",
+         OBS(r, io->obs), host, target, io->target_qpn, io->cid,
+         text_nvme_op(io->opcode, io->flags, opb), io->nsid, io->slba,
+         io->bytes, io_state_str(io->state));
+  text_dur(io->iol);
+  text_dur(io->dal);
+  text_dur(io->dpl);
+  text_dur(io->xfer);
+  if (io->nvme_status) {
+    printf(" status=%#x", io->nvme_status);
+  }
+  putchar('\n');
+  return 0;
+}
+
+static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
+                      void *user_data) {
+  run *r = user_data;
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
+  uint32_t af = (sg->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
+  (void)ctx;
+  if (!r->opt->segments) {
+    return 0;
+  }
+  format_addr(host, af, sg->host);
+  format_addr(target, af, sg->target);
+  if (r->opt->format == FMT_JSON) {
+    printf("{\"type\":\"segments\",\"host\":\"%s\",\"target\":\"%s\","
+           "\"target_qpn\":%" PRIu32 ",\"cid\":%u,\"op\":",
+           host, target, sg->target_qpn, sg->cid);
+    json_nvme_op(sg->opcode, sg->flags);
+    fputs(",\"compute_obs\":", stdout);
+    json_str(OBS(r, sg->compute_obs));
+    fputs(",\"storage_obs\":", stdout);
+    json_str(OBS(r, sg->storage_obs));
+    printf(",\"roles\":\"%s\",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64
+           ",\"bytes\":%" PRIu64 ",\"iol1_ns\":%" PRId64 ",\"iol2_ns\":%" PRId64
+           ",\"rtt_ns\":%" PRId64 ",\"compute_ns\":%" PRId64
+           ",\"network_ns\":%" PRId64 ",\"storage_ns\":%" PRId64 "}\n",
+           sg->roles_configured ? "configured" : "inferred", sg->nsid,
+           sg->slba, sg->bytes, sg->iol1, sg->iol2, sg->rtt, sg->compute,
+           sg->network, sg->storage);
+    return 0;
+  }
+  if (!r->seg_header_done) {
+    printf("%-15s %-15s %8s %6s %-9s %-12s %-12s %10s %10s %10s %10s %10s "
+           "%10s\n",
+           "HOST", "TARGET", "TQPN", "CID", "OP", "COMPUTE", "STORAGE",
+           "IOL1_NS", "IOL2_NS", "RTT_NS", "COMPUTE", "NETWORK", "STORAGE");
+    r->seg_header_done = 1;
+  }
+  printf("%-15s %-15s %#8" PRIx32 " %6u %-9s %-12s %-12s %10" PRId64
+         " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
+         "\n",
+         host, target, sg->target_qpn, sg->cid,
+         text_nvme_op(sg->opcode, sg->flags, opb), OBS(r, sg->compute_obs),
+         OBS(r, sg->storage_obs), sg->iol1, sg->iol2, sg->rtt, sg->compute,
+         sg->network, sg->storage);
   return 0;
 }
 
@@ -525,6 +735,19 @@ static void print_stats(const options *opt, const char *obs,
       {"pairs_evicted", st->pairs_evicted},
       {"ctrl_unattributed", st->ctrl_unattributed},
       {"messages", st->messages},
+      {"nvme_queues_cm", st->nvme_queues_cm},
+      {"nvme_queues_connect", st->nvme_queues_connect},
+      {"nvme_queues_confirmed", st->nvme_queues_confirmed},
+      {"nvme_queues_evicted", st->nvme_queues_evicted},
+      {"ios_complete", st->ios_complete},
+      {"ios_timeout", st->ios_timeout},
+      {"ios_orphan", st->ios_orphan},
+      {"ios_evicted", st->ios_evicted},
+      {"ios_untracked", st->ios_untracked},
+      {"nvme_data_unmatched", st->nvme_data_unmatched},
+      {"nvme_capsule_dups", st->nvme_capsule_dups},
+      {"segments", st->segments},
+      {"io_join_unmatched", st->io_join_unmatched},
   };
   size_t i;
   int first = 1;
@@ -589,27 +812,56 @@ static uint32_t linktype_of(int dlt) {
   }
 }
 
-/* Returns 0, or 1 if the file could not be read (message printed). */
-static int analyze(const options *opt, const input *in) {
+/* Reads the next packet of |in| into in->ph/in->data (NULL at the end).
+ * Returns 0, or 1 after a read error (reported; the file ends there). */
+static int read_ahead(input *in) {
+  int rv = pcap_next_ex(in->pc, &in->ph, &in->data);
+  if (rv == 1) {
+    return 0;
+  }
+  in->ph = NULL;
+  if (rv == PCAP_ERROR) {
+    /* a damaged file: report it, keep what was measured up to here */
+    fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", in->path,
+            in->frame, pcap_geterr(in->pc));
+    return 1;
+  }
+  return 0;
+}
+
+static rtel_tstamp ts_of(const struct pcap_pkthdr *ph) {
+  return (uint64_t)ph->ts.tv_sec * 1000000000u + (uint64_t)ph->ts.tv_usec;
+}
+
+/* One context sees every input, each an observation point (id = index);
+ * packets are handed over in timestamp order across the inputs, as a
+ * collector receiving from several mirrors would. Returns 0, or 1 if an
+ * input could not be read in full. */
+static int analyze(const options *opt, input *in, size_t nin) {
   char errbuf[PCAP_ERRBUF_SIZE];
-  pcap_t *pc;
   rtel_ctx *ctx = NULL;
   rtel_settings settings;
   rtel_callbacks cb;
   rtel_ctx_stats st;
-  run r;
-  struct pcap_pkthdr *ph;
-  const u_char *data;
   rtel_pkt_info pi;
+  rtel_tstamp last = 0;
+  run r;
+  size_t i;
   int rv, status = 0;
 
-  errbuf[0] = '\0';
-  pc = pcap_open_offline_with_tstamp_precision(in->path,
-                                               PCAP_TSTAMP_PRECISION_NANO,
-                                               errbuf);
-  if (pc == NULL) {
-    fprintf(stderr, PROG ": %s: %s\n", in->path, errbuf);
-    return 1;
+  for (i = 0; i < nin; i++) {
+    errbuf[0] = '\0';
+    in[i].pc = pcap_open_offline_with_tstamp_precision(
+        in[i].path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (in[i].pc == NULL) {
+      fprintf(stderr, PROG ": %s: %s\n", in[i].path, errbuf);
+      status = 1;
+      continue;
+    }
+    in[i].linktype = linktype_of(pcap_datalink(in[i].pc));
+    if (read_ahead(&in[i]) != 0) {
+      status = 1;
+    }
   }
   rtel_settings_default(&settings);
   settings.decode_flags = opt->decode_flags;
@@ -621,59 +873,87 @@ static int analyze(const options *opt, const input *in) {
   if (opt->flow_idle_ns) {
     settings.flow_idle_timeout = opt->flow_idle_ns;
   }
+  if (opt->io_timeout_ns) {
+    settings.io_timeout = opt->io_timeout_ns;
+  }
   memset(&cb, 0, sizeof(cb));
   if (opt->packets) {
     cb.on_packet = on_packet;
   }
   cb.on_flow = on_flow;
   cb.on_message = on_message;
+  cb.on_io = on_io;
+  cb.on_segment = on_segment;
   memset(&r, 0, sizeof(r));
   r.opt = opt;
-  r.obs = in->obs;
+  r.in = in;
+  r.nin = nin;
   rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, &r);
   if (rv != 0) {
-    fprintf(stderr, PROG ": %s: %s\n", in->path, rtel_strerror(rv));
-    pcap_close(pc);
+    fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     return 1;
   }
+  for (i = 0; i < nin; i++) {
+    if (opt->compute_side && strcmp(in[i].obs, opt->compute_side) == 0) {
+      (void)rtel_ctx_set_obs_role(ctx, (uint32_t)i, RTEL_ROLE_COMPUTE);
+    }
+    if (opt->storage_side && strcmp(in[i].obs, opt->storage_side) == 0) {
+      (void)rtel_ctx_set_obs_role(ctx, (uint32_t)i, RTEL_ROLE_STORAGE);
+    }
+  }
   memset(&pi, 0, sizeof(pi));
-  pi.linktype = linktype_of(pcap_datalink(pc));
-  while ((rv = pcap_next_ex(pc, &ph, &data)) == 1) {
-    r.frame++;
-    pi.ts = (uint64_t)ph->ts.tv_sec * 1000000000u + (uint64_t)ph->ts.tv_usec;
-    pi.wire_len = ph->len;
+  for (;;) {
+    input *next = NULL;
+    for (i = 0; i < nin; i++) {
+      if (in[i].pc && in[i].ph &&
+          (next == NULL || ts_of(in[i].ph) < ts_of(next->ph))) {
+        next = &in[i];
+      }
+    }
+    if (next == NULL) {
+      break;
+    }
+    next->frame++;
+    pi.ts = ts_of(next->ph);
+    pi.wire_len = next->ph->len;
+    pi.obs = (uint32_t)(next - in);
+    pi.linktype = next->linktype;
+    if (pi.ts > last) {
+      last = pi.ts;
+    }
     /* the timer loop an embedder runs: due timers before the packet */
     if (rtel_ctx_get_expiry(ctx) <= pi.ts &&
         (rv = rtel_ctx_handle_expiry(ctx, pi.ts)) != 0) {
-      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", in->path, r.frame,
-              rtel_strerror(rv));
+      fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
       status = 1;
       break;
     }
-    rv = rtel_ctx_read_pkt(ctx, &pi, (const uint8_t *)data, ph->caplen);
+    rv = rtel_ctx_read_pkt(ctx, &pi, (const uint8_t *)next->data,
+                           next->ph->caplen);
     if (rv != 0) {
-      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", in->path, r.frame,
-              rtel_strerror(rv));
+      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
+              next->frame, rtel_strerror(rv));
       status = 1;
       break;
     }
+    if (read_ahead(next) != 0) {
+      status = 1;
+    }
   }
-  if (rv == PCAP_ERROR) {
-    /* a damaged file: report it, keep what was measured up to here */
-    fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", in->path,
-            r.frame, pcap_geterr(pc));
-    status = 1;
-  }
-  /* end of capture: report the flows still open */
-  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(ctx, pi.ts)) != 0) {
-    fprintf(stderr, PROG ": %s: %s\n", in->path, rtel_strerror(rv));
+  /* end of the captures: report what is still open */
+  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(ctx, last)) != 0) {
+    fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     status = 1;
   }
   if (opt->stats && rtel_ctx_get_stats(ctx, &st) == 0) {
-    print_stats(opt, in->obs, &st);
+    print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
   }
   rtel_ctx_del(ctx);
-  pcap_close(pc);
+  for (i = 0; i < nin; i++) {
+    if (in[i].pc) {
+      pcap_close(in[i].pc);
+    }
+  }
   return status;
 }
 
@@ -687,6 +967,11 @@ static void usage(FILE *f) {
           "  --packets           one record per RoCE packet\n"
           "  --flows             one record per flow (throughput figures)\n"
           "  --messages          one record per message\n"
+          "  --ios               one record per NVMe-oF I/O\n"
+          "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
+          "  --compute-side NAME  observation point nearest the hosts\n"
+          "  --storage-side NAME  observation point nearest the storage\n"
+          "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
           "  --max-flows N       flow table capacity (default 4096)\n"
           "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
           "  --stats             per-file counters (default without "
@@ -749,8 +1034,24 @@ int main(int argc, char **argv) {
       opt.flows = 1;
     } else if (strcmp(arg, "--messages") == 0) {
       opt.messages = 1;
+    } else if (strcmp(arg, "--ios") == 0) {
+      opt.ios = 1;
+    } else if (strcmp(arg, "--segments") == 0) {
+      opt.segments = 1;
+    } else if (strcmp(arg, "--compute-side") == 0 ||
+               strcmp(arg, "--storage-side") == 0) {
+      if (a + 1 >= argc) {
+        free(inputs);
+        return usage_error("%s needs an argument", arg);
+      }
+      if (arg[2] == 'c') {
+        opt.compute_side = argv[++a];
+      } else {
+        opt.storage_side = argv[++a];
+      }
     } else if (strcmp(arg, "--max-flows") == 0 ||
-               strcmp(arg, "--flow-idle") == 0) {
+               strcmp(arg, "--flow-idle") == 0 ||
+               strcmp(arg, "--io-timeout") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
       char *end;
       unsigned long long n;
@@ -767,8 +1068,10 @@ int main(int argc, char **argv) {
       }
       if (arg[2] == 'm') {
         opt.max_flows = (uint32_t)n;
-      } else {
+      } else if (arg[2] == 'f') {
         opt.flow_idle_ns = n;
+      } else {
+        opt.io_timeout_ns = n;
       }
     } else if (strcmp(arg, "--stats") == 0) {
       opt.stats = 1;
@@ -832,7 +1135,8 @@ int main(int argc, char **argv) {
     free(inputs);
     return usage_error("%s", "no input file");
   }
-  if (!opt.packets && !opt.flows && !opt.messages) {
+  if (!opt.packets && !opt.flows && !opt.messages && !opt.ios &&
+      !opt.segments) {
     opt.stats = 1;
   }
   for (i = 0; i < ninputs; i++) {
@@ -854,14 +1158,8 @@ int main(int argc, char **argv) {
   }
   /* A file that cannot be read is reported and skipped: the others are
    * still analysed, so nothing measurable is lost. */
-  for (i = 0; status == 0 && i < ninputs; i++) {
-    if (analyze(&opt, &inputs[i]) != 0) {
-      status = 1;
-      for (i++; i < ninputs; i++) {
-        analyze(&opt, &inputs[i]);
-      }
-      break;
-    }
+  if (status == 0 && analyze(&opt, inputs, ninputs) != 0) {
+    status = 1;
   }
   for (i = 0; i < ninputs; i++) {
     free(inputs[i].obs_alloc);

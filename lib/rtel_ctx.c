@@ -10,13 +10,13 @@
 
 size_t rtel__settings_len(int version) {
   return version == RTEL_SETTINGS_V1
-             ? rtel__struct_len(rtel_settings, hash_seed)
+             ? rtel__struct_len(rtel_settings, nvme_ports)
              : 0;
 }
 
 size_t rtel__callbacks_len(int version) {
   return version == RTEL_CALLBACKS_V1
-             ? rtel__struct_len(rtel_callbacks, on_message)
+             ? rtel__struct_len(rtel_callbacks, on_segment)
              : 0;
 }
 
@@ -28,7 +28,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, messages)
+             ? rtel__struct_len(rtel_ctx_stats, io_join_unmatched)
              : 0;
 }
 
@@ -51,6 +51,13 @@ void rtel_settings_default_versioned(int settings_version,
   s.flow_idle_timeout = 100000000u; /* 100 ms */
   s.flow_active_timeout = 0;
   s.hash_seed = 0;
+  s.nvme_flags = 0;
+  s.max_nvme_queues = 1024;
+  s.max_ios = 16384;
+  s.max_io_joins = 16384;
+  s.io_timeout = 5000000000ull;      /* 5 s */
+  s.io_join_window = 1000000000ull;  /* 1 s */
+  s.nvme_ports[0] = 4420;
   memcpy(settings, &s, len);
 }
 
@@ -94,7 +101,10 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     return RTEL_ERR_INVALID_ARGUMENT;
   }
   if (s.max_flows > RTEL__MAX_TABLE || s.max_qp_pairs > RTEL__MAX_TABLE ||
-      (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT))) {
+      s.max_nvme_queues > RTEL__MAX_TABLE || s.max_ios > RTEL__MAX_TABLE ||
+      s.max_io_joins > RTEL__MAX_TABLE ||
+      (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT)) ||
+      (s.nvme_flags & ~(uint32_t)(RTEL_NVME_DISABLE | RTEL_NVME_NO_GUESS))) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
   ctx = mem->calloc(1, sizeof(*ctx), mem->user_data);
@@ -112,6 +122,11 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     mem->free(ctx, mem->user_data);
     return rv;
   }
+  if ((rv = rtel__nvme_init(ctx)) != 0) {
+    rtel__flow_free(ctx);
+    mem->free(ctx, mem->user_data);
+    return rv;
+  }
   *pctx = ctx;
   return 0;
 }
@@ -120,6 +135,7 @@ void rtel_ctx_del(rtel_ctx *ctx) {
   if (ctx == NULL) {
     return;
   }
+  rtel__nvme_free(ctx);
   rtel__flow_free(ctx);
   ctx->mem.free(ctx, ctx->mem.user_data);
 }
@@ -222,10 +238,12 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     rtel__cm_conn conn;
     if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
       rtel__flow_cm_conn(ctx, &conn);
+      rtel__nvme_cm_conn(ctx, &conn);
     }
     return 0;
   }
-  if ((rv = rtel__flow_packet(ctx, pi, hd)) != 0) {
+  if ((rv = rtel__flow_packet(ctx, pi, hd)) != 0 ||
+      (rv = rtel__nvme_packet(ctx, pi, hd, pkt)) != 0) {
     ctx->failed = 1;
     return rv;
   }
@@ -301,6 +319,8 @@ rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx) {
   }
   t = ctx->stats_next;
   f = rtel__flow_expiry(ctx);
+  t = f < t ? f : t;
+  f = rtel__nvme_expiry(ctx);
   return f < t ? f : t;
 }
 
@@ -312,7 +332,8 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
   }
-  if ((rv = rtel__flow_expire(ctx, now)) != 0) {
+  if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
+      (rv = rtel__nvme_expire(ctx, now)) != 0) {
     ctx->failed = 1;
     return rv;
   }
@@ -355,8 +376,17 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
   }
   /* flows already idle at |now| end as idle; the others as flushed */
   if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
-      (rv = rtel__flow_flush(ctx, RTEL_END_FLUSH)) != 0) {
+      (rv = rtel__nvme_expire(ctx, now)) != 0 ||
+      (rv = rtel__flow_flush(ctx, RTEL_END_FLUSH)) != 0 ||
+      (rv = rtel__nvme_flush(ctx, RTEL_IO_TRUNCATED)) != 0) {
     ctx->failed = 1;
   }
   return rv;
+}
+
+int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
+  if (ctx == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  return rtel__nvme_set_role(ctx, obs, role);
 }

@@ -6,6 +6,7 @@
 
 #include "rtel_int.h"
 #include "rtel_flow.h"
+#include "rtel_nvme.h"
 #include "rtel_parse.h"
 
 struct rtel_ctx {
@@ -25,6 +26,8 @@ struct rtel_ctx {
   rtel__cm_tracker cm;
   /* the flow table */
   rtel__flowtab ft;
+  /* the NVMe-oF I/O correlator */
+  rtel__nvme nvme;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
 };

@@ -8,12 +8,14 @@
 dist_man3_MANS += \
 	man/librocetel.3 \
 	man/rtel_callbacks.3 \
+	man/rtel_ctx_flush.3 \
 	man/rtel_ctx_get_expiry.3 \
 	man/rtel_ctx_get_stats.3 \
 	man/rtel_ctx_new.3 \
 	man/rtel_ctx_read_pkt.3 \
 	man/rtel_flow_record.3 \
 	man/rtel_icrc_compute.3 \
+	man/rtel_io_record.3 \
 	man/rtel_mem_default.3 \
 	man/rtel_opcode_str.3 \
 	man/rtel_pkt_decode.3 \
@@ -24,13 +26,13 @@ dist_man3_MANS += \
 # alias pages (.so)
 dist_man3_MANS += \
 	man/rtel_ctx_del.3 \
-	man/rtel_ctx_flush.3 \
 	man/rtel_ctx_get_stats_versioned.3 \
 	man/rtel_ctx_handle_expiry.3 \
 	man/rtel_ctx_new_versioned.3 \
 	man/rtel_ctx_read_pkt_versioned.3 \
 	man/rtel_ctx_read_pkts.3 \
 	man/rtel_ctx_read_pkts_versioned.3 \
+	man/rtel_ctx_set_obs_role.3 \
 	man/rtel_ctx_stats.3 \
 	man/rtel_decode_opts.3 \
 	man/rtel_err_is_fatal.3 \
@@ -40,12 +42,15 @@ dist_man3_MANS += \
 	man/rtel_mem.3 \
 	man/rtel_msg_record.3 \
 	man/rtel_on_flow.3 \
+	man/rtel_on_io.3 \
 	man/rtel_on_message.3 \
 	man/rtel_on_packet.3 \
+	man/rtel_on_segment.3 \
 	man/rtel_on_stats.3 \
 	man/rtel_pkt_decode_versioned.3 \
 	man/rtel_pkt_hd.3 \
 	man/rtel_pkt_info.3 \
+	man/rtel_segment_record.3 \
 	man/rtel_settings_default.3 \
 	man/rtel_settings_default_versioned.3
 

@@ -96,10 +96,10 @@ rc=$?
 [ -n "$out" ] && printf '%s\n' "$out"
 
 # Report (not gating): added symbols and their version nodes.
-rep=$("$ABIDIFF" "$@" 2>&1)
-if printf '%s\n' "$rep" | grep -q -i 'added'; then
-  echo "---- report (same comparison with added symbols) ----"
-  printf '%s\n' "$rep"
+added=$("$ABIDIFF" "$@" 2>&1 | grep -E '^[[:space:]]*\[A\]')
+if [ -n "$added" ]; then
+  echo "---- report, not gating: added symbols {name@@node} (LT_CURRENT++/LT_AGE++) ----"
+  printf '%s\n' "$added"
 fi
 
 if [ $rc -ne 0 ]; then

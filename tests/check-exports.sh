@@ -117,9 +117,16 @@ sed -e 's/@.*$//' "$tmp/nm.versioned" | LC_ALL=C sort -u > "$tmp/so.list"
 # -------------------------------------------------- compare
 if ! cmp -s "$tmp/sym.list" "$tmp/so.list"; then
   echo "FAIL: exported symbols differ from the global: names in $symfile"
-  echo "  < only in $(basename "$symfile") (not exported: misspelled, missing RTEL_API, or not defined)"
-  echo "  > only in $(basename "$so") (exported but not listed)"
-  diff "$tmp/sym.list" "$tmp/so.list" | grep '^[<>]' | sed 's/^/  /'
+  missing=$(LC_ALL=C comm -23 "$tmp/sym.list" "$tmp/so.list")
+  extra=$(LC_ALL=C comm -13 "$tmp/sym.list" "$tmp/so.list")
+  if [ -n "$missing" ]; then
+    echo "  listed in $(basename "$symfile") but not exported (misspelled? no RTEL_API? not defined?):"
+    printf '%s\n' "$missing" | sed 's/^/    /'
+  fi
+  if [ -n "$extra" ]; then
+    echo "  exported by $(basename "$so") but not listed:"
+    printf '%s\n' "$extra" | sed 's/^/    /'
+  fi
   fail=1
 fi
 if grep -q '^rtel__' "$tmp/so.list"; then

@@ -14,7 +14,11 @@
 #     <name> (lexgrog if available, else the NAME section is parsed), and
 #     every name listed there has its own man/<name>.<N>;
 #  6. every page is listed in a Makefile fragment, so that it is
-#     distributed and installed.
+#     distributed and installed;
+#  7. the pages follow the header: every struct with a body in the header
+#     is shown in a page with the same members in the same order, every
+#     RTEL_* macro is mentioned in some page, and a value written as
+#     '.BR RTEL_NAME " (value)"' equals the header's.
 #
 # Exit status: 0 pass, 1 fail, 77 skip (groff missing), 99 hard error.
 # Run from "make check" (top_srcdir comes from AM_TESTS_ENVIRONMENT) or by
@@ -134,17 +138,21 @@ for b in $pages; do
   fi
 done
 
+# Removes C comments (/* ... */, also across lines) from standard input.
+strip_c_comments() {
+  awk '{ s = $0; out = "";
+         while (s != "") {
+           if (inc) { i = index(s, "*/");
+                      if (i == 0) { s = "" } else { s = substr(s, i + 2); inc = 0 } }
+           else { i = index(s, "/*");
+                  if (i == 0) { out = out s; s = "" }
+                  else { out = out substr(s, 1, i - 1); s = substr(s, i + 2); inc = 1 } } }
+         print out }'
+}
+
 # ------------------------------------------------------ 4: nothing missing
 # Exported names: the "name;" lines of the version script, comments removed.
-exported=$(sed -e 's/#.*//' "$sym" |
-           awk '{ s = $0; out = "";
-                  while (s != "") {
-                    if (inc) { i = index(s, "*/");
-                               if (i == 0) { s = "" } else { s = substr(s, i + 2); inc = 0 } }
-                    else { i = index(s, "/*");
-                           if (i == 0) { out = out s; s = "" }
-                           else { out = out substr(s, 1, i - 1); s = substr(s, i + 2); inc = 1 } } }
-                  print out }' |
+exported=$(sed -e 's/#.*//' "$sym" | strip_c_comments |
            sed -n 's/^[ 	]*\([A-Za-z_][A-Za-z0-9_]*\)[ 	]*;[ 	]*$/\1/p')
 if test -z "$exported"; then
   err "no exported names found in $sym"
@@ -206,6 +214,75 @@ if test -n "$mkfiles"; then
       err "$b: not listed in any Makefile fragment (dist_man*_MANS)"
   done
 fi
+
+# ------------------------------------------------- 7: pages follow header
+# Member names, in order, of C declarations on standard input
+# ("uint8_t a[6], b[6]; const char *c;" gives a, b, c).
+members_of() {
+  tr '\n' ' ' | tr ';' '\n' | sed -e 's/\[[^]]*\]//g' -e 's/\*/ /g' |
+    awk -F, '{ for (i = 1; i <= NF; i++) {
+                 f = $i; gsub(/^[ \t]+|[ \t]+$/, "", f)
+                 if (f == "") continue
+                 if (i == 1) { m = split(f, w, /[ \t]+/); f = w[m] }
+                 print f } }'
+}
+verh=$top_srcdir/include/rocetel/rocetelver.h.in
+test -r "$verh" || verh=
+structs=$(sed -n 's/^typedef struct \(rtel_[A-Za-z0-9_]*\) {.*/\1/p' "$header")
+for st in $structs; do
+  want=$(strip_c_comments <"$header" |
+         awk -v n="$st" '$0 ~ "^typedef struct " n " [{]" { on = 1; next }
+                         on && $0 ~ "^} " n ";" { exit }
+                         on { print }' | members_of)
+  page=
+  for f in "$mandir"/*.3; do
+    test -n "$(so_target "$f")" && continue
+    if awk -v n="$st" 'index($0, "typedef struct " n " {") &&
+                       !index($0, "} " n ";") { found = 1 }
+                       END { exit !found }' "$f"; then
+      page=$f
+      break
+    fi
+  done
+  if test -z "$page"; then
+    err "struct $st (in the header) is not shown in any page"
+    continue
+  fi
+  got=$(awk -v n="$st" 'index($0, "typedef struct " n " {") &&
+                        !index($0, "} " n ";") { on = 1; next }
+                        on && index($0, "} " n ";") { exit }
+                        on { print }' "$page" |
+        sed -e 's/^\.[A-Z][A-Z]* //' -e 's/"//g' -e 's/\\f[BIRP]//g' \
+            -e 's/\\-/-/g' -e 's/\\&//g' | strip_c_comments | members_of)
+  if test "$(echo $want)" != "$(echo $got)"; then
+    err "${page##*/}: struct $st differs from the header:"
+    echo "    header: $(echo $want)"
+    echo "    page:   $(echo $got)"
+  fi
+done
+
+# Every RTEL_* macro of the headers is mentioned in some section 3 page.
+consts=$(sed -n 's/^[ 	]*#[ 	]*define[ 	][ 	]*\(RTEL_[A-Za-z0-9_]*\).*/\1/p' \
+           "$header" $verh | sort -u)
+for c in $consts; do
+  case $c in
+    RTEL_API | RTEL_WARN_UNUSED_RESULT | RTEL_DEPRECATED) continue ;;
+  esac
+  grep -qw -- "$c" "$mandir"/*.3 || err "$c (in the header) is in no page"
+done
+
+# Values written '.BR RTEL_NAME " (value)"' equal those of the header.
+sed -n 's/^\.BR* \(RTEL_[A-Z0-9_]*\) " (\(\\-\)\{0,1\}\([0-9][0-9a-fA-FxX]*\))".*/\1 \2\3/p' \
+    "$mandir"/*.3 | sed 's/^\([^ ]*\) \\-/\1 -/' | sort -u >"$tmp/values"
+while read -r c v; do
+  hv=$(sed -n "s/^[ 	]*#[ 	]*define[ 	][ 	]*$c[ 	][ 	]*(\{0,1\}\(-\{0,1\}[0-9][0-9a-fA-FxX]*\)[uU]\{0,1\})\{0,1\}[ 	]*\(\/.*\)\{0,1\}$/\1/p" \
+       "$header" | sed -n 1p)
+  if test -z "$hv"; then
+    err "a page gives $c the value $v, but the header has no numeric $c"
+  elif test "$((hv))" -ne "$((v))"; then
+    err "a page gives $c the value $v; the header says $hv"
+  fi
+done <"$tmp/values"
 
 npages=$(echo $pages | wc -w)
 if test "$fail" -ne 0; then

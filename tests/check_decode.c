@@ -27,11 +27,22 @@ static const uint8_t omac_b[6] = {0x02, 0x44, 0x33, 0x22, 0x11, 0x00};
   (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_GRH | RTEL_HD_F_BTH | \
    RTEL_HD_F_ICRC)
 
-/* decode with the fields poisoned first, so unwritten fields show */
+/* decode with the fields poisoned first, so unwritten fields show, from
+ * a heap copy of exactly |caplen| bytes, so that a sanitizer or valgrind
+ * catches any read past the capture */
 static int decode(rtel_pkt_hd *hd, const rtel_decode_opts *o,
                   const uint8_t *pkt, size_t caplen, size_t wire) {
+  uint8_t *copy = NULL;
+  int rc;
+  if (pkt && caplen) {
+    copy = malloc(caplen);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, pkt, caplen);
+  }
   memset(hd, 0xA5, sizeof(*hd));
-  return rtel_pkt_decode(hd, o, pkt, caplen, wire);
+  rc = rtel_pkt_decode(hd, o, pkt ? copy : NULL, caplen, wire);
+  free(copy);
+  return rc;
 }
 
 static int decode_tb(rtel_pkt_hd *hd, const rtel_decode_opts *o,
@@ -122,21 +133,37 @@ static void check_opcode(uint8_t op, int ipver) {
   tb t;
   rtel_pkt_hd hd;
   rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
-  int cnp = op == 0x80 || op == 0x81;
+  int cnp = op == 0x81;
 
   if (tu_opcode_has_payload(op)) {
     paylen = (op & 0x1F) == 0x1D ? 8 : 13;
     pad = paylen == 13 ? 3 : 0;
   }
+  if (!valid) {
+    paylen = 20; /* all of it is "payload" for an unknown opcode */
+    pad = 1;
+  }
   build(&t, ipver, op, paylen, pad);
   rc = decode_tb(&hd, &o, &t);
   if (!valid) {
-    ck_assert_msg(rc == RTEL_ERR_MALFORMED && hd.malformed ==
-                                                  RTEL_MALFORMED_OPCODE,
-                  "reserved opcode 0x%02x (ip %d): rc %d malformed %u", op,
-                  ipver, rc, hd.malformed);
-    ck_assert_msg(!(hd.flags & RTEL_HD_F_ROCE), "reserved 0x%02x: ROCE set",
-                  op);
+    /* reserved or vendor-specific: RoCE, only the BTH decoded */
+    want = (ipver == 4 ? BASE_V4 : ipver == 6 ? BASE_V6 : BASE_V1) |
+           RTEL_HD_F_UNKNOWN_OPCODE;
+    got = hd.flags;
+    if (ipver == 1)
+      got &= ~RTEL_HD_F_IPV6;
+    ck_assert_msg(rc == 0, "reserved opcode 0x%02x (ip %d): rc %d malformed %u",
+                  op, ipver, rc, hd.malformed);
+    ck_assert_msg(got == want,
+                  "reserved opcode 0x%02x (ip %d): flags 0x%08x, want 0x%08x",
+                  op, ipver, got, want);
+    ck_assert_uint_eq(hd.opcode, op);
+    ck_assert_uint_eq(hd.dqpn, TU_DQPN);
+    ck_assert_uint_eq(hd.psn, TU_PSN);
+    ck_assert_uint_eq(hd.pad, pad);
+    ck_assert_uint_eq(hd.payload_off, t.bth_off + 12);
+    ck_assert_uint_eq(hd.payload_len, paylen);
+    ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_OK);
     return;
   }
   ck_assert_msg(rc == 0, "opcode 0x%02x (ip %d): rc %d malformed %u", op,
@@ -218,8 +245,8 @@ START_TEST(test_opcode_spot) {
   };
   static const uint8_t reserved[] = {0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C,
                                      0x3F, 0x56, 0x57, 0x5B, 0x5E, 0x63,
-                                     0x66, 0x7F, 0x82, 0x9F, 0xB5, 0xB8,
-                                     0xBB, 0xBE, 0xC0, 0xFF};
+                                     0x66, 0x7F, 0x80, 0x82, 0x9F, 0xB5,
+                                     0xB8, 0xBB, 0xBE, 0xC0, 0xFF};
   size_t i;
   for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
     int ok;
@@ -315,20 +342,37 @@ START_TEST(test_bth_fields) {
 }
 END_TEST
 
+/* tver != 0: decoded as an unknown opcode (BTH only, the rest payload) */
 START_TEST(test_bth_tver) {
   tb t;
   rtel_pkt_hd hd;
   tb_bth_f f;
+  rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
   unsigned v;
   for (v = 1; v < 16; v += 7) {
+    tu_spec s;
     memset(&f, 0, sizeof(f));
-    f.opcode = 0x04;
+    f.opcode = 0x0A; /* WRITE ONLY: would carry a RETH */
     f.tver = (uint8_t)v;
     f.dqpn = TU_DQPN;
-    build_bth(&t, &f, 8);
-    ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
-    ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_TVER);
-    ck_assert(!(hd.flags & RTEL_HD_F_ROCE));
+    f.psn = 77;
+    spec_init(&s, 0x0A, 0);
+    tb_init(&t);
+    tu_headers(&t, &s);
+    tb_bth(&t, &f);
+    tb_reth(&t, TU_RETH_VA, TU_RETH_RKEY, 8);
+    tb_pattern(&t, 8, 1);
+    tb_finish(&t);
+    ck_assert_int_eq(decode_tb(&hd, &o, &t), 0);
+    ck_assert(hd.flags & RTEL_HD_F_ROCE);
+    ck_assert(hd.flags & RTEL_HD_F_UNKNOWN_TVER);
+    ck_assert(!(hd.flags & RTEL_HD_F_RETH));
+    ck_assert_uint_eq(hd.tver, v);
+    ck_assert_uint_eq(hd.opcode, 0x0A);
+    ck_assert_uint_eq(hd.psn, 77);
+    ck_assert_uint_eq(hd.payload_off, t.bth_off + 12);
+    ck_assert_uint_eq(hd.payload_len, 16 + 8);
+    ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_OK);
   }
 }
 END_TEST
@@ -894,7 +938,7 @@ static void check_inner(const rtel_pkt_hd *hd, const tb *t, uint8_t opcode,
     ck_assert_uint_eq(hd->dport, 4791);
   }
   ck_assert(hd->flags & RTEL_HD_F_ICRC);
-  ck_assert_uint_eq(hd->icrc, tu_le32(t->b + t->icrc_off));
+  /* hd->icrc itself: test_icrc_unchecked and the icrc case */
 }
 
 START_TEST(test_erspan1) {
@@ -922,6 +966,8 @@ START_TEST(test_erspan2) {
   inner(&t, 0x0C, 0, 4);
   ck_assert_int_eq(decode_tb(&hd, &o, &t), 0);
   ck_assert_uint_eq(hd.encap, RTEL_ENCAP_ERSPAN2);
+  ck_assert_uint_eq(hd.nencap, 1);
+  ck_assert_uint_eq(hd.encap_list[0], RTEL_ENCAP_ERSPAN2);
   ck_assert_uint_eq(hd.erspan_session, 0x3A5);
   ck_assert(!(hd.flags & RTEL_HD_F_ERSPAN_TS));
   check_inner(&hd, &t, 0x0C, 0);
@@ -1031,6 +1077,8 @@ START_TEST(test_vxlan) {
   inner(&t, 0xA4, 33, 4); /* XRC SEND ONLY */
   ck_assert_int_eq(decode_tb(&hd, &o, &t), 0);
   ck_assert_uint_eq(hd.encap, RTEL_ENCAP_VXLAN);
+  ck_assert_uint_eq(hd.nencap, 1);
+  ck_assert_uint_eq(hd.encap_list[0], RTEL_ENCAP_VXLAN);
   ck_assert_uint_eq(hd.vxlan_vni, 0xABCDEF);
   ck_assert_uint_eq(hd.xrc_srqn, TU_XRC_SRQN);
   check_inner(&hd, &t, 0xA4, 33);
@@ -1098,6 +1146,9 @@ START_TEST(test_encap_depth) {
   build_nested_teb(&t, RTEL_MAX_ENCAP);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
   ck_assert_uint_eq(hd.encap, RTEL_ENCAP_GRE_TEB);
+  ck_assert_uint_eq(hd.nencap, RTEL_MAX_ENCAP);
+  ck_assert_uint_eq(hd.encap_list[0], RTEL_ENCAP_GRE_TEB);
+  ck_assert_uint_eq(hd.encap_list[RTEL_MAX_ENCAP - 1], RTEL_ENCAP_GRE_TEB);
   check_inner(&hd, &t, 0x04, 20);
   build_nested_teb(&t, RTEL_MAX_ENCAP + 1);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
@@ -1118,6 +1169,9 @@ START_TEST(test_erspan_then_vxlan) {
   inner(&t, 0x06, 64, 4);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
   ck_assert_uint_eq(hd.encap, RTEL_ENCAP_ERSPAN2 | RTEL_ENCAP_VXLAN);
+  ck_assert_uint_eq(hd.nencap, 2);
+  ck_assert_uint_eq(hd.encap_list[0], RTEL_ENCAP_ERSPAN2);
+  ck_assert_uint_eq(hd.encap_list[1], RTEL_ENCAP_VXLAN);
   ck_assert_uint_eq(hd.erspan_session, 0x155);
   ck_assert_uint_eq(hd.vxlan_vni, 0x00F00D);
   check_inner(&hd, &t, 0x06, 64);
@@ -1505,6 +1559,8 @@ START_TEST(test_icrc_good) {
     expect_icrc(&t, 1, "SEND ONLY imm pad 3");
     build(&t, vers[v], 0x81, 0, 0);
     expect_icrc(&t, 1, "CNP");
+    build(&t, vers[v], 0x1E, 10, 2);
+    expect_icrc(&t, 1, "reserved opcode");
   }
 }
 END_TEST
@@ -1521,6 +1577,16 @@ START_TEST(test_icrc_unchecked) {
   t.b[t.payload_off] ^= 1;
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
   ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_UNCHECKED);
+  /* the wire value is reported (RTEL_HD_F_ICRC) when encapsulated too */
+  tb_init(&t);
+  outer_v4(&t, 17);
+  tb_udp(&t, 0xE000, 4789);
+  tb_vxlan(&t, 0x08, 5);
+  inner(&t, 0x11, 0, 4);
+  ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
+  ck_assert(hd.flags & RTEL_HD_F_ICRC);
+  ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_UNCHECKED);
+  ck_assert_uint_eq(hd.icrc, tu_le32(t.b + t.icrc_off));
 }
 END_TEST
 
@@ -1689,6 +1755,15 @@ START_TEST(test_icrc_compute) {
   ck_assert_int_eq(rtel_icrc_compute(&hd, t.b, t.n, &v), 0);
   ck_assert_uint_eq(v, tu_le32(t.b + t.icrc_off));
   build(&t, 1, 0x04, 21, 3);
+  ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
+  ck_assert_int_eq(rtel_icrc_compute(&hd, t.b, t.n, &v), 0);
+  ck_assert_uint_eq(v, tu_le32(t.b + t.icrc_off));
+  /* encapsulated: the inner packet's ICRC */
+  tb_init(&t);
+  outer_v4(&t, 47);
+  tb_gre(&t, 0x1000, 0x88BE, 0, 1);
+  tb_erspan2(&t, 0, 0, 0, 0, 3, 0);
+  inner(&t, 0x0C, 0, 6);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
   ck_assert_int_eq(rtel_icrc_compute(&hd, t.b, t.n, &v), 0);
   ck_assert_uint_eq(v, tu_le32(t.b + t.icrc_off));
@@ -1939,6 +2014,115 @@ START_TEST(test_decode_args) {
 }
 END_TEST
 
+/* --------------------------------------------------------------- random */
+
+static uint32_t lcg_next(uint32_t *st) {
+  *st = *st * 1103515245u + 12345u;
+  return *st >> 8;
+}
+
+/* Invariants that hold for any input, and the ICRC differential: whenever
+ * the library computed an ICRC, it equals this test's own CRC over the
+ * same bytes at the offsets the library reported. */
+static void check_invariants(const uint8_t *pkt, size_t caplen, size_t wire,
+                             const char *what) {
+  rtel_pkt_hd hd;
+  rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
+  int rc = decode(&hd, &o, pkt, caplen, wire);
+  size_t wl = wire < caplen ? caplen : wire;
+  ck_assert_msg(rc == 0 || rc == RTEL_ERR_NOT_ROCE || rc == RTEL_ERR_MALFORMED,
+                "%s: rc %d", what, rc);
+  ck_assert_msg(!!(hd.flags & RTEL_HD_F_TRUNCATED) == (caplen < wl),
+                "%s: TRUNCATED flag", what);
+  ck_assert_uint_eq(hd.cap_len, caplen);
+  if (rc == RTEL_ERR_MALFORMED) {
+    ck_assert_msg(hd.malformed >= 1 && hd.malformed <= RTEL_MALFORMED_LINKTYPE,
+                  "%s: malformed %u", what, hd.malformed);
+    ck_assert(!(hd.flags & RTEL_HD_F_ROCE));
+    return;
+  }
+  if (rc == RTEL_ERR_NOT_ROCE) {
+    ck_assert(!(hd.flags & RTEL_HD_F_ROCE));
+    return;
+  }
+  ck_assert_msg((hd.flags & (RTEL_HD_F_ROCE | RTEL_HD_F_BTH)) ==
+                    (RTEL_HD_F_ROCE | RTEL_HD_F_BTH),
+                "%s: flags 0x%x", what, hd.flags);
+  ck_assert(hd.roce == 1 || hd.roce == 2);
+  ck_assert_msg((size_t)hd.bth_off + 12 <= caplen, "%s: BTH beyond capture",
+                what);
+  if (!(hd.flags & RTEL_HD_F_HDR_TRUNC)) {
+    size_t end = (size_t)hd.payload_off + hd.payload_len + hd.pad + 4;
+    ck_assert_msg(end <= wl, "%s: packet end %zu beyond wire %zu", what, end,
+                  wl);
+    ck_assert_msg(hd.payload_off <= caplen, "%s: payload_off", what);
+    ck_assert_msg(hd.payload_cap <= caplen - hd.payload_off,
+                  "%s: payload_cap %u beyond capture", what, hd.payload_cap);
+    ck_assert_msg(!!(hd.flags & RTEL_HD_F_ICRC) == (end <= caplen),
+                  "%s: ICRC flag vs end %zu caplen %zu", what, end, caplen);
+    if (hd.flags & RTEL_HD_F_ICRC) {
+      int ipver = (hd.flags & RTEL_HD_F_IPV4)   ? 4
+                  : (hd.flags & RTEL_HD_F_GRH) ? 1
+                                                : 6;
+      uint32_t mine = tu_icrc(pkt, hd.l3_off, ipver, hd.l4_off, hd.bth_off,
+                              end);
+      ck_assert_msg(hd.icrc == tu_le32(pkt + end - 4), "%s: wire ICRC", what);
+      ck_assert_msg(hd.icrc_calc == mine,
+                    "%s: icrc_calc 0x%08x, independent 0x%08x", what,
+                    hd.icrc_calc, mine);
+      ck_assert_msg(hd.icrc_status ==
+                        (mine == hd.icrc ? RTEL_ICRC_OK : RTEL_ICRC_BAD),
+                    "%s: icrc_status %u", what, hd.icrc_status);
+    } else {
+      ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_TRUNCATED);
+    }
+  }
+  if (hd.flags & RTEL_HD_F_CM)
+    ck_assert_msg((size_t)hd.cm_priv_off + hd.cm_priv_len <= caplen,
+                  "%s: CM private data beyond capture", what);
+}
+
+START_TEST(test_random_mutations) {
+  tb base[8];
+  tu_cm cm;
+  uint32_t st = 0xC0FFEEu + (uint32_t)_i;
+  size_t nb = 0, it;
+  build(&base[nb++], 4, 0x0B, 40, 2);
+  build(&base[nb++], 6, 0x12, 0, 0);
+  build(&base[nb++], 1, 0x05, 30, 1); /* RoCEv1 SEND ONLY imm */
+  build_v6_ext(&base[nb++], 0x65, 24);
+  tb_init(&base[nb]);
+  outer_v4(&base[nb], 47);
+  tb_gre(&base[nb], 0x1000, 0x22EB, 0, 1);
+  tb_erspan3(&base[nb], 1, 0, 0, 0, 9, 0x01020304, 0, 0, 0, 0, 0, 1, 1);
+  inner(&base[nb++], 0x4C, 0, 4); /* RD READ REQUEST */
+  tb_init(&base[nb]);
+  outer_v4(&base[nb], 17);
+  tb_udp(&base[nb], 0xE000, 4789);
+  tb_vxlan(&base[nb], 0x08, 77);
+  inner(&base[nb++], 0xBC, 0, 6); /* XRC FLUSH over IPv6 */
+  memset(&cm, 0, sizeof(cm));
+  cm.attr = RTEL_CM_REQ;
+  cm.local_qpn = 0x123;
+  tb_init(&base[nb]);
+  tu_build_cm(&base[nb++], &cm);
+  for (it = 0; it < 4000; it++) {
+    tb t = base[it % nb];
+    unsigned nflip = lcg_next(&st) % 4, k;
+    size_t caplen, wire;
+    char what[64];
+    for (k = 0; k < nflip; k++) {
+      size_t pos = lcg_next(&st) % t.n;
+      t.b[pos] ^= (uint8_t)(1u << (lcg_next(&st) % 8));
+    }
+    caplen = (lcg_next(&st) % 4) ? t.n : lcg_next(&st) % (t.n + 1);
+    wire = caplen + ((lcg_next(&st) % 3) ? 0 : lcg_next(&st) % 64);
+    snprintf(what, sizeof(what), "seed %d iteration %zu", _i, it);
+    check_invariants(t.b, caplen, wire, what);
+  }
+}
+END_TEST
+
 /* --------------------------------------------------------------- pcaps */
 
 typedef struct golden {
@@ -2166,6 +2350,7 @@ Suite *rtel_test_decode_suite(void) {
 
   tc = tcase_create("args");
   tcase_add_test(tc, test_decode_args);
+  tcase_add_loop_test(tc, test_random_mutations, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }

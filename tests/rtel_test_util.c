@@ -528,8 +528,8 @@ uint32_t tu_opcode_hdrs(uint8_t opcode, int *valid) {
       h = RTEL_HD_F_DETH | RTEL_HD_F_IMMDT;
     }
     break;
-  case 4: /* CNP */
-    if (opcode == 0x80 || opcode == 0x81)
+  case 4: /* CNP: 0x81 only (0x80 is not defined by Annex A17) */
+    if (opcode == 0x81)
       ok = 1;
     break;
   case 5: /* XRC: XRCETH on requests */
@@ -549,7 +549,7 @@ int tu_opcode_has_payload(uint8_t opcode) {
   unsigned n = opcode & 0x1Fu;
   int ok;
   tu_opcode_hdrs(opcode, &ok);
-  if (!ok || opcode == 0x80 || opcode == 0x81)
+  if (!ok || opcode == 0x81)
     return 0;
   if (opcode == 0x64 || opcode == 0x65)
     return 1;
@@ -629,7 +629,7 @@ void tu_transport(tb *t, const tu_spec *s) {
     tb_immdt(t, TU_IMM);
   if (h & RTEL_HD_F_IETH)
     tb_ieth(t, TU_IETH_RKEY);
-  if (s->opcode == 0x80 || s->opcode == 0x81)
+  if (s->opcode == 0x81)
     tb_fill(t, 0, 16); /* CNP: 16 reserved bytes */
   t->payload_off = t->n;
   tb_pattern(t, s->paylen, 0x31);

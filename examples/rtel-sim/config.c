@@ -151,7 +151,9 @@ static int parse_obs(struct cfg *c, const char *s)
     if ((t[0] != 'h' && t[0] != 't' && t[0] != 'l') || parse_u32(t + 1, &o->index, 0, 1u << 20) < 0)
       return -1;
     o->kind = t[0];
-    snprintf(o->name, sizeof o->name, "%s", t);
+    if (strlen(t) >= sizeof o->name)
+      return -1;
+    memcpy(o->name, t, strlen(t) + 1);
     for (uint32_t i = 0; i < c->nobs; i++)
       if (strcmp(c->obs[i].name, o->name) == 0)
         return -1;

@@ -78,7 +78,20 @@ static void conn_init(struct sim *s, uint32_t c, uint32_t *flow_base)
 static int open_outputs(struct sim *s)
 {
   char path[4096];
-  if (mkdir(s->c.out, 0777) < 0 && errno != EEXIST)
+  if (strlen(s->c.out) >= sizeof path - 64) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  /* mkdir -p */
+  snprintf(path, sizeof path, "%s", s->c.out);
+  for (char *sl = path + 1; *sl; sl++)
+    if (*sl == '/') {
+      *sl = 0;
+      if (mkdir(path, 0777) < 0 && errno != EEXIST)
+        return -1;
+      *sl = '/';
+    }
+  if (mkdir(path, 0777) < 0 && errno != EEXIST)
     return -1;
   for (unsigned o = 0; o < s->c.nobs; o++) {
     snprintf(path, sizeof path, "%s/%s.pcap", s->c.out, s->c.obs[o].name);

@@ -810,7 +810,9 @@ static void rx_rresp(struct sim *s, uint32_t e, const struct pkt *p)
 
 void rc_deliver(struct sim *s, uint32_t pi)
 {
-  struct pkt *p = &s->pkts[pi];
+  /* a copy: handlers may send packets, which can move the packet pool */
+  struct pkt pk = s->pkts[pi];
+  const struct pkt *p = &pk;
   if (p->what == W_CM) {
     cm_deliver(s, p);
     pkt_release(s, pi);

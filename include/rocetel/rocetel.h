@@ -747,6 +747,25 @@ typedef struct rtel_settings {
   /** Seed of the table hash functions. Embedders facing untrusted traffic
    * should set a random value (the library has no entropy source). */
   uint64_t hash_seed;
+  /** RTEL_NVME_* flags. Default 0: the NVMe-oF correlator is on. */
+  uint32_t nvme_flags;
+  /** Capacity of the NVMe-oF queue table (QP pairs carrying NVMe-oF).
+   * Default 1024. */
+  uint32_t max_nvme_queues;
+  /** Capacity of the table of outstanding I/Os. Default 16384. */
+  uint32_t max_ios;
+  /** Capacity of the table of completed I/Os waiting for their twin from
+   * another observation point (segmented records). Default max_ios. */
+  uint32_t max_io_joins;
+  /** An I/O without a response this long after its command ends with
+   * state RTEL_IO_TIMEOUT. Default 5 s. */
+  rtel_tstamp io_timeout;
+  /** How long a completed I/O waits for its twin from another observation
+   * point. Default 1 s. */
+  rtel_tstamp io_join_window;
+  /** NVMe-oF/RDMA service ports recognised in RDMA CM service IDs; zeros
+   * are unused. Default {4420}. */
+  uint16_t nvme_ports[4];
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -841,6 +860,28 @@ typedef struct rtel_ctx_stats {
   uint64_t ctrl_unattributed;
   /** Message records delivered. */
   uint64_t messages;
+  /** NVMe-oF queues recognised: from RDMA CM, from a Fabrics Connect
+   * command, from capsule shapes confirmed by a matching completion. */
+  uint64_t nvme_queues_cm;
+  uint64_t nvme_queues_connect;
+  uint64_t nvme_queues_confirmed;
+  /** NVMe-oF queues removed to make room (their I/Os end "evicted"). */
+  uint64_t nvme_queues_evicted;
+  /** I/O records by state. */
+  uint64_t ios_complete;
+  uint64_t ios_timeout;
+  uint64_t ios_orphan;
+  uint64_t ios_evicted;
+  /** Commands that found the I/O table full (not tracked). */
+  uint64_t ios_untracked;
+  /** Data transfers (RDMA WRITE / READ REQUEST / READ RESPONSE) on NVMe-oF
+   * queues that matched no outstanding I/O. */
+  uint64_t nvme_data_unmatched;
+  /** Retransmitted capsules ignored (same PSN seen before). */
+  uint64_t nvme_capsule_dups;
+  /** Segmented records delivered, and completed I/Os that found no twin. */
+  uint64_t segments;
+  uint64_t io_join_unmatched;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 
@@ -1012,6 +1053,175 @@ typedef struct rtel_msg_record {
   uint64_t retx_bytes;
 } rtel_msg_record;
 
+/* ------------------------------------------------------------------------ */
+/* NVMe-oF I/O correlator: I/O quality visibility                          */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @macrosection
+ *
+ * rtel_settings.nvme_flags.
+ */
+/** No NVMe-oF correlator. */
+#define RTEL_NVME_DISABLE 0x1u
+/** Recognise queues only from RDMA CM and Fabrics Connect, not from
+ * capsule shapes seen mid-stream. */
+#define RTEL_NVME_NO_GUESS 0x2u
+
+/** A duration that does not apply (rtel_io_record, rtel_segment_record). */
+#define RTEL_DURATION_NONE INT64_MIN
+
+/**
+ * @macrosection
+ *
+ * rtel_io_record.state.
+ */
+#define RTEL_IO_COMPLETE 1u  /**< command and response seen */
+#define RTEL_IO_TIMEOUT 2u   /**< no response within io_timeout */
+#define RTEL_IO_ORPHAN 3u    /**< a response whose command was not seen */
+#define RTEL_IO_EVICTED 4u   /**< removed to make room */
+#define RTEL_IO_TRUNCATED 5u /**< cut by a measurement window */
+
+/**
+ * @macrosection
+ *
+ * rtel_io_record.flags.
+ */
+/** Addresses are IPv6 (otherwise IPv4-mapped IPv4). */
+#define RTEL_IO_F_IPV6 0x1u
+/** Write data travelled in the command capsule (no RDMA READ). */
+#define RTEL_IO_F_INCAPSULE 0x2u
+/** The admin queue (QID 0). */
+#define RTEL_IO_F_ADMIN 0x4u
+/** A Fabrics command (opcode 0x7F); fctype is valid. */
+#define RTEL_IO_F_FABRICS 0x8u
+/** The response came as SEND with Invalidate. */
+#define RTEL_IO_F_INVALIDATE 0x10u
+/** The queue id (qid) is known. */
+#define RTEL_IO_F_QID 0x20u
+
+/** NVMe opcodes the figures distinguish (rtel_io_record.opcode). */
+#define RTEL_NVME_OP_FLUSH 0x00u
+#define RTEL_NVME_OP_WRITE 0x01u
+#define RTEL_NVME_OP_READ 0x02u
+#define RTEL_NVME_OP_FABRICS 0x7Fu
+
+#define RTEL_IO_RECORD_V1 1
+#define RTEL_IO_RECORD_VERSION RTEL_IO_RECORD_V1
+
+/**
+ * @struct
+ *
+ * One NVMe-oF command and its response as seen at one observation point,
+ * with the event timestamps of METRICS.md: C (t_cmd, first packet of the
+ * command capsule), D1/Dn or P1/Pn (t_data_first, t_data_last: first and
+ * last data packet of the I/O, retransmitted copies included), Q (t_rdreq,
+ * first RDMA READ REQUEST of a write), R (t_rsp, first packet of the
+ * response capsule). A timestamp that does not apply is RTEL_TSTAMP_NONE,
+ * a duration RTEL_DURATION_NONE:
+ *
+ *   iol  = R - C
+ *   dal  = D1 - C (read); (Q - C) + (R - Pn) (write); R - C (in-capsule
+ *          write, flush, other commands without data)
+ *   dpl  = P1 - Q (write); none otherwise
+ *   xfer = Dn - D1 (read); Pn - P1 (write); last - first capsule packet
+ *          (in-capsule write)
+ *
+ * Delivered by on_io; valid during the call only.
+ */
+typedef struct rtel_io_record {
+  uint32_t obs;
+  /** RTEL_IO_F_* bits. */
+  uint32_t flags;
+  /** RTEL_IO_* state. */
+  uint32_t state;
+  /** Host (sends commands) and target (sends responses) addresses. */
+  uint8_t host[16];
+  uint8_t target[16];
+  /** QPNs: the host's (responses and data go to it), the target's
+   * (commands go to it); RTEL_QPN_NONE if unknown. */
+  uint32_t host_qpn;
+  uint32_t target_qpn;
+  /** Command identifier, queue id (with RTEL_IO_F_QID). */
+  uint16_t cid;
+  uint16_t qid;
+  /** NVMe opcode; Fabrics command type (with RTEL_IO_F_FABRICS). */
+  uint8_t opcode;
+  uint8_t fctype;
+  /** NVMe status field of the CQE (SC, SCT, CRD, M, DNR: bits 15:1 of the
+   * status word, shifted right by one; 0 is success). */
+  uint16_t nvme_status;
+  /** Namespace, first LBA, number of logical blocks (NLB + 1). */
+  uint32_t nsid;
+  uint32_t nlb;
+  uint64_t slba;
+  /** Data length: the sum of the command's data descriptor lengths. */
+  uint64_t bytes;
+  rtel_tstamp t_cmd;
+  rtel_tstamp t_rsp;
+  rtel_tstamp t_data_first;
+  rtel_tstamp t_data_last;
+  rtel_tstamp t_rdreq;
+  int64_t iol;
+  int64_t dal;
+  int64_t dpl;
+  int64_t xfer;
+} rtel_io_record;
+
+#define RTEL_SEGMENT_RECORD_V1 1
+#define RTEL_SEGMENT_RECORD_VERSION RTEL_SEGMENT_RECORD_V1
+
+/**
+ * @struct
+ *
+ * The same I/O seen at a compute-side point c (nearer the host) and a
+ * storage-side point s, joined by (host, target, target QPN, CID, opcode,
+ * SLBA, length). IOL1 = IOL at c, IOL2 = IOL at s; the segments add up to
+ * iol1 exactly:
+ *
+ *   rtt      = iol1 - iol2
+ *   compute  = 0 (read); DPL at c (write)
+ *   network  = iol1 - iol2 (read); (iol1 - iol2) + (DPL at s - DPL at c)
+ *              (write)
+ *   storage  = iol1 - compute - network
+ *
+ * Delivered by on_segment; valid during the call only.
+ */
+typedef struct rtel_segment_record {
+  uint32_t compute_obs;
+  uint32_t storage_obs;
+  /** RTEL_IO_F_* bits of the compute-side record. */
+  uint32_t flags;
+  /** 1 if the roles came from rtel_ctx_set_obs_role(), 0 if inferred
+   * (the point with the larger IOL is the compute side). */
+  uint32_t roles_configured;
+  uint8_t host[16];
+  uint8_t target[16];
+  uint32_t target_qpn;
+  uint16_t cid;
+  uint8_t opcode;
+  uint8_t reserved;
+  uint32_t nsid;
+  uint64_t slba;
+  uint64_t bytes;
+  int64_t iol1;
+  int64_t iol2;
+  int64_t rtt;
+  int64_t compute;
+  int64_t network;
+  int64_t storage;
+} rtel_segment_record;
+
+/**
+ * @macrosection
+ *
+ * Roles of observation points (rtel_ctx_set_obs_role()).
+ */
+#define RTEL_ROLE_UNKNOWN 0u
+#define RTEL_ROLE_COMPUTE 1u /**< the switch port facing the host */
+#define RTEL_ROLE_STORAGE 2u /**< the switch port facing the storage */
+#define RTEL_ROLE_FABRIC 3u  /**< elsewhere (not joined) */
+
 /**
  * @functypedef
  *
@@ -1064,6 +1274,24 @@ typedef int (*rtel_on_flow)(rtel_ctx *ctx, const rtel_flow_record *rec,
 typedef int (*rtel_on_message)(rtel_ctx *ctx, const rtel_msg_record *rec,
                                void *user_data);
 
+/**
+ * @functypedef
+ *
+ * Called when an NVMe-oF I/O ends (response, timeout, orphan response,
+ * eviction). Same return value and restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_io)(rtel_ctx *ctx, const rtel_io_record *rec,
+                          void *user_data);
+
+/**
+ * @functypedef
+ *
+ * Called when a completed I/O has been joined with its twin from another
+ * observation point. Same return value and restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_segment)(rtel_ctx *ctx, const rtel_segment_record *rec,
+                               void *user_data);
+
 #define RTEL_CALLBACKS_V1 1
 #define RTEL_CALLBACKS_VERSION RTEL_CALLBACKS_V1
 
@@ -1080,6 +1308,8 @@ typedef struct rtel_callbacks {
   rtel_on_stats on_stats;
   rtel_on_flow on_flow;
   rtel_on_message on_message;
+  rtel_on_io on_io;
+  rtel_on_segment on_segment;
   /* New callbacks are appended below, under "added since
    * RTEL_CALLBACKS_V2". */
 } rtel_callbacks;
@@ -1230,10 +1460,13 @@ RTEL_API int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx,
 /**
  * @function
  *
- * Runs the flow timers due at |now| (as rtel_ctx_handle_expiry() would),
- * then ends every remaining flow, delivering each through on_flow with end
+ * Runs the timers due at |now| (as rtel_ctx_handle_expiry() would), then
+ * ends every remaining flow, delivering each through on_flow with end
  * RTEL_END_FLUSH (and in-progress messages through on_message, flagged
- * RTEL_MSG_F_INCOMPLETE), and empties the table; learned QP pairs are kept.
+ * RTEL_MSG_F_INCOMPLETE), and every outstanding NVMe-oF I/O through on_io
+ * with state RTEL_IO_TRUNCATED; completed I/Os waiting for a twin from
+ * another observation point are dropped (io_join_unmatched). Learned QP
+ * pairs and NVMe-oF queues are kept.
  * Call it at the end of a capture, with |now| the time of its end.
  *
  * Returns 0, RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),
@@ -1245,6 +1478,28 @@ RTEL_API int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx,
  */
 RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ctx_flush(rtel_ctx *ctx,
                                                     rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Declares the role of observation point |obs| for segmented NVMe-oF
+ * records: RTEL_ROLE_COMPUTE, RTEL_ROLE_STORAGE, RTEL_ROLE_FABRIC or
+ * RTEL_ROLE_UNKNOWN (inferred: of two points that saw the same I/O, the one
+ * with the larger IOL is the compute side). Up to RTEL_MAX_OBS_ROLES
+ * points may be declared.
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT (|ctx| NULL, unknown role, or the
+ * role table is full).
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs,
+                                   uint32_t role);
+
+/** Most observation points whose role can be declared. */
+#define RTEL_MAX_OBS_ROLES 64
 
 /* ------------------------------------------------------------------------ */
 /* Version-passing wrappers: use these, not the *_versioned functions.      */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe-oF I/O correlator: NVMe-oF queues (QP pairs), outstanding
+ * commands, their data transfers and responses, I/O records, and the join
+ * of the same I/O seen at two observation points (segmented records).
+ */
+#ifndef RTEL_NVME_H
+#define RTEL_NVME_H
+
+#include "rtel_cm.h"
+#include "rtel_int.h"
+#include "rtel_table.h"
+
+struct rtel_ctx;
+
+/* Keyed SGL descriptors remembered per I/O (a Last Segment list may hold
+ * more; those beyond are not matched). */
+#define RTEL__IO_SGL 4
+/* RDMA READ REQUESTs per queue whose responses are awaited. */
+#define RTEL__RDREQ_RING 16
+
+typedef struct rtel__rdreq {
+  uint32_t psn;
+  uint32_t io; /* RTEL__NIL: slot free */
+} rtel__rdreq;
+
+typedef struct rtel__nvme {
+  uint32_t flags;
+  rtel_tstamp io_timeout;
+  rtel_tstamp join_window;
+  uint16_t ports[4];
+
+  rtel__qtab queues; /* key (obs, host, target, target QPN) */
+  rtel__qtab rev;    /* key (obs, target, host, host QPN) -> queue */
+  uint32_t unpaired_head; /* queues whose host QPN is unknown */
+
+  /* outstanding I/Os: slab, hash on (queue, CID), FIFO by command time */
+  uint8_t *ios;
+  uint32_t *io_buckets;
+  uint32_t io_mask;
+  uint32_t io_cap;
+  uint32_t io_used;
+  uint32_t io_free;
+  uint32_t io_fifo_head;
+  uint32_t io_fifo_tail;
+  /* keyed SGL index: hash on (queue, key) -> (io << 2 | descriptor) */
+  uint32_t *key_buckets;
+  uint32_t key_mask;
+
+  /* completed I/Os awaiting their twin from another point */
+  uint8_t *joins;
+  uint32_t *join_buckets;
+  uint32_t join_mask;
+  uint32_t join_cap;
+  uint32_t join_used;
+  uint32_t join_free;
+  uint32_t join_fifo_head;
+  uint32_t join_fifo_tail;
+
+  /* observation point roles */
+  uint32_t nroles;
+  uint32_t role_obs[64];
+  uint8_t role[64];
+
+  rtel_tstamp now; /* latest packet time seen */
+} rtel__nvme;
+
+int rtel__nvme_init(struct rtel_ctx *ctx);
+void rtel__nvme_free(struct rtel_ctx *ctx);
+
+/* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
+int rtel__nvme_packet(struct rtel_ctx *ctx, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd, const uint8_t *pkt);
+
+/* A connection seen in RDMA CM: an NVMe-oF queue if its service ID names
+ * an NVMe-oF port. */
+void rtel__nvme_cm_conn(struct rtel_ctx *ctx, const rtel__cm_conn *c);
+
+rtel_tstamp rtel__nvme_expiry(const struct rtel_ctx *ctx);
+int rtel__nvme_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+/* Ends every outstanding I/O with |state| and drops pending joins. */
+int rtel__nvme_flush(struct rtel_ctx *ctx, uint32_t state);
+
+int rtel__nvme_set_role(struct rtel_ctx *ctx, uint32_t obs, uint32_t role);
+
+/* Bytes per outstanding I/O (entry + hash and index slots). */
+size_t rtel__nvme_io_size(void);
+
+#endif /* RTEL_NVME_H */
