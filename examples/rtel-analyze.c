@@ -35,6 +35,8 @@ typedef struct options {
   int messages;
   int ios;
   int segments;
+  int summary;
+  uint64_t interval_ns;
   int stats;
   uint32_t max_flows;
   uint64_t flow_idle_ns;
@@ -66,6 +68,7 @@ typedef struct run {
   int msg_header_done;
   int io_header_done;
   int seg_header_done;
+  int sum_header_done;
 } run;
 
 #define OBS(r, id) ((id) < (r)->nin ? (r)->in[id].obs : "?")
@@ -702,6 +705,88 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   return 0;
 }
 
+static void json_lat(const char *name, const rtel_latency *l) {
+  printf(",\"%s\":{\"count\":%" PRIu64 ",\"min\":%" PRId64 ",\"mean\":%" PRId64
+         ",\"p50\":%" PRId64 ",\"p90\":%" PRId64 ",\"p99\":%" PRId64
+         ",\"p99.9\":%" PRId64 ",\"max\":%" PRId64 "}",
+         name, l->count, l->min, l->mean, l->p50, l->p90, l->p99, l->p999,
+         l->max);
+}
+
+static void text_us(int64_t ns, uint64_t count) {
+  if (count == 0) {
+    printf(" %9s", "-");
+  } else {
+    printf(" %9.1f", (double)ns / 1000.0);
+  }
+}
+
+static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
+                           void *user_data) {
+  run *r = user_data;
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], ns[16];
+  uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
+  const char *dir = g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read";
+  (void)ctx;
+  if (!r->opt->summary) {
+    return 0;
+  }
+  format_addr(host, af, g->host);
+  format_addr(target, af, g->target);
+  if (g->nsid == RTEL_NSID_ALL) {
+    strcpy(ns, "*");
+  } else {
+    sprintf(ns, "%" PRIu32, g->nsid);
+  }
+  if (r->opt->format == FMT_JSON) {
+    fputs("{\"type\":\"summary\",\"obs\":", stdout);
+    json_str(OBS(r, g->obs));
+    printf(",\"host\":\"%s\",\"target\":\"%s\",\"nsid\":", host, target);
+    if (g->nsid == RTEL_NSID_ALL) {
+      fputs("null", stdout);
+    } else {
+      printf("%" PRIu32, g->nsid);
+    }
+    printf(",\"op\":\"%s\",\"period_start_ns\":%" PRIu64
+           ",\"period_end_ns\":%" PRIu64 ",\"count\":%" PRIu64
+           ",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"timeouts\":%" PRIu64,
+           dir, g->period_start, g->period_end, g->count, g->bytes, g->errors,
+           g->timeouts);
+    json_lat("iol_ns", &g->iol);
+    json_lat("dal_ns", &g->dal);
+    if (g->opcode == RTEL_NVME_OP_WRITE) {
+      json_lat("dpl_ns", &g->dpl);
+    }
+    fputs("}\n", stdout);
+    return 0;
+  }
+  if (!r->sum_header_done) {
+    printf("%-*s %-15s %-15s %5s %-5s %8s %12s %5s %5s | %9s %9s %9s %9s %9s "
+           "| %9s %9s | %9s %9s   (latencies in us)\n",
+           (int)strlen(OBS(r, g->obs)), "OBS", "HOST", "TARGET", "NSID", "OP",
+           "COUNT", "BYTES", "ERR", "TMO", "IOL_P50", "IOL_P90", "IOL_P99",
+           "IOL_P999", "IOL_MAX", "DAL_P50", "DAL_P99", "DPL_P50", "DPL_P99");
+    r->sum_header_done = 1;
+  }
+  printf("%-3s %-15s %-15s %5s %-5s %8" PRIu64 " %12" PRIu64 " %5" PRIu64
+         " %5" PRIu64 " |",
+         OBS(r, g->obs), host, target, ns, dir, g->count, g->bytes, g->errors,
+         g->timeouts);
+  text_us(g->iol.p50, g->iol.count);
+  text_us(g->iol.p90, g->iol.count);
+  text_us(g->iol.p99, g->iol.count);
+  text_us(g->iol.p999, g->iol.count);
+  text_us(g->iol.max, g->iol.count);
+  fputs(" |", stdout);
+  text_us(g->dal.p50, g->dal.count);
+  text_us(g->dal.p99, g->dal.count);
+  fputs(" |", stdout);
+  text_us(g->dpl.p50, g->dpl.count);
+  text_us(g->dpl.p99, g->dpl.count);
+  putchar('\n');
+  return 0;
+}
+
 static void print_stats(const options *opt, const char *obs,
                         const rtel_ctx_stats *st) {
   const struct {
@@ -748,6 +833,7 @@ static void print_stats(const options *opt, const char *obs,
       {"nvme_capsule_dups", st->nvme_capsule_dups},
       {"segments", st->segments},
       {"io_join_unmatched", st->io_join_unmatched},
+      {"aggregates_dropped", st->aggregates_dropped},
   };
   size_t i;
   int first = 1;
@@ -876,6 +962,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   if (opt->io_timeout_ns) {
     settings.io_timeout = opt->io_timeout_ns;
   }
+  settings.report_interval = opt->interval_ns;
   memset(&cb, 0, sizeof(cb));
   if (opt->packets) {
     cb.on_packet = on_packet;
@@ -884,6 +971,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   cb.on_message = on_message;
   cb.on_io = on_io;
   cb.on_segment = on_segment;
+  cb.on_io_aggregate = on_io_aggregate;
   memset(&r, 0, sizeof(r));
   r.opt = opt;
   r.in = in;
@@ -969,6 +1057,8 @@ static void usage(FILE *f) {
           "  --messages          one record per message\n"
           "  --ios               one record per NVMe-oF I/O\n"
           "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
+          "  --summary           per host/target latency percentiles\n"
+          "  --interval NS       summary period in ns (default: whole run)\n"
           "  --compute-side NAME  observation point nearest the hosts\n"
           "  --storage-side NAME  observation point nearest the storage\n"
           "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
@@ -1038,6 +1128,8 @@ int main(int argc, char **argv) {
       opt.ios = 1;
     } else if (strcmp(arg, "--segments") == 0) {
       opt.segments = 1;
+    } else if (strcmp(arg, "--summary") == 0) {
+      opt.summary = 1;
     } else if (strcmp(arg, "--compute-side") == 0 ||
                strcmp(arg, "--storage-side") == 0) {
       if (a + 1 >= argc) {
@@ -1051,7 +1143,8 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(arg, "--max-flows") == 0 ||
                strcmp(arg, "--flow-idle") == 0 ||
-               strcmp(arg, "--io-timeout") == 0) {
+               strcmp(arg, "--io-timeout") == 0 ||
+               strcmp(arg, "--interval") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
       char *end;
       unsigned long long n;
@@ -1070,6 +1163,8 @@ int main(int argc, char **argv) {
         opt.max_flows = (uint32_t)n;
       } else if (arg[2] == 'f') {
         opt.flow_idle_ns = n;
+      } else if (arg[3] == 'n') {
+        opt.interval_ns = n;
       } else {
         opt.io_timeout_ns = n;
       }
@@ -1136,7 +1231,7 @@ int main(int argc, char **argv) {
     return usage_error("%s", "no input file");
   }
   if (!opt.packets && !opt.flows && !opt.messages && !opt.ios &&
-      !opt.segments) {
+      !opt.segments && !opt.summary) {
     opt.stats = 1;
   }
   for (i = 0; i < ninputs; i++) {

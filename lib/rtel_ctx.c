@@ -10,13 +10,13 @@
 
 size_t rtel__settings_len(int version) {
   return version == RTEL_SETTINGS_V1
-             ? rtel__struct_len(rtel_settings, nvme_ports)
+             ? rtel__struct_len(rtel_settings, reserved2)
              : 0;
 }
 
 size_t rtel__callbacks_len(int version) {
   return version == RTEL_CALLBACKS_V1
-             ? rtel__struct_len(rtel_callbacks, on_segment)
+             ? rtel__struct_len(rtel_callbacks, on_io_aggregate)
              : 0;
 }
 
@@ -28,7 +28,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, io_join_unmatched)
+             ? rtel__struct_len(rtel_ctx_stats, aggregates_dropped)
              : 0;
 }
 
@@ -58,6 +58,8 @@ void rtel_settings_default_versioned(int settings_version,
   s.io_timeout = 5000000000ull;      /* 5 s */
   s.io_join_window = 1000000000ull;  /* 1 s */
   s.nvme_ports[0] = 4420;
+  s.report_interval = 0;
+  s.max_aggregates = 128;
   memcpy(settings, &s, len);
 }
 
@@ -102,7 +104,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   }
   if (s.max_flows > RTEL__MAX_TABLE || s.max_qp_pairs > RTEL__MAX_TABLE ||
       s.max_nvme_queues > RTEL__MAX_TABLE || s.max_ios > RTEL__MAX_TABLE ||
-      s.max_io_joins > RTEL__MAX_TABLE ||
+      s.max_io_joins > RTEL__MAX_TABLE || s.max_aggregates > (1u << 16) ||
       (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT)) ||
       (s.nvme_flags & ~(uint32_t)(RTEL_NVME_DISABLE | RTEL_NVME_NO_GUESS))) {
     return RTEL_ERR_INVALID_ARGUMENT;
@@ -122,7 +124,8 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     mem->free(ctx, mem->user_data);
     return rv;
   }
-  if ((rv = rtel__nvme_init(ctx)) != 0) {
+  if ((rv = rtel__nvme_init(ctx)) != 0 || (rv = rtel__agg_init(ctx)) != 0) {
+    rtel__nvme_free(ctx);
     rtel__flow_free(ctx);
     mem->free(ctx, mem->user_data);
     return rv;
@@ -135,6 +138,7 @@ void rtel_ctx_del(rtel_ctx *ctx) {
   if (ctx == NULL) {
     return;
   }
+  rtel__agg_free(ctx);
   rtel__nvme_free(ctx);
   rtel__flow_free(ctx);
   ctx->mem.free(ctx, ctx->mem.user_data);
@@ -216,6 +220,7 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
                      ctx->settings.stats_interval != 0)) {
     ctx->stats_next = pi->ts + ctx->settings.stats_interval;
   }
+  rtel__agg_clock(ctx, pi->ts);
 
   if (rtel__likely(pi->linktype == 0 ||
                    pi->linktype == ctx->dcfg.linktype)) {
@@ -321,6 +326,8 @@ rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx) {
   f = rtel__flow_expiry(ctx);
   t = f < t ? f : t;
   f = rtel__nvme_expiry(ctx);
+  t = f < t ? f : t;
+  f = rtel__agg_expiry(ctx);
   return f < t ? f : t;
 }
 
@@ -333,7 +340,8 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
     return RTEL_ERR_INVALID_STATE;
   }
   if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
-      (rv = rtel__nvme_expire(ctx, now)) != 0) {
+      (rv = rtel__nvme_expire(ctx, now)) != 0 ||
+      (rv = rtel__agg_expire(ctx, now)) != 0) {
     ctx->failed = 1;
     return rv;
   }
@@ -378,7 +386,8 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
   if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
       (rv = rtel__nvme_expire(ctx, now)) != 0 ||
       (rv = rtel__flow_flush(ctx, RTEL_END_FLUSH)) != 0 ||
-      (rv = rtel__nvme_flush(ctx, RTEL_IO_TRUNCATED)) != 0) {
+      (rv = rtel__nvme_flush(ctx, RTEL_IO_TRUNCATED)) != 0 ||
+      (rv = rtel__agg_flush(ctx, now)) != 0) {
     ctx->failed = 1;
   }
   return rv;

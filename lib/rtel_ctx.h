@@ -5,6 +5,7 @@
 #define RTEL_CTX_H
 
 #include "rtel_int.h"
+#include "rtel_agg.h"
 #include "rtel_flow.h"
 #include "rtel_nvme.h"
 #include "rtel_parse.h"
@@ -26,8 +27,9 @@ struct rtel_ctx {
   rtel__cm_tracker cm;
   /* the flow table */
   rtel__flowtab ft;
-  /* the NVMe-oF I/O correlator */
+  /* the NVMe-oF I/O correlator and its aggregates */
   rtel__nvme nvme;
+  rtel__agg agg;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
 };

@@ -651,6 +651,7 @@ static int deliver(rtel_ctx *ctx, const rtel_io_record *r) {
     ctx->stats.ios_evicted++;
     break;
   }
+  rtel__agg_io(ctx, r);
   if (ctx->cb.on_io && ctx->cb.on_io(ctx, r, ctx->user_data) != 0) {
     return RTEL_ERR_CALLBACK_FAILURE;
   }

@@ -344,19 +344,25 @@ END_TEST
  * only rtel_callbacks depends on the pointer size). */
 START_TEST(test_struct_sizes) {
   /* rtel_settings: 4 x uint32_t, stats_interval at 16, 4 x uint32_t
-   * (flow_flags, max_flows, max_qp_pairs, reserved1), then three 64-bit
-   * fields (flow_idle_timeout, flow_active_timeout, hash_seed) */
+   * (flow_flags, max_flows, max_qp_pairs, reserved1), three 64-bit fields
+   * (flow_idle_timeout, flow_active_timeout, hash_seed), 4 x uint32_t
+   * (nvme_flags, max_nvme_queues, max_ios, max_io_joins), two rtel_tstamp
+   * (io_timeout, io_join_window), uint16_t nvme_ports[4] */
   ck_assert_uint_eq(offsetof(rtel_settings, stats_interval), 16);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_flags), 24);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_idle_timeout), 40);
   ck_assert_uint_eq(offsetof(rtel_settings, hash_seed), 56);
-  ck_assert_uint_eq(offsetof(rtel_settings, hash_seed) + sizeof(uint64_t), 64);
-  ck_assert_uint_eq(sizeof(rtel_settings), 64);
-  /* rtel_callbacks: four function pointers */
-  ck_assert_uint_eq(offsetof(rtel_callbacks, on_message) +
-                        sizeof(rtel_on_message),
-                    4 * sizeof(void (*)(void)));
-  ck_assert_uint_eq(sizeof(rtel_callbacks), 4 * sizeof(void (*)(void)));
+  ck_assert_uint_eq(offsetof(rtel_settings, nvme_flags), 64);
+  ck_assert_uint_eq(offsetof(rtel_settings, io_timeout), 80);
+  ck_assert_uint_eq(offsetof(rtel_settings, nvme_ports), 96);
+  ck_assert_uint_eq(offsetof(rtel_settings, nvme_ports) + 4 * sizeof(uint16_t),
+                    104);
+  ck_assert_uint_eq(sizeof(rtel_settings), 104);
+  /* rtel_callbacks: six function pointers */
+  ck_assert_uint_eq(offsetof(rtel_callbacks, on_segment) +
+                        sizeof(rtel_on_segment),
+                    6 * sizeof(void (*)(void)));
+  ck_assert_uint_eq(sizeof(rtel_callbacks), 6 * sizeof(void (*)(void)));
   /* rtel_pkt_info: ts(8) wire_len obs port linktype */
   ck_assert_uint_eq(offsetof(rtel_pkt_info, wire_len), 8);
   ck_assert_uint_eq(offsetof(rtel_pkt_info, linktype), 20);
@@ -367,15 +373,19 @@ START_TEST(test_struct_sizes) {
                         sizeof(uint32_t),
                     16);
   ck_assert_uint_eq(sizeof(rtel_decode_opts), 16);
-  /* rtel_ctx_stats: 19 x uint64_t, malformed[32], 9 x uint64_t */
+  /* rtel_ctx_stats: 19 x uint64_t, malformed[32], 9 flow counters, 13
+   * NVMe counters: 73 x 8 bytes */
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, pkts_ts_backwards), 128);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, pkts_unknown_tver), 144);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, malformed), 152);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, flows_created), 408);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, messages), 472);
-  ck_assert_uint_eq(offsetof(rtel_ctx_stats, messages) + sizeof(uint64_t),
-                    480);
-  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 480);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, nvme_queues_cm), 480);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, io_join_unmatched), 576);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, io_join_unmatched) +
+                        sizeof(uint64_t),
+                    584);
+  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 584);
   /* rtel_pkt_hd (three implicit holes: 2 bytes after pkey, 4 after
    * xrc_srqn, 4 after cm_fields) */
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, erspan_session), 24);
@@ -786,16 +796,25 @@ START_TEST(test_stats_timer) {
   ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), 7000);
   p->ts = 6100;
   ck_assert_int_eq(feed(ctx, p), 0);
-  /* three periods elapsed: 7000, 8000, 9000 */
+  /* three periods ended (7000, 8000, 9000): the header says one call
+   * covers them all, with the latest boundary as period_end */
   ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, 9500), 0);
-  ck_assert_int_eq(r->scalls, 4);
-  ck_assert_uint_eq(r->period_end[1], 7000);
-  ck_assert_uint_eq(r->period_end[2], 8000);
-  ck_assert_uint_eq(r->period_end[3], 9000);
-  ck_assert_uint_eq(r->spkts[3], 3);
+  ck_assert_int_eq(r->scalls, 2);
+  ck_assert_uint_eq(r->period_end[1], 9000);
+  ck_assert_uint_eq(r->spkts[1], 3);
   ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), 10000);
   ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, 9500), 0);
+  ck_assert_int_eq(r->scalls, 2);
+  /* exactly on the next boundary: one call, period_end 10000 */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, 10000), 0);
+  ck_assert_int_eq(r->scalls, 3);
+  ck_assert_uint_eq(r->period_end[2], 10000);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), 11000);
+  /* periods stay aligned to the first packet (5000 + k * 1000) */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, 12999), 0);
   ck_assert_int_eq(r->scalls, 4);
+  ck_assert_uint_eq(r->period_end[3], 12000);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), 13000);
   rtel_ctx_del(ctx);
   free(r);
 }

@@ -766,6 +766,15 @@ typedef struct rtel_settings {
   /** NVMe-oF/RDMA service ports recognised in RDMA CM service IDs; zeros
    * are unused. Default {4420}. */
   uint16_t nvme_ports[4];
+  /** Period of the I/O aggregates (on_io_aggregate), in ns; 0 means one
+   * period that ends at rtel_ctx_flush(). Periods are aligned to the first
+   * packet's timestamp. */
+  rtel_tstamp report_interval;
+  /** Capacity of the aggregation table: (observation point, host, target,
+   * namespace) keys, the per-pair totals included. Each key costs about
+   * 34 KiB (six latency histograms). Default 128. */
+  uint32_t max_aggregates;
+  uint32_t reserved2;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -882,6 +891,8 @@ typedef struct rtel_ctx_stats {
   /** Segmented records delivered, and completed I/Os that found no twin. */
   uint64_t segments;
   uint64_t io_join_unmatched;
+  /** I/Os not aggregated because the aggregation table was full. */
+  uint64_t aggregates_dropped;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 
@@ -1212,6 +1223,65 @@ typedef struct rtel_segment_record {
   int64_t storage;
 } rtel_segment_record;
 
+
+/**
+ * @struct
+ *
+ * A latency distribution in ns, read from a log-linear histogram: values
+ * below 32 ns are exact; above, each power of two has 32 buckets and a
+ * quantile is reported as its bucket's midpoint, within 1/64 (1.6 %) of
+ * the exact nearest-rank quantile (the smallest value with at least
+ * ceil(q * count) values at or below it); min, max and mean are exact.
+ * Values are clamped to [0, 2^48) ns. This struct is frozen.
+ */
+typedef struct rtel_latency {
+  uint64_t count;
+  int64_t min;
+  int64_t max;
+  int64_t mean;
+  int64_t p50;
+  int64_t p90;
+  int64_t p99;
+  int64_t p999;
+} rtel_latency;
+
+/** rtel_io_aggregate.nsid of the per-(host, target) totals. */
+#define RTEL_NSID_ALL 0xffffffffu
+
+#define RTEL_IO_AGGREGATE_V1 1
+#define RTEL_IO_AGGREGATE_VERSION RTEL_IO_AGGREGATE_V1
+
+/**
+ * @struct
+ *
+ * NVMe-oF reads or writes (|opcode|) of one (host, target, namespace) at
+ * one observation point during one reporting period; nsid RTEL_NSID_ALL
+ * sums every namespace of the pair. Only completed I/Os enter count, bytes
+ * and the latencies; errors counts those with a non-zero NVMe status;
+ * timeouts counts I/Os that ended without a response. Delivered by
+ * on_io_aggregate at the end of each period; valid during the call only.
+ */
+typedef struct rtel_io_aggregate {
+  uint32_t obs;
+  /** RTEL_IO_F_IPV6 if the addresses are IPv6. */
+  uint32_t flags;
+  /** RTEL_NVME_OP_READ or RTEL_NVME_OP_WRITE. */
+  uint32_t opcode;
+  uint32_t nsid;
+  uint8_t host[16];
+  uint8_t target[16];
+  rtel_tstamp period_start;
+  rtel_tstamp period_end;
+  uint64_t count;
+  uint64_t bytes;
+  uint64_t errors;
+  uint64_t timeouts;
+  rtel_latency iol;
+  rtel_latency dal;
+  /** Writes only (empty for reads). */
+  rtel_latency dpl;
+} rtel_io_aggregate;
+
 /**
  * @macrosection
  *
@@ -1292,6 +1362,17 @@ typedef int (*rtel_on_io)(rtel_ctx *ctx, const rtel_io_record *rec,
 typedef int (*rtel_on_segment)(rtel_ctx *ctx, const rtel_segment_record *rec,
                                void *user_data);
 
+/**
+ * @functypedef
+ *
+ * Called at the end of each reporting period (rtel_settings.
+ * report_interval) and at rtel_ctx_flush(), once per aggregate that saw
+ * an I/O. Same return value and restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_io_aggregate)(rtel_ctx *ctx,
+                                    const rtel_io_aggregate *agg,
+                                    void *user_data);
+
 #define RTEL_CALLBACKS_V1 1
 #define RTEL_CALLBACKS_VERSION RTEL_CALLBACKS_V1
 
@@ -1310,6 +1391,7 @@ typedef struct rtel_callbacks {
   rtel_on_message on_message;
   rtel_on_io on_io;
   rtel_on_segment on_segment;
+  rtel_on_io_aggregate on_io_aggregate;
   /* New callbacks are appended below, under "added since
    * RTEL_CALLBACKS_V2". */
 } rtel_callbacks;

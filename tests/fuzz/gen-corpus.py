@@ -328,6 +328,18 @@ def seeds():
     s["rocev1-rc-send"] = rocev1_frame(rc_send)
     s["rocev1-vlan-ack"] = rocev1_frame(bth(0x11, 0x33, 0x307) +
                                         aeth(0x1F, 1), vlans=[(0x8100, 5)])
+    # NVMe-oF/RDMA capsules (SEND ONLY): a 64-byte write command with a
+    # keyed SGL data block descriptor, and a 16-byte completion
+    le16 = lambda v: struct.pack("<H", v)
+    le32 = lambda v: struct.pack("<I", v)
+    le64 = lambda v: struct.pack("<Q", v)
+    sqe = bytes([0x01, 0x40]) + le16(0x0007) + le32(1) + bytes(16) + \
+        le64(0x7F0000008000) + struct.pack("<I", 4096)[:3] + le32(0x1234) + \
+        b"\x40" + le64(0x100) + le16(7) + bytes(14)
+    assert len(sqe) == 64
+    s["nvme-write-cmd"] = v4eth(bth(0x04, 0x000021, 0x10) + sqe)
+    cqe = le32(0) + le32(0) + le16(1) + le16(1) + le16(0x0007) + le16(0)
+    s["nvme-cqe"] = v4eth(bth(0x04, 0x000022, 0x20) + cqe)
     # other link types: the option byte selects the link type
     ip_only = roce_frame_v4(rc_send)
     s["raw-ipv4-rc"] = (OPT_LINK_RAW, ip_only)

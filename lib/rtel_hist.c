@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#include "rtel_hist.h"
+
+#define VMAX ((UINT64_C(1) << (RTEL__HIST_MAX_EXP + 1)) - 1)
+
+uint32_t rtel__hist_index(uint64_t v) {
+  unsigned e;
+  if (v < RTEL__HIST_SUB) {
+    return (uint32_t)v;
+  }
+  if (v > VMAX) {
+    v = VMAX;
+  }
+  e = 63u - (unsigned)__builtin_clzll(v);
+  return (e - RTEL__HIST_SUB_BITS + 1) * RTEL__HIST_SUB +
+         (uint32_t)((v >> (e - RTEL__HIST_SUB_BITS)) & (RTEL__HIST_SUB - 1));
+}
+
+uint64_t rtel__hist_low(uint32_t idx) {
+  uint32_t row = idx / RTEL__HIST_SUB, col = idx % RTEL__HIST_SUB;
+  unsigned e;
+  if (row == 0) {
+    return idx;
+  }
+  e = row + RTEL__HIST_SUB_BITS - 1;
+  return (UINT64_C(1) << e) + ((uint64_t)col << (e - RTEL__HIST_SUB_BITS));
+}
+
+uint64_t rtel__hist_width(uint32_t idx) {
+  uint32_t row = idx / RTEL__HIST_SUB;
+  if (row == 0) {
+    return 1;
+  }
+  return UINT64_C(1) << (row - 1);
+}
+
+void rtel__hist_reset(rtel__hist *h) { memset(h, 0, sizeof(*h)); }
+
+void rtel__hist_add(rtel__hist *h, int64_t v) {
+  uint64_t u = v < 0 ? 0 : (uint64_t)v;
+  if (u > VMAX) {
+    u = VMAX;
+  }
+  if (h->count == 0 || (int64_t)u < h->min) {
+    h->min = (int64_t)u;
+  }
+  if (h->count == 0 || (int64_t)u > h->max) {
+    h->max = (int64_t)u;
+  }
+  h->count++;
+  h->sum += u;
+  h->b[rtel__hist_index(u)]++;
+}
+
+int64_t rtel__hist_quantile(const rtel__hist *h, double q) {
+  uint64_t rank, seen = 0;
+  uint32_t i;
+  int64_t v;
+  if (h->count == 0) {
+    return 0;
+  }
+  rank = (uint64_t)(q * (double)h->count);
+  if ((double)rank < q * (double)h->count) {
+    rank++; /* ceil */
+  }
+  if (rank == 0) {
+    rank = 1;
+  }
+  for (i = 0; i < RTEL__HIST_BUCKETS; i++) {
+    seen += h->b[i];
+    if (seen >= rank) {
+      break;
+    }
+  }
+  if (i == RTEL__HIST_BUCKETS) {
+    return h->max;
+  }
+  v = (int64_t)(rtel__hist_low(i) + rtel__hist_width(i) / 2);
+  if (rtel__hist_width(i) == 1) {
+    v = (int64_t)rtel__hist_low(i);
+  }
+  return v < h->min ? h->min : v > h->max ? h->max : v;
+}
+
+void rtel__hist_summary(const rtel__hist *h, rtel_latency *out) {
+  out->count = h->count;
+  out->min = h->count ? h->min : 0;
+  out->max = h->count ? h->max : 0;
+  out->mean = h->count ? (int64_t)(h->sum / h->count) : 0;
+  out->p50 = rtel__hist_quantile(h, 0.50);
+  out->p90 = rtel__hist_quantile(h, 0.90);
+  out->p99 = rtel__hist_quantile(h, 0.99);
+  out->p999 = rtel__hist_quantile(h, 0.999);
+}

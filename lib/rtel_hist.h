@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Log-linear latency histogram of fixed size: values below 32 ns are
+ * counted exactly; above, each power of two is split into 32 equal
+ * buckets, so a bucket's midpoint is within 1/64 (1.6 %) of any value in
+ * it. Values are clamped to [0, 2^48) ns (about 78 hours).
+ */
+#ifndef RTEL_HIST_H
+#define RTEL_HIST_H
+
+#include "rtel_int.h"
+
+#define RTEL__HIST_SUB_BITS 5
+#define RTEL__HIST_SUB (1u << RTEL__HIST_SUB_BITS)
+#define RTEL__HIST_MAX_EXP 47
+#define RTEL__HIST_BUCKETS                                                    \
+  ((RTEL__HIST_MAX_EXP - RTEL__HIST_SUB_BITS + 2) * RTEL__HIST_SUB)
+
+typedef struct rtel__hist {
+  uint64_t count;
+  int64_t min;
+  int64_t max;
+  uint64_t sum; /* of the clamped values, for the mean */
+  uint32_t b[RTEL__HIST_BUCKETS];
+} rtel__hist;
+
+void rtel__hist_reset(rtel__hist *h);
+void rtel__hist_add(rtel__hist *h, int64_t v);
+/* The nearest-rank |q| quantile (0 < q <= 1) as its bucket's midpoint,
+ * clamped to [min, max]; 0 if empty. */
+int64_t rtel__hist_quantile(const rtel__hist *h, double q);
+/* Fills a public summary. */
+void rtel__hist_summary(const rtel__hist *h, rtel_latency *out);
+
+/* Bucket of a (clamped, non-negative) value, and a bucket's bounds. */
+uint32_t rtel__hist_index(uint64_t v);
+uint64_t rtel__hist_low(uint32_t idx);
+uint64_t rtel__hist_width(uint32_t idx);
+
+#endif /* RTEL_HIST_H */
