@@ -171,6 +171,7 @@ int rtel__cm_track(rtel__cm_tracker *t, uint32_t obs, const rtel_pkt_hd *hd,
         memcmp(r->src, hd->dst, 16) == 0 && memcmp(r->dst, hd->src, 16) == 0) {
       r->used = 0;
       conn->obs = obs;
+      conn->port = 0;
       conn->req_ip = r->src;
       conn->rsp_ip = r->dst;
       conn->req_qpn = r->qpn;

@@ -33,6 +33,7 @@ typedef struct rtel__cm_tracker {
 /* A connection established by a REQ/REP exchange. */
 typedef struct rtel__cm_conn {
   uint32_t obs;
+  uint32_t port; /* of the REP */
   const uint8_t *req_ip; /* requester (the NVMe-oF host) */
   const uint8_t *rsp_ip; /* responder (the NVMe-oF target) */
   uint32_t req_qpn;

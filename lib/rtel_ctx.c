@@ -10,13 +10,13 @@
 
 size_t rtel__settings_len(int version) {
   return version == RTEL_SETTINGS_V1
-             ? rtel__struct_len(rtel_settings, reserved2)
+             ? rtel__struct_len(rtel_settings, reserved3)
              : 0;
 }
 
 size_t rtel__callbacks_len(int version) {
   return version == RTEL_CALLBACKS_V1
-             ? rtel__struct_len(rtel_callbacks, on_io_aggregate)
+             ? rtel__struct_len(rtel_callbacks, on_alarm)
              : 0;
 }
 
@@ -28,7 +28,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, aggregates_dropped)
+             ? rtel__struct_len(rtel_ctx_stats, alarms_dropped)
              : 0;
 }
 
@@ -60,6 +60,8 @@ void rtel_settings_default_versioned(int settings_version,
   s.nvme_ports[0] = 4420;
   s.report_interval = 0;
   s.max_aggregates = 128;
+  s.max_ports = 256;
+  s.max_alarm_keys = 1024;
   memcpy(settings, &s, len);
 }
 
@@ -105,6 +107,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   if (s.max_flows > RTEL__MAX_TABLE || s.max_qp_pairs > RTEL__MAX_TABLE ||
       s.max_nvme_queues > RTEL__MAX_TABLE || s.max_ios > RTEL__MAX_TABLE ||
       s.max_io_joins > RTEL__MAX_TABLE || s.max_aggregates > (1u << 16) ||
+      s.max_ports > (1u << 20) || s.max_alarm_keys > RTEL__MAX_TABLE ||
       (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT)) ||
       (s.nvme_flags & ~(uint32_t)(RTEL_NVME_DISABLE | RTEL_NVME_NO_GUESS))) {
     return RTEL_ERR_INVALID_ARGUMENT;
@@ -124,7 +127,11 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     mem->free(ctx, mem->user_data);
     return rv;
   }
-  if ((rv = rtel__nvme_init(ctx)) != 0 || (rv = rtel__agg_init(ctx)) != 0) {
+  if ((rv = rtel__nvme_init(ctx)) != 0 || (rv = rtel__agg_init(ctx)) != 0 ||
+      (rv = rtel__sched_init(ctx)) != 0 || (rv = rtel__alarm_init(ctx)) != 0) {
+    rtel__alarm_free(ctx);
+    rtel__sched_free(ctx);
+    rtel__agg_free(ctx);
     rtel__nvme_free(ctx);
     rtel__flow_free(ctx);
     mem->free(ctx, mem->user_data);
@@ -138,6 +145,8 @@ void rtel_ctx_del(rtel_ctx *ctx) {
   if (ctx == NULL) {
     return;
   }
+  rtel__alarm_free(ctx);
+  rtel__sched_free(ctx);
   rtel__agg_free(ctx);
   rtel__nvme_free(ctx);
   rtel__flow_free(ctx);
@@ -221,6 +230,13 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->stats_next = pi->ts + ctx->settings.stats_interval;
   }
   rtel__agg_clock(ctx, pi->ts);
+  if (rtel__unlikely(ctx->sched.epoch == RTEL_TSTAMP_NONE)) {
+    ctx->sched.epoch = pi->ts;
+  }
+  if (rtel__unlikely(!rtel__sched_admit(&ctx->sched, pi->port))) {
+    ctx->stats.pkts_unscheduled++;
+    return 0;
+  }
 
   if (rtel__likely(pi->linktype == 0 ||
                    pi->linktype == ctx->dcfg.linktype)) {
@@ -242,6 +258,7 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (rtel__unlikely(hd->flags & RTEL_HD_F_CM)) {
     rtel__cm_conn conn;
     if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
+      conn.port = pi->port;
       rtel__flow_cm_conn(ctx, &conn);
       rtel__nvme_cm_conn(ctx, &conn);
     }
@@ -328,6 +345,8 @@ rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx) {
   f = rtel__nvme_expiry(ctx);
   t = f < t ? f : t;
   f = rtel__agg_expiry(ctx);
+  t = f < t ? f : t;
+  f = rtel__sched_expiry(ctx);
   return f < t ? f : t;
 }
 
@@ -339,7 +358,9 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
   }
-  if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
+  /* slot boundaries first: they truncate what they cut */
+  if ((rv = rtel__sched_expire(ctx, now)) != 0 ||
+      (rv = rtel__flow_expire(ctx, now)) != 0 ||
       (rv = rtel__nvme_expire(ctx, now)) != 0 ||
       (rv = rtel__agg_expire(ctx, now)) != 0) {
     ctx->failed = 1;

@@ -6,9 +6,11 @@
 
 #include "rtel_int.h"
 #include "rtel_agg.h"
+#include "rtel_alarm.h"
 #include "rtel_flow.h"
 #include "rtel_nvme.h"
 #include "rtel_parse.h"
+#include "rtel_sched.h"
 
 struct rtel_ctx {
   rtel_mem mem;
@@ -30,6 +32,9 @@ struct rtel_ctx {
   /* the NVMe-oF I/O correlator and its aggregates */
   rtel__nvme nvme;
   rtel__agg agg;
+  /* ports, polling schedule, alarms */
+  rtel__sched sched;
+  rtel__alarms alarms;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
 };

@@ -114,6 +114,7 @@ typedef struct flow {
   uint8_t st;
   uint8_t ops;
   uint8_t fl; /* RTEL_FLOW_F_* */
+  uint32_t port;
   /* the message in progress */
   rtel_tstamp msg_first_ts;
   rtel_tstamp msg_last_ts;
@@ -239,6 +240,9 @@ static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
   m.packets = f->msg_pkts;
   m.retx_packets = f->msg_retx_pkts;
   m.retx_bytes = f->msg_retx_bytes;
+  m.port = f->port;
+  rtel__sched_coverage(&ctx->sched, f->port, &m.coverage_start,
+                       &m.coverage_end);
   if (ctx->cb.on_message(ctx, &m, ctx->user_data) != 0) {
     return RTEL_ERR_CALLBACK_FAILURE;
   }
@@ -256,7 +260,7 @@ static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
   if (f->st & ST_MSG) {
     rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE);
   }
-  if (rv == 0 && ctx->cb.on_flow) {
+  if (rv == 0 && (ctx->cb.on_flow || ctx->alarms.active)) {
     memset(&r, 0, sizeof(r));
     r.obs = f->q.key.obs;
     r.flags = flow_flags(f);
@@ -295,8 +299,14 @@ static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
     r.fnr = r.packets ? (double)r.naks_seq / (double)r.packets : 0.0;
     r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
                              : 0.0;
-    if (ctx->cb.on_flow(ctx, &r, ctx->user_data) != 0) {
+    r.port = f->port;
+    rtel__sched_coverage(&ctx->sched, f->port, &r.coverage_start,
+                         &r.coverage_end);
+    if (ctx->cb.on_flow && ctx->cb.on_flow(ctx, &r, ctx->user_data) != 0) {
       rv = RTEL_ERR_CALLBACK_FAILURE;
+    }
+    if (rv == 0) {
+      rv = rtel__alarm_flow(ctx, &r);
     }
   }
   fifo_unlink(ft, f);
@@ -619,6 +629,7 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
   f->highest = hd->psn;
   f->last_psn = hd->psn;
   f->sport = hd->roce == 2 ? hd->sport : 0;
+  f->port = pi->port;
   f->dscp = hd->dscp;
   f->fl = (hd->flags & RTEL_HD_F_IPV4) ? 0 : RTEL_FLOW_F_IPV6;
   if (hd->nvlan) {
@@ -822,6 +833,25 @@ int rtel__flow_flush(rtel_ctx *ctx, uint32_t end) {
   while (ft->flows.used) {
     if ((rv = end_flow(ctx, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
                        end)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+/* Ends, truncated, every flow whose port is no longer measured. */
+int rtel__flow_truncate(rtel_ctx *ctx) {
+  rtel__flowtab *ft = &ctx->ft;
+  uint32_t i;
+  int rv;
+  if (ft->flags & RTEL_FLOW_DISABLE) {
+    return 0;
+  }
+  for (i = ft->flows.lru_head; i != RTEL__NIL;) {
+    flow *f = flow_at(ft, i);
+    i = f->q.next;
+    if (!rtel__sched_port_measured(&ctx->sched, f->port) &&
+        (rv = end_flow(ctx, f, RTEL_END_TRUNCATED)) != 0) {
       return rv;
     }
   }

@@ -57,6 +57,9 @@ int rtel__flow_expire(struct rtel_ctx *ctx, rtel_tstamp now);
 /* Ends every flow (end = RTEL_END_FLUSH). */
 int rtel__flow_flush(struct rtel_ctx *ctx, uint32_t end);
 
+/* Ends, truncated, every flow whose port is no longer measured. */
+int rtel__flow_truncate(struct rtel_ctx *ctx);
+
 /* Bytes of one flow-table entry (documented memory per flow). */
 size_t rtel__flow_entry_size(void);
 

@@ -57,6 +57,7 @@ typedef struct nq {
   uint32_t up_prev; /* list of queues with unknown host QPN */
   uint32_t up_next;
   uint32_t rdreq_next;
+  uint32_t port; /* of the packet that revealed the queue */
   rtel__rdreq rdreq[RTEL__RDREQ_RING];
 } nq;
 
@@ -348,9 +349,9 @@ static int queue_remove(rtel_ctx *ctx, nq *q) {
   return rv;
 }
 
-static nq *queue_new(rtel_ctx *ctx, uint32_t obs, const uint8_t *host,
-                     const uint8_t *target, uint32_t tqpn, uint32_t state,
-                     int *prv) {
+static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
+                     const uint8_t *host, const uint8_t *target, uint32_t tqpn,
+                     uint32_t state, int *prv) {
   rtel__nvme *n = &ctx->nvme;
   rtel__qkey k;
   nq *q;
@@ -373,6 +374,7 @@ static nq *queue_new(rtel_ctx *ctx, uint32_t obs, const uint8_t *host,
   q->hqpn = RTEL_QPN_NONE;
   q->state = state;
   q->qid = -1;
+  q->port = port;
   q->wr_io = q->rr_io = q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
     q->rdreq[i].io = RTEL__NIL;
@@ -417,8 +419,8 @@ void rtel__nvme_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
   /* the requester is the host; commands go to the responder's QP */
   q = queue_find(n, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn);
   if (q == NULL) {
-    q = queue_new(ctx, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, Q_CONFIRMED,
-                  &rv);
+    q = queue_new(ctx, c->obs, c->port, c->req_ip, c->rsp_ip, c->rsp_qpn,
+                  Q_CONFIRMED, &rv);
     if (q == NULL) {
       return;
     }
@@ -562,11 +564,14 @@ static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
   return (int64_t)(a - b);
 }
 
-static void fill_record(const rtel__nvme *n, const nq *q, const nio *io,
+static void fill_record(const rtel_ctx *ctx, const nq *q, const nio *io,
                         uint32_t state, rtel_tstamp t_rsp, uint16_t status,
                         uint32_t rflags, rtel_io_record *r) {
   memset(r, 0, sizeof(*r));
   r->obs = q->q.key.obs;
+  r->port = q->port;
+  rtel__sched_coverage(&ctx->sched, q->port, &r->coverage_start,
+                       &r->coverage_end);
   r->state = state;
   memcpy(r->host, q->q.key.src, 16);
   memcpy(r->target, q->q.key.dst, 16);
@@ -588,7 +593,6 @@ static void fill_record(const rtel__nvme *n, const nq *q, const nio *io,
   r->t_cmd = r->t_data_first = r->t_data_last = r->t_rdreq =
       RTEL_TSTAMP_NONE;
   r->iol = r->dal = r->dpl = r->xfer = RTEL_DURATION_NONE;
-  (void)n;
   if (io == NULL) {
     return;
   }
@@ -655,7 +659,7 @@ static int deliver(rtel_ctx *ctx, const rtel_io_record *r) {
   if (ctx->cb.on_io && ctx->cb.on_io(ctx, r, ctx->user_data) != 0) {
     return RTEL_ERR_CALLBACK_FAILURE;
   }
-  return 0;
+  return rtel__alarm_io(ctx, r);
 }
 
 /* Ends |io| without a response (timeout, eviction); reported only when
@@ -664,8 +668,8 @@ static int end_io(rtel_ctx *ctx, nio *io, uint32_t state, int report) {
   rtel__nvme *n = &ctx->nvme;
   rtel_io_record r;
   if (report) {
-    fill_record(n, queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0, 0,
-                &r);
+    fill_record(ctx, queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0,
+                0, &r);
   }
   io_unlink(n, io);
   return report ? deliver(ctx, &r) : 0;
@@ -942,7 +946,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
     if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
       return 0;
     }
-    q = queue_new(ctx, pi->obs, hd->src, hd->dst, hd->dqpn,
+    q = queue_new(ctx, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
                   connect ? Q_CONFIRMED : Q_GUESSED, &rv);
     if (q == NULL) {
       return rv;
@@ -1084,7 +1088,7 @@ static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
     if (q->state != Q_CONFIRMED) {
       return 0;
     }
-    fill_record(n, q, NULL, RTEL_IO_ORPHAN, pi->ts, status, flags, &r);
+    fill_record(ctx, q, NULL, RTEL_IO_ORPHAN, pi->ts, status, flags, &r);
     r.cid = cid;
     return deliver(ctx, &r);
   }
@@ -1093,7 +1097,7 @@ static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
     q->state = Q_CONFIRMED;
     ctx->stats.nvme_queues_confirmed++;
   }
-  fill_record(n, q, io, RTEL_IO_COMPLETE, pi->ts, status, flags, &r);
+  fill_record(ctx, q, io, RTEL_IO_COMPLETE, pi->ts, status, flags, &r);
   io_unlink(n, io);
   if ((rv = deliver(ctx, &r)) != 0) {
     return rv;
@@ -1321,6 +1325,27 @@ int rtel__nvme_flush(rtel_ctx *ctx, uint32_t state) {
   while (n->join_fifo_head != RTEL__NIL) {
     ctx->stats.io_join_unmatched++;
     join_remove(n, join_at(n, n->join_fifo_head));
+  }
+  return 0;
+}
+
+/* Ends, truncated, every I/O whose queue's port is no longer measured. */
+int rtel__nvme_truncate(rtel_ctx *ctx) {
+  rtel__nvme *n = &ctx->nvme;
+  uint32_t i;
+  int rv;
+  if (n->flags & RTEL_NVME_DISABLE) {
+    return 0;
+  }
+  for (i = n->io_fifo_head; i != RTEL__NIL;) {
+    nio *io = io_at(n, i);
+    nq *q = queue_at(n, io->queue);
+    i = io->fnext;
+    if (!rtel__sched_port_measured(&ctx->sched, q->port) &&
+        (rv = end_io(ctx, io, RTEL_IO_TRUNCATED, q->state == Q_CONFIRMED)) !=
+            0) {
+      return rv;
+    }
   }
   return 0;
 }

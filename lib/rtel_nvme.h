@@ -81,6 +81,9 @@ int rtel__nvme_expire(struct rtel_ctx *ctx, rtel_tstamp now);
 /* Ends every outstanding I/O with |state| and drops pending joins. */
 int rtel__nvme_flush(struct rtel_ctx *ctx, uint32_t state);
 
+/* Ends, truncated, every I/O whose queue's port is no longer measured. */
+int rtel__nvme_truncate(struct rtel_ctx *ctx);
+
 int rtel__nvme_set_role(struct rtel_ctx *ctx, uint32_t obs, uint32_t role);
 
 /* Bytes per outstanding I/O (entry + hash and index slots). */

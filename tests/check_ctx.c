@@ -520,6 +520,18 @@ START_TEST(test_stats_args) {
                    RTEL_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, NULL, 10),
                    RTEL_ERR_INVALID_ARGUMENT);
+  {
+    const uint8_t *pkts[1] = {t.b};
+    size_t lens[1] = {t.n};
+    ck_assert_int_eq(rtel_ctx_read_pkts(NULL, &pi, pkts, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts(ctx, NULL, pkts, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts(ctx, &pi, NULL, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts(ctx, &pi, pkts, NULL, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+  }
   ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
   ck_assert_uint_eq(st.pkts, 0);
   /* an empty packet is a (malformed) packet, not an argument error */

@@ -774,7 +774,12 @@ typedef struct rtel_settings {
    * namespace) keys, the per-pair totals included. Each key costs about
    * 34 KiB (six latency histograms). Default 128. */
   uint32_t max_aggregates;
-  uint32_t reserved2;
+  /** Most ports rtel_ctx_add_port() accepts. Default 256. */
+  uint32_t max_ports;
+  /** Capacity of the alarm state table (one entry per scope key and
+   * metric with a threshold or a baseline). Default 1024. */
+  uint32_t max_alarm_keys;
+  uint32_t reserved3;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -893,6 +898,16 @@ typedef struct rtel_ctx_stats {
   uint64_t io_join_unmatched;
   /** I/Os not aggregated because the aggregation table was full. */
   uint64_t aggregates_dropped;
+  /** Packets of ports not measured in the current polling slot (counted,
+   * not decoded). */
+  uint64_t pkts_unscheduled;
+  /** Polling slots begun. */
+  uint64_t slots;
+  /** Alarm events raised and cleared. */
+  uint64_t alarms_raised;
+  uint64_t alarms_cleared;
+  /** Records not evaluated for alarms because the alarm table was full. */
+  uint64_t alarms_dropped;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 
@@ -1028,6 +1043,13 @@ typedef struct rtel_flow_record {
   double fnr;
   /** retx_packets / packets. */
   double retx_ratio;
+  /** Port of the flow's first packet (rtel_pkt_info.port). */
+  uint32_t port;
+  uint32_t reserved2;
+  /** Coverage window of that port: when its measurement began, and when
+   * it ended (RTEL_TSTAMP_NONE while it goes on). See rtel_schedule. */
+  rtel_tstamp coverage_start;
+  rtel_tstamp coverage_end;
 } rtel_flow_record;
 
 #define RTEL_MSG_RECORD_V1 1
@@ -1062,6 +1084,11 @@ typedef struct rtel_msg_record {
   uint64_t packets;
   uint64_t retx_packets;
   uint64_t retx_bytes;
+  /** Port and its coverage window, as in rtel_flow_record. */
+  uint32_t port;
+  uint32_t reserved2;
+  rtel_tstamp coverage_start;
+  rtel_tstamp coverage_end;
 } rtel_msg_record;
 
 /* ------------------------------------------------------------------------ */
@@ -1177,6 +1204,12 @@ typedef struct rtel_io_record {
   int64_t dal;
   int64_t dpl;
   int64_t xfer;
+  /** Port of the command (rtel_pkt_info.port) and its coverage window, as
+   * in rtel_flow_record. */
+  uint32_t port;
+  uint32_t reserved2;
+  rtel_tstamp coverage_start;
+  rtel_tstamp coverage_end;
 } rtel_io_record;
 
 #define RTEL_SEGMENT_RECORD_V1 1
@@ -1292,6 +1325,157 @@ typedef struct rtel_io_aggregate {
 #define RTEL_ROLE_STORAGE 2u /**< the switch port facing the storage */
 #define RTEL_ROLE_FABRIC 3u  /**< elsewhere (not joined) */
 
+
+/* ------------------------------------------------------------------------ */
+/* Ports and the polling scheduler                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Longest port name kept (longer names are cut). */
+#define RTEL_PORT_NAME_MAX 31
+
+#define RTEL_PORT_V1 1
+#define RTEL_PORT_VERSION RTEL_PORT_V1
+
+/**
+ * @struct
+ *
+ * A port to be measured: |id| is what rtel_pkt_info.port carries for its
+ * packets. Copied by rtel_ctx_add_port().
+ */
+typedef struct rtel_port {
+  uint32_t id;
+  /** RTEL_ROLE_* (compute side, storage side, fabric). */
+  uint32_t role;
+  /** A name for people (may be NULL); copied, at most RTEL_PORT_NAME_MAX
+   * bytes are kept. */
+  const char *name;
+} rtel_port;
+
+/**
+ * @macrosection
+ *
+ * rtel_schedule.mode.
+ */
+/** Every port all the time (the default). */
+#define RTEL_SCHED_FULL 0u
+/** ports_per_slot ports during each slot of slot_ns, round robin. */
+#define RTEL_SCHED_POLL 1u
+
+#define RTEL_SCHEDULE_V1 1
+#define RTEL_SCHEDULE_VERSION RTEL_SCHEDULE_V1
+
+/**
+ * @struct
+ *
+ * A monitoring schedule (rtel_ctx_set_schedule()).
+ *
+ * In RTEL_SCHED_POLL mode the registered ports are visited round robin in
+ * the order they were added, ports_per_slot (P) at a time; with N ports
+ * every port is measured at least once in every ceil(N / P) consecutive
+ * slots. With alarm_priority set, a port whose alarm was raised less than
+ * alarm_priority ns ago may take one seat of a slot out of turn; the other
+ * seats keep the round robin, so no port waits more than ceil(N / (P - 1))
+ * slots (P >= 2), or 2 N slots (P = 1: priority seats only in every other
+ * slot).
+ */
+typedef struct rtel_schedule {
+  /** RTEL_SCHED_FULL or RTEL_SCHED_POLL. */
+  uint32_t mode;
+  /** Ports measured per slot (>= 1). */
+  uint32_t ports_per_slot;
+  /** Slot length in ns (> 0). */
+  rtel_tstamp slot_ns;
+  /** Priority window of alarmed ports in ns; 0: no priority. */
+  rtel_tstamp alarm_priority;
+} rtel_schedule;
+
+/**
+ * @struct
+ *
+ * A slot boundary (on_slot): the ports that start being measured and the
+ * ports that stop, so that an agent can reprogram its mirror or ACL rules.
+ * The arrays are valid during the call only.
+ */
+typedef struct rtel_slot_event {
+  /** Sequence number of the slot that begins (0, 1, ...). */
+  uint64_t slot;
+  /** When it begins and when it is planned to end. */
+  rtel_tstamp start;
+  rtel_tstamp end;
+  const uint32_t *started;
+  size_t nstarted;
+  const uint32_t *stopped;
+  size_t nstopped;
+} rtel_slot_event;
+
+/* ------------------------------------------------------------------------ */
+/* Alarms                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @macrosection
+ *
+ * Metrics that alarms watch (rtel_ctx_set_threshold()).
+ */
+#define RTEL_METRIC_IOL 1u        /**< I/O latency, ns (above) */
+#define RTEL_METRIC_DAL 2u        /**< data access latency, ns (above) */
+#define RTEL_METRIC_DPL 3u        /**< data preparation latency, ns (above) */
+#define RTEL_METRIC_FCT 4u        /**< flow completion time, ns (above) */
+#define RTEL_METRIC_FNR 5u        /**< NAK rate of a paired flow (above) */
+#define RTEL_METRIC_FET 6u        /**< effective throughput, bit/s (below) */
+#define RTEL_METRIC_RETX_RATIO 7u /**< retransmission ratio (above) */
+#define RTEL_METRIC_CNP_RATE 8u   /**< CNPs per second of FCT (above) */
+
+/**
+ * @macrosection
+ *
+ * Alarm scopes: what a threshold's state is kept per.
+ */
+/** Per (observation point, source or host, destination or target). */
+#define RTEL_SCOPE_PAIR 1u
+/** Per (observation point, port). */
+#define RTEL_SCOPE_PORT 2u
+
+/** rtel_alarm.kind */
+#define RTEL_ALARM_THRESHOLD 1u
+#define RTEL_ALARM_BASELINE 2u
+/** rtel_alarm.state */
+#define RTEL_ALARM_RAISED 1u
+#define RTEL_ALARM_CLEARED 2u
+
+/**
+ * @struct
+ *
+ * An alarm event (on_alarm). A threshold alarm is raised by the first
+ * record whose value crosses the threshold (above it; below it for FET)
+ * and cleared by the first later record of the same scope whose value is
+ * back on the good side by 10 % of the threshold (hysteresis). A baseline
+ * alarm compares each value with a moving mean and deviation of the same
+ * scope (EWMA, weight 1/32): raised beyond mean + k deviations (below
+ * mean - k for FET) once the baseline has seen its warm-up count of
+ * values, cleared when a value is back within k / 2 deviations. Valid
+ * during the call only.
+ */
+typedef struct rtel_alarm {
+  uint32_t metric;
+  uint32_t scope;
+  uint32_t kind;
+  uint32_t state;
+  uint32_t obs;
+  /** The port (RTEL_SCOPE_PORT, and for either scope the record's port). */
+  uint32_t port;
+  /** The pair (RTEL_SCOPE_PAIR): source/host and destination/target. */
+  uint8_t src[16];
+  uint8_t dst[16];
+  /** The record's value and the limit it was compared with. */
+  double value;
+  double limit;
+  rtel_tstamp ts;
+  /** The record that raised or cleared the alarm: one of these is set. */
+  const rtel_flow_record *flow;
+  const rtel_io_record *io;
+} rtel_alarm;
+
 /**
  * @functypedef
  *
@@ -1373,6 +1557,26 @@ typedef int (*rtel_on_io_aggregate)(rtel_ctx *ctx,
                                     const rtel_io_aggregate *agg,
                                     void *user_data);
 
+/**
+ * @functypedef
+ *
+ * Called at each polling slot boundary (from rtel_ctx_handle_expiry() or
+ * rtel_ctx_set_schedule()), before the records the boundary truncates are
+ * delivered. Same return value and restrictions as rtel_on_packet.
+ */
+typedef int (*rtel_on_slot)(rtel_ctx *ctx, const rtel_slot_event *ev,
+                            void *user_data);
+
+/**
+ * @functypedef
+ *
+ * Called when an alarm is raised or cleared, right after the record that
+ * caused it was delivered. Same return value and restrictions as
+ * rtel_on_packet.
+ */
+typedef int (*rtel_on_alarm)(rtel_ctx *ctx, const rtel_alarm *alarm,
+                             void *user_data);
+
 #define RTEL_CALLBACKS_V1 1
 #define RTEL_CALLBACKS_VERSION RTEL_CALLBACKS_V1
 
@@ -1392,6 +1596,8 @@ typedef struct rtel_callbacks {
   rtel_on_io on_io;
   rtel_on_segment on_segment;
   rtel_on_io_aggregate on_io_aggregate;
+  rtel_on_slot on_slot;
+  rtel_on_alarm on_alarm;
   /* New callbacks are appended below, under "added since
    * RTEL_CALLBACKS_V2". */
 } rtel_callbacks;
@@ -1583,6 +1789,95 @@ RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs,
 /** Most observation points whose role can be declared. */
 #define RTEL_MAX_OBS_ROLES 64
 
+/**
+ * @function
+ *
+ * Registers a port. Its packets (rtel_pkt_info.port) are measured as the
+ * schedule says; in RTEL_SCHED_FULL mode the packets of unregistered ports
+ * are measured too, in RTEL_SCHED_POLL mode they are counted and ignored.
+ * |now| starts the port's coverage window in full mode. Use the
+ * rtel_ctx_add_port() macro.
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT (NULL, an id already registered,
+ * an unknown role, or max_ports reached), RTEL_ERR_UNSUPPORTED_VERSION.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
+                                         const rtel_port *port,
+                                         rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Sets the monitoring mode, effective at |now|: the current slot (if any)
+ * ends, on_slot reports the ports that start and stop, and records of
+ * ports that stop are delivered truncated. Call it again at any time to
+ * change the mode or its parameters. Use the rtel_ctx_set_schedule()
+ * macro.
+ *
+ * Returns 0, RTEL_ERR_INVALID_ARGUMENT (NULL, unknown mode, zero
+ * ports_per_slot or slot_ns in polling mode), RTEL_ERR_UNSUPPORTED_VERSION,
+ * RTEL_ERR_CALLBACK_FAILURE (fatal), RTEL_ERR_INVALID_STATE.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
+                                const rtel_schedule *schedule,
+                                rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Returns 1 if port |port_id| is measured now, 0 if not (or |ctx| is
+ * NULL).
+ *
+ * Thread safety: one thread at a time per context; may be called from a
+ * callback.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_port_measured(const rtel_ctx *ctx, uint32_t port_id);
+
+/**
+ * @function
+ *
+ * Sets (|value| > 0) or removes (|value| = 0) the alarm threshold of
+ * |metric| (RTEL_METRIC_*) in |scope| (RTEL_SCOPE_*). Units: ns for
+ * latencies and FCT, bit/s for FET (an alarm when below), a ratio for FNR
+ * and the retransmission ratio, per second for the CNP rate.
+ *
+ * Returns 0 or RTEL_ERR_INVALID_ARGUMENT.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_set_threshold(rtel_ctx *ctx, uint32_t metric,
+                                    uint32_t scope, double value);
+
+/**
+ * @function
+ *
+ * Enables (|k| > 0) or disables (|k| = 0) the baseline detector of
+ * |metric| in |scope|: a value beyond k moving deviations from the moving
+ * mean raises an alarm of kind RTEL_ALARM_BASELINE, once |warmup| values
+ * (at least 2) have been seen for that scope key.
+ *
+ * Returns 0 or RTEL_ERR_INVALID_ARGUMENT.
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ctx_set_baseline(rtel_ctx *ctx, uint32_t metric,
+                                   uint32_t scope, double k, uint32_t warmup);
+
 /* ------------------------------------------------------------------------ */
 /* Version-passing wrappers: use these, not the *_versioned functions.      */
 /* ------------------------------------------------------------------------ */
@@ -1611,6 +1906,13 @@ RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs,
 #define rtel_ctx_read_pkts(CTX, PIS, PKTS, PKTLENS, N)                        \
   rtel_ctx_read_pkts_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS), (PKTS),  \
                                (PKTLENS), (N))
+
+#define rtel_ctx_add_port(CTX, PORT, NOW)                                     \
+  rtel_ctx_add_port_versioned((CTX), RTEL_PORT_VERSION, (PORT), (NOW))
+
+#define rtel_ctx_set_schedule(CTX, SCHED, NOW)                                \
+  rtel_ctx_set_schedule_versioned((CTX), RTEL_SCHEDULE_VERSION, (SCHED),     \
+                                  (NOW))
 
 #define rtel_ctx_get_stats(CTX, STATS)                                        \
   rtel_ctx_get_stats_versioned((CTX), RTEL_CTX_STATS_VERSION, (STATS))

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The polling scheduler (METRICS.md, "Polling scheduler").
+ *
+ * Full mode measures every port. Polling mode measures ports_per_slot (P)
+ * registered ports per slot, chosen round robin in registration order; a
+ * port with a recent alarm may take one seat out of turn (in every slot
+ * when P >= 2, in every other slot when P = 1), the remaining seats keep
+ * the round robin, which bounds every port's wait (see rtel_schedule).
+ *
+ * At a boundary the ports that stop are reported with the ports that start
+ * (on_slot); then the flows and I/Os seen on stopped ports are delivered
+ * truncated, with the port's coverage window closed at the boundary.
+ */
+#include "rtel_sched.h"
+
+#include "rtel_ctx.h"
+
+static uint32_t id_hash(uint32_t id) {
+  uint32_t h = id * 0x9E3779B1u;
+  return h ^ (h >> 16);
+}
+
+static rtel__port *port_find(const rtel__sched *s, uint32_t id) {
+  uint32_t i = id_hash(id) & s->idx_mask;
+  while (s->idx[i] != RTEL__NIL) {
+    rtel__port *p = &s->ports[s->idx[i]];
+    if (p->id == id) {
+      return p;
+    }
+    i = (i + 1) & s->idx_mask;
+  }
+  return NULL;
+}
+
+int rtel__sched_init(rtel_ctx *ctx) {
+  rtel__sched *s = &ctx->sched;
+  const rtel_mem *mem = &ctx->mem;
+  uint32_t cap = ctx->settings.max_ports ? ctx->settings.max_ports : 256;
+  uint32_t n = 1, i;
+
+  memset(s, 0, sizeof(*s));
+  while (n < cap * 2u) {
+    n <<= 1;
+  }
+  s->ports = mem->calloc(cap, sizeof(rtel__port), mem->user_data);
+  s->idx = mem->malloc((size_t)n * sizeof(uint32_t), mem->user_data);
+  s->started = mem->malloc((size_t)cap * sizeof(uint32_t), mem->user_data);
+  s->stopped = mem->malloc((size_t)cap * sizeof(uint32_t), mem->user_data);
+  if (!s->ports || !s->idx || !s->started || !s->stopped) {
+    rtel__sched_free(ctx);
+    return RTEL_ERR_NOMEM;
+  }
+  for (i = 0; i < n; i++) {
+    s->idx[i] = RTEL__NIL;
+  }
+  s->cap = cap;
+  s->idx_mask = n - 1;
+  s->sch.mode = RTEL_SCHED_FULL;
+  s->next = RTEL_TSTAMP_NONE;
+  s->epoch = RTEL_TSTAMP_NONE;
+  return 0;
+}
+
+void rtel__sched_free(rtel_ctx *ctx) {
+  rtel__sched *s = &ctx->sched;
+  void *ps[] = {s->ports, s->idx, s->started, s->stopped};
+  size_t i;
+  for (i = 0; i < 4; i++) {
+    if (ps[i]) {
+      ctx->mem.free(ps[i], ctx->mem.user_data);
+    }
+  }
+  s->ports = NULL;
+  s->idx = s->started = s->stopped = NULL;
+}
+
+int rtel__sched_port_measured(const rtel__sched *s, uint32_t port) {
+  const rtel__port *p = port_find(s, port);
+  if (p == NULL) {
+    return s->sch.mode == RTEL_SCHED_FULL;
+  }
+  return p->measured;
+}
+
+void rtel__sched_coverage(const rtel__sched *s, uint32_t port,
+                          rtel_tstamp *start, rtel_tstamp *end) {
+  const rtel__port *p = port_find(s, port);
+  if (p == NULL) {
+    *start = s->epoch;
+    *end = RTEL_TSTAMP_NONE;
+    return;
+  }
+  *start = p->cov_start;
+  *end = p->measured ? RTEL_TSTAMP_NONE : p->cov_end;
+}
+
+void rtel__sched_alarm(rtel_ctx *ctx, uint32_t port, rtel_tstamp ts) {
+  rtel__port *p = port_find(&ctx->sched, port);
+  if (p) {
+    p->last_alarm = ts;
+  }
+}
+
+int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
+                                const rtel_port *port, rtel_tstamp now) {
+  rtel__sched *s;
+  rtel__port *p;
+  uint32_t i;
+
+  if (ctx == NULL || port == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (port_version != RTEL_PORT_V1) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  s = &ctx->sched;
+  if (port->role > RTEL_ROLE_FABRIC || s->nports == s->cap ||
+      port_find(s, port->id)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  p = &s->ports[s->nports];
+  memset(p, 0, sizeof(*p));
+  p->id = port->id;
+  p->role = port->role;
+  if (port->name) {
+    size_t n = strlen(port->name);
+    if (n > RTEL_PORT_NAME_MAX) {
+      n = RTEL_PORT_NAME_MAX;
+    }
+    memcpy(p->name, port->name, n);
+  }
+  p->last_alarm = RTEL_TSTAMP_NONE;
+  p->cov_end = RTEL_TSTAMP_NONE;
+  /* in full mode a port is measured from the moment it is added; in
+   * polling mode from its first slot */
+  p->measured = s->sch.mode == RTEL_SCHED_FULL;
+  p->cov_start = p->measured ? now : RTEL_TSTAMP_NONE;
+  i = id_hash(port->id) & s->idx_mask;
+  while (s->idx[i] != RTEL__NIL) {
+    i = (i + 1) & s->idx_mask;
+  }
+  s->idx[i] = s->nports++;
+  return 0;
+}
+
+/* Marks the ports of the next slot in p->chosen. */
+static void choose(rtel__sched *s, rtel_tstamp now) {
+  uint32_t n = s->nports, seats, i;
+  uint32_t per = s->sch.ports_per_slot;
+
+  for (i = 0; i < n; i++) {
+    s->ports[i].chosen = 0;
+  }
+  if (n == 0) {
+    return;
+  }
+  if (s->sch.mode == RTEL_SCHED_FULL) {
+    for (i = 0; i < n; i++) {
+      s->ports[i].chosen = 1;
+    }
+    return;
+  }
+  seats = per < n ? per : n;
+  if (s->sch.alarm_priority && (seats >= 2 || (s->slot & 1u))) {
+    for (i = 0; i < n; i++) {
+      rtel__port *p = &s->ports[(s->prio_rr + i) % n];
+      if (p->last_alarm != RTEL_TSTAMP_NONE && now >= p->last_alarm &&
+          now - p->last_alarm < s->sch.alarm_priority) {
+        p->chosen = 1;
+        s->prio_rr = (uint32_t)((p - s->ports) + 1) % n;
+        seats--;
+        break;
+      }
+    }
+  }
+  while (seats) {
+    rtel__port *p = &s->ports[s->rr % n];
+    s->rr = (s->rr + 1) % n;
+    if (!p->chosen) {
+      p->chosen = 1;
+      seats--;
+    }
+  }
+}
+
+/* Begins a slot (or the full mode) at |t|: reports the ports that start
+ * and stop, then truncates the records of the stopped ones. */
+static int begin(rtel_ctx *ctx, rtel_tstamp t) {
+  rtel__sched *s = &ctx->sched;
+  rtel_slot_event ev;
+  uint32_t i;
+  int rv;
+
+  choose(s, t);
+  ev.nstarted = ev.nstopped = 0;
+  for (i = 0; i < s->nports; i++) {
+    rtel__port *p = &s->ports[i];
+    if (p->chosen && !p->measured) {
+      p->measured = 1;
+      p->cov_start = t;
+      p->cov_end = RTEL_TSTAMP_NONE;
+      s->started[ev.nstarted++] = p->id;
+    } else if (!p->chosen && p->measured) {
+      p->measured = 0;
+      p->cov_end = t;
+      s->stopped[ev.nstopped++] = p->id;
+    }
+  }
+  ev.slot = s->slot++;
+  ev.start = t;
+  ev.end = s->sch.mode == RTEL_SCHED_POLL ? t + s->sch.slot_ns
+                                          : RTEL_TSTAMP_NONE;
+  ev.started = s->started;
+  ev.stopped = s->stopped;
+  s->next = ev.end;
+  ctx->stats.slots++;
+  if (ctx->cb.on_slot && ctx->cb.on_slot(ctx, &ev, ctx->user_data) != 0) {
+    return RTEL_ERR_CALLBACK_FAILURE;
+  }
+  if (ev.nstopped) {
+    if ((rv = rtel__flow_truncate(ctx)) != 0 ||
+        (rv = rtel__nvme_truncate(ctx)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+int rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
+                                    const rtel_schedule *schedule,
+                                    rtel_tstamp now) {
+  int rv;
+  if (ctx == NULL || schedule == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (schedule_version != RTEL_SCHEDULE_V1) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  if (ctx->failed) {
+    return RTEL_ERR_INVALID_STATE;
+  }
+  if (schedule->mode > RTEL_SCHED_POLL ||
+      (schedule->mode == RTEL_SCHED_POLL &&
+       (schedule->ports_per_slot == 0 || schedule->slot_ns == 0))) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  ctx->sched.sch = *schedule;
+  if ((rv = begin(ctx, now)) != 0) {
+    ctx->failed = 1;
+  }
+  return rv;
+}
+
+int rtel_ctx_port_measured(const rtel_ctx *ctx, uint32_t port_id) {
+  return ctx ? rtel__sched_port_measured(&ctx->sched, port_id) : 0;
+}
+
+rtel_tstamp rtel__sched_expiry(const rtel_ctx *ctx) { return ctx->sched.next; }
+
+int rtel__sched_expire(rtel_ctx *ctx, rtel_tstamp now) {
+  rtel__sched *s = &ctx->sched;
+  rtel_tstamp t, late;
+  uint64_t skip;
+  uint32_t per;
+
+  if (s->next == RTEL_TSTAMP_NONE || now < s->next) {
+    return 0;
+  }
+  /* A caller that ran late begins the slot that contains |now|; the round
+   * robin moves on as if the skipped slots had taken place. */
+  skip = (now - s->next) / s->sch.slot_ns;
+  t = s->next + skip * s->sch.slot_ns;
+  if (skip && s->nports) {
+    per = s->sch.ports_per_slot < s->nports ? s->sch.ports_per_slot
+                                            : s->nports;
+    late = skip % s->nports;
+    s->rr = (uint32_t)((s->rr + late * per) % s->nports);
+    s->slot += skip;
+  }
+  return begin(ctx, t);
+}

@@ -1,0 +1,2279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flow-table scenario tests (METRICS.md, "Throughput visibility"; the rules
+ * in the design comment of lib/rtel_flow.c).
+ *
+ * Every packet is built byte by byte (flowpkt.c) and fed through the public
+ * API with timestamps chosen here; records are captured from on_flow and
+ * on_message. Every expected value below is computed by hand from the
+ * packets of the scenario (the arithmetic is in the comments); nothing is
+ * derived from library output.
+ *
+ * Conventions: host A = 10.0.0.1 (QP QA), host B = 10.0.0.2 (QP QB); data
+ * A -> B is addressed to QB, its ACKs/NAKs/CNPs go B -> A to QA. T0 = 1 s.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rocetel/rocetel.h>
+
+#include "flowpkt.h"
+
+/* ------------------------------------------------------------ constants */
+
+static const uint8_t IP_A[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+                                 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+static const uint8_t IP_B[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+                                 0, 0, 0xff, 0xff, 10, 0, 0, 2};
+static const uint8_t IP_C[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+                                 0, 0, 0xff, 0xff, 10, 0, 0, 3};
+static const uint8_t IP6_A[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+                                  0,    0,    0,    0,    0, 0, 0, 0x0a};
+static const uint8_t IP6_B[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+                                  0,    0,    0,    0,    0, 0, 0, 0x0b};
+
+#define QA 0x00A1A1u
+#define QB 0x00B2B2u
+#define QA2 0x00A2A2u
+#define QB2 0x00B3B3u
+#define T0 UINT64_C(1000000000)
+#define IDLE UINT64_C(1000000) /* 1 ms */
+#define OBS 7u
+
+#define SPORT 0xC0DEu
+#define DSCP 26u
+
+/* opcodes (IBTA) */
+#define OP_SEND_FIRST 0x00
+#define OP_SEND_MIDDLE 0x01
+#define OP_SEND_LAST 0x02
+#define OP_SEND_LAST_IMM 0x03
+#define OP_SEND_ONLY 0x04
+#define OP_WRITE_FIRST 0x06
+#define OP_WRITE_MIDDLE 0x07
+#define OP_WRITE_LAST 0x08
+#define OP_WRITE_LAST_IMM 0x09
+#define OP_WRITE_ONLY 0x0A
+#define OP_READ_REQ 0x0C
+#define OP_RRESP_FIRST 0x0D
+#define OP_RRESP_MIDDLE 0x0E
+#define OP_RRESP_LAST 0x0F
+#define OP_RRESP_ONLY 0x10
+#define OP_ACK 0x11
+#define OP_ATOMIC_ACK 0x12
+#define OP_CMP_SWAP 0x13
+#define OP_SEND_ONLY_INV 0x17
+#define OP_CNP 0x81
+
+/* ------------------------------------------------------------ capture */
+
+typedef struct cap {
+  rtel_flow_record *fl;
+  size_t nfl;
+  rtel_msg_record *ms;
+  size_t nms;
+  char *ev; /* 'F' / 'M' in delivery order */
+  size_t nev;
+  int fail_flow;
+  int fail_msg;
+} cap;
+
+#define CAP_FL 2048
+#define CAP_MS 8192
+
+static int on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
+  cap *c = ud;
+  (void)ctx;
+  ck_assert_msg(c->nfl < CAP_FL, "too many flow records");
+  c->fl[c->nfl++] = *r;
+  c->ev[c->nev++] = 'F';
+  return c->fail_flow;
+}
+
+static int on_message(rtel_ctx *ctx, const rtel_msg_record *r, void *ud) {
+  cap *c = ud;
+  (void)ctx;
+  ck_assert_msg(c->nms < CAP_MS, "too many message records");
+  c->ms[c->nms++] = *r;
+  c->ev[c->nev++] = 'M';
+  return c->fail_msg;
+}
+
+typedef struct env {
+  rtel_ctx *ctx;
+  cap c;
+  uint32_t obs;
+} env;
+
+static void env_init_s(env *e, const rtel_settings *s) {
+  rtel_callbacks cb;
+  memset(e, 0, sizeof(*e));
+  e->c.fl = calloc(CAP_FL, sizeof(rtel_flow_record));
+  e->c.ms = calloc(CAP_MS, sizeof(rtel_msg_record));
+  e->c.ev = calloc(CAP_FL + CAP_MS, 1);
+  ck_assert(e->c.fl && e->c.ms && e->c.ev);
+  e->obs = OBS;
+  memset(&cb, 0, sizeof(cb));
+  cb.on_flow = on_flow;
+  cb.on_message = on_message;
+  ck_assert_int_eq(rtel_ctx_new(&e->ctx, s, &cb, NULL, &e->c), 0);
+}
+
+/* Defaults, except a 1 ms idle timeout. */
+static void env_init(env *e) {
+  rtel_settings s;
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  env_init_s(e, &s);
+}
+
+static void env_free(env *e) {
+  rtel_ctx_del(e->ctx);
+  free(e->c.fl);
+  free(e->c.ms);
+  free(e->c.ev);
+}
+
+static rtel_ctx_stats stats(const env *e) {
+  rtel_ctx_stats st;
+  memset(&st, 0, sizeof(st));
+  ck_assert_int_eq(rtel_ctx_get_stats(e->ctx, &st), 0);
+  return st;
+}
+
+static void feed(env *e, rtel_tstamp ts, const fp_frame *f) {
+  rtel_pkt_info pi;
+  memset(&pi, 0, sizeof(pi));
+  pi.ts = ts;
+  pi.obs = e->obs;
+  pi.port = 1;
+  ck_assert_int_eq(rtel_ctx_read_pkt(e->ctx, &pi, f->b, f->n), 0);
+}
+
+/* As an embedder with a timer: runs every expired timer before the packet. */
+static void feed_timed(env *e, rtel_tstamp ts, const fp_frame *f) {
+  rtel_tstamp x;
+  int guard = 0;
+  while ((x = rtel_ctx_get_expiry(e->ctx)) <= ts) {
+    ck_assert_int_eq(rtel_ctx_handle_expiry(e->ctx, x), 0);
+    ck_assert_msg(++guard < 1000, "expiry does not advance");
+  }
+  feed(e, ts, f);
+}
+
+static void flush(env *e, rtel_tstamp now) {
+  ck_assert_int_eq(rtel_ctx_flush(e->ctx, now), 0);
+}
+
+/* ------------------------------------------------------------ packets */
+
+static fp_hdr hdr(const uint8_t *src, const uint8_t *dst, uint32_t dqpn,
+                  uint8_t op, uint32_t psn) {
+  fp_hdr h;
+  static const uint8_t v4pre[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  memset(&h, 0, sizeof(h));
+  memcpy(h.src, src, 16);
+  memcpy(h.dst, dst, 16);
+  h.ipv6 = memcmp(src, v4pre, 12) != 0;
+  h.sport = SPORT;
+  h.dscp = DSCP;
+  h.opcode = op;
+  h.dqpn = dqpn;
+  h.psn = psn;
+  return h;
+}
+
+static void pkh(env *e, rtel_tstamp ts, const fp_hdr *h, uint32_t reth,
+                uint8_t syn, size_t payload) {
+  fp_frame f;
+  fp_rc(&f, h, reth, syn, payload);
+  feed(e, ts, &f);
+}
+
+static void pk(env *e, rtel_tstamp ts, const uint8_t *src, const uint8_t *dst,
+               uint32_t dqpn, uint8_t op, uint32_t psn, uint32_t reth,
+               size_t payload) {
+  fp_hdr h = hdr(src, dst, dqpn, op, psn);
+  pkh(e, ts, &h, reth, 0, payload);
+}
+
+/* RDMA WRITE ONLY A -> (B, QB). */
+static void W(env *e, rtel_tstamp ts, uint32_t psn, size_t payload) {
+  pk(e, ts, IP_A, IP_B, QB, OP_WRITE_ONLY, psn, (uint32_t)payload, payload);
+}
+
+/* WRITE ONLY A -> (B, dqpn). */
+static void Wq(env *e, rtel_tstamp ts, uint32_t dqpn, uint32_t psn,
+               size_t payload) {
+  pk(e, ts, IP_A, IP_B, dqpn, OP_WRITE_ONLY, psn, (uint32_t)payload, payload);
+}
+
+/* ACK / NAK (opcode 0x11, AETH |syn|). */
+static void ctl(env *e, rtel_tstamp ts, const uint8_t *src,
+                const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                uint8_t syn) {
+  fp_hdr h = hdr(src, dst, dqpn, OP_ACK, psn);
+  pkh(e, ts, &h, 0, syn, 0);
+}
+
+/* NAK/ACK from B to QA (the reverse of flow A -> QB). */
+static void bk(env *e, rtel_tstamp ts, uint32_t psn, uint8_t syn) {
+  ctl(e, ts, IP_B, IP_A, QA, psn, syn);
+}
+
+static void cnp(env *e, rtel_tstamp ts, const uint8_t *src,
+                const uint8_t *dst, uint32_t dqpn) {
+  fp_hdr h = hdr(src, dst, dqpn, OP_CNP, 0);
+  h.becn = 1;
+  pkh(e, ts, &h, 0, 0, 0);
+}
+
+/* CM REQ from |a| (local QPN |qa|) to |b|, then REP from |b| (local QPN
+ * |qb|) to |a| 100 ns later, with the same TID. */
+static void cm_req(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
+                   uint32_t qa, uint64_t tid) {
+  fp_frame f;
+  fp_hdr h = hdr(a, b, 1, 0x64, 0x000010);
+  fp_cm cm;
+  memset(&cm, 0, sizeof(cm));
+  cm.attr = 0x0010;
+  cm.tid = tid;
+  cm.lcid = 0x11000000u | qa;
+  cm.service_id = UINT64_C(0x0000000001061234);
+  cm.local_qpn = qa;
+  cm.start_psn = 0x000100;
+  fp_cm_mad(&f, &h, &cm);
+  feed(e, ts, &f);
+}
+
+static void cm_rep(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
+                   uint32_t qa, uint32_t qb, uint64_t tid) {
+  fp_frame f;
+  fp_hdr h = hdr(b, a, 1, 0x64, 0x000020);
+  fp_cm cm;
+  memset(&cm, 0, sizeof(cm));
+  cm.attr = 0x0013;
+  cm.tid = tid;
+  cm.lcid = 0x22000000u | qb;
+  cm.rcid = 0x11000000u | qa;
+  cm.local_qpn = qb;
+  cm.start_psn = 0x000200;
+  fp_cm_mad(&f, &h, &cm);
+  feed(e, ts, &f);
+}
+
+static void cm_pair(env *e, rtel_tstamp ts, const uint8_t *a,
+                    const uint8_t *b, uint32_t qa, uint32_t qb,
+                    uint64_t tid) {
+  cm_req(e, ts, a, b, qa, tid);
+  cm_rep(e, ts + 100, a, b, qa, qb, tid);
+}
+
+/* ------------------------------------------------------------ records */
+
+typedef rtel_flow_record FR;
+typedef rtel_msg_record MR;
+
+static void fr_init(FR *x, const uint8_t *src, const uint8_t *dst,
+                    uint32_t dqpn) {
+  memset(x, 0, sizeof(*x));
+  x->obs = OBS;
+  memcpy(x->src, src, 16);
+  memcpy(x->dst, dst, 16);
+  x->dqpn = dqpn;
+  x->peer_qpn = RTEL_QPN_NONE;
+  x->sport = SPORT;
+  x->dscp = DSCP;
+  x->end = RTEL_END_FLUSH;
+  x->ops = RTEL_OP_WRITE;
+}
+
+static void fr_paired(FR *x, uint32_t peer) {
+  x->flags |= RTEL_FLOW_F_PAIRED;
+  x->peer_qpn = peer;
+}
+
+static void mr_init(MR *x, const uint8_t *src, const uint8_t *dst,
+                    uint32_t dqpn, uint32_t op) {
+  memset(x, 0, sizeof(*x));
+  x->obs = OBS;
+  memcpy(x->src, src, 16);
+  memcpy(x->dst, dst, 16);
+  x->dqpn = dqpn;
+  x->peer_qpn = RTEL_QPN_NONE;
+  x->op = op;
+}
+
+#define CKF(g, x, f, tag)                                                     \
+  ck_assert_msg((uint64_t)(g)->f == (uint64_t)(x)->f,                        \
+                "%s: " #f " = %" PRIu64 " (0x%" PRIx64 "), expected %" PRIu64 \
+                " (0x%" PRIx64 ")",                                           \
+                tag, (uint64_t)(g)->f, (uint64_t)(g)->f, (uint64_t)(x)->f,    \
+                (uint64_t)(x)->f)
+#define CKD(g, x, f, tag)                                                     \
+  ck_assert_msg(fabs((g)->f - (x)->f) < 1e-12,                               \
+                "%s: " #f " = %.15g, expected %.15g", tag, (g)->f, (x)->f)
+
+static void fr_check(const FR *g, const FR *x, const char *tag) {
+  ck_assert_msg(memcmp(g->src, x->src, 16) == 0, "%s: src", tag);
+  ck_assert_msg(memcmp(g->dst, x->dst, 16) == 0, "%s: dst", tag);
+  CKF(g, x, obs, tag);
+  CKF(g, x, flags, tag);
+  CKF(g, x, dqpn, tag);
+  CKF(g, x, peer_qpn, tag);
+  CKF(g, x, sport, tag);
+  CKF(g, x, vlan, tag);
+  CKF(g, x, dscp, tag);
+  CKF(g, x, end, tag);
+  CKF(g, x, ops, tag);
+  CKF(g, x, first_ts, tag);
+  CKF(g, x, last_ts, tag);
+  CKF(g, x, fct, tag);
+  CKF(g, x, bytes, tag);
+  CKF(g, x, packets, tag);
+  CKF(g, x, retx_packets, tag);
+  CKF(g, x, retx_bytes, tag);
+  CKF(g, x, fet_bps, tag);
+  CKF(g, x, naks_seq, tag);
+  CKF(g, x, naks_rnr, tag);
+  CKF(g, x, naks_fatal, tag);
+  CKF(g, x, cnps, tag);
+  CKF(g, x, ecn_ce, tag);
+  CKF(g, x, fecn, tag);
+  CKF(g, x, becn, tag);
+  CKF(g, x, psn_gaps, tag);
+  CKF(g, x, losses_upstream, tag);
+  CKF(g, x, losses_downstream, tag);
+  CKF(g, x, retx_after_nak, tag);
+  CKF(g, x, retx_after_timeout, tag);
+  CKF(g, x, messages, tag);
+  if (x->flags & RTEL_FLOW_F_PAIRED) { /* fnr is valid only when paired */
+    CKD(g, x, fnr, tag);
+  }
+  CKD(g, x, retx_ratio, tag);
+}
+
+static void mr_check(const MR *g, const MR *x, const char *tag) {
+  ck_assert_msg(memcmp(g->src, x->src, 16) == 0, "%s: src", tag);
+  ck_assert_msg(memcmp(g->dst, x->dst, 16) == 0, "%s: dst", tag);
+  CKF(g, x, obs, tag);
+  CKF(g, x, flags, tag);
+  CKF(g, x, dqpn, tag);
+  CKF(g, x, peer_qpn, tag);
+  CKF(g, x, op, tag);
+  CKF(g, x, first_psn, tag);
+  CKF(g, x, last_psn, tag);
+  CKF(g, x, reth_len, tag);
+  CKF(g, x, first_ts, tag);
+  CKF(g, x, last_ts, tag);
+  CKF(g, x, fct, tag);
+  CKF(g, x, bytes, tag);
+  CKF(g, x, packets, tag);
+  CKF(g, x, retx_packets, tag);
+  CKF(g, x, retx_bytes, tag);
+}
+
+/* The one flow record of (src, dst, dqpn) at obs |obs|. */
+static const FR *find_flow_obs(const env *e, uint32_t obs, const uint8_t *src,
+                               const uint8_t *dst, uint32_t dqpn) {
+  const FR *r = NULL;
+  size_t i, n = 0;
+  for (i = 0; i < e->c.nfl; i++) {
+    const FR *g = &e->c.fl[i];
+    if (g->obs == obs && g->dqpn == dqpn && memcmp(g->src, src, 16) == 0 &&
+        memcmp(g->dst, dst, 16) == 0) {
+      r = g;
+      n++;
+    }
+  }
+  ck_assert_msg(n == 1, "%zu flow records for dqpn 0x%06x, expected 1", n,
+                (unsigned)dqpn);
+  return r;
+}
+
+static const FR *find_flow(const env *e, const uint8_t *src,
+                           const uint8_t *dst, uint32_t dqpn) {
+  return find_flow_obs(e, OBS, src, dst, dqpn);
+}
+
+static const MR *find_msg(const env *e, uint32_t dqpn, uint32_t first_psn) {
+  const MR *r = NULL;
+  size_t i, n = 0;
+  for (i = 0; i < e->c.nms; i++) {
+    if (e->c.ms[i].dqpn == dqpn && e->c.ms[i].first_psn == first_psn) {
+      r = &e->c.ms[i];
+      n++;
+    }
+  }
+  ck_assert_msg(n == 1, "%zu message records for dqpn 0x%06x psn %u", n,
+                (unsigned)dqpn, (unsigned)first_psn);
+  return r;
+}
+
+/* ================================================================ 1 */
+
+/* WRITE FIRST/MIDDLE/LAST then WRITE ONLY, A -> QB, VLAN 100 (PCP 3), DSCP
+ * 26, UDP source port 0xC0DE. Checks the UDP lengths the builder wrote
+ * against the payload formula. */
+static void s1_packets(env *e) {
+  fp_frame f;
+  fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_FIRST, 100);
+  h.nvlan = 1;
+  h.vlan_tci[0] = 0x6064; /* PCP 3, DEI 0, VID 100 */
+
+  /* FIRST: RETH (16) + 1024 payload: UDP = 8 + 12 + 16 + 1024 + 0 + 4 */
+  ck_assert_uint_eq(fp_rc(&f, &h, 2998, 0, 1024), 16);
+  ck_assert_uint_eq(fp_udp_len(&f), 1064);
+  feed(e, T0, &f);
+  /* MIDDLE: UDP = 8 + 12 + 1024 + 4 */
+  h.opcode = OP_WRITE_MIDDLE;
+  h.psn = 101;
+  ck_assert_uint_eq(fp_rc(&f, &h, 0, 0, 1024), 0);
+  ck_assert_uint_eq(fp_udp_len(&f), 1048);
+  feed(e, T0 + 1000, &f);
+  /* LAST: 950 payload + pad 2: UDP = 8 + 12 + 950 + 2 + 4 = 976 */
+  h.opcode = OP_WRITE_LAST;
+  h.psn = 102;
+  h.pad = 2;
+  fp_rc(&f, &h, 0, 0, 950);
+  ck_assert_uint_eq(fp_udp_len(&f), 976);
+  feed(e, T0 + 2000, &f);
+  /* ONLY: RETH + 61 payload + pad 3: UDP = 8 + 12 + 16 + 61 + 3 + 4 = 104 */
+  h.opcode = OP_WRITE_ONLY;
+  h.psn = 103;
+  h.pad = 3;
+  fp_rc(&f, &h, 61, 0, 61);
+  ck_assert_uint_eq(fp_udp_len(&f), 104);
+  feed(e, T0 + 5000, &f);
+}
+
+/* Expected flow record of s1_packets (end set by the caller). */
+static void s1_expect(FR *x) {
+  fr_init(x, IP_A, IP_B, QB);
+  x->flags = RTEL_FLOW_F_VLAN;
+  x->vlan = 100;
+  x->first_ts = T0;
+  x->last_ts = T0 + 5000;
+  x->fct = 5000;
+  x->bytes = 1024 + 1024 + 950 + 61; /* 3059 */
+  x->packets = 4;
+  x->fet_bps = UINT64_C(4894400000); /* 3059 * 8 / 5000 ns = 4.8944 Gb/s */
+  x->messages = 2;
+}
+
+static void s1_check_msgs(const env *e) {
+  MR x;
+  ck_assert_uint_eq(e->c.nms, 2);
+  mr_init(&x, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  x.flags = RTEL_FLOW_F_VLAN;
+  x.first_psn = 100;
+  x.last_psn = 102;
+  x.reth_len = 2998;
+  x.first_ts = T0;
+  x.last_ts = T0 + 2000;
+  x.fct = 2000;
+  x.bytes = 2998; /* 1024 + 1024 + 950 */
+  x.packets = 3;
+  mr_check(&e->c.ms[0], &x, "message 1");
+  x.first_psn = x.last_psn = 103;
+  x.reth_len = 61;
+  x.first_ts = x.last_ts = T0 + 5000;
+  x.fct = 0;
+  x.bytes = 61;
+  x.packets = 1;
+  mr_check(&e->c.ms[1], &x, "message 2");
+}
+
+START_TEST(t01_write_inorder_flush) {
+  env e;
+  FR x;
+  rtel_ctx_stats st;
+  env_init(&e);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  s1_packets(&e);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 5000 + IDLE);
+  st = stats(&e);
+  ck_assert_uint_eq(st.flows_created, 1);
+  ck_assert_uint_eq(st.flows_active, 1);
+  ck_assert_uint_eq(st.messages, 2);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  flush(&e, T0 + 10000);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_str_eq(e.c.ev, "MMF");
+  s1_expect(&x);
+  x.end = RTEL_END_FLUSH;
+  fr_check(&e.c.fl[0], &x, "flow");
+  s1_check_msgs(&e);
+  st = stats(&e);
+  ck_assert_uint_eq(st.flows_active, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  env_free(&e);
+}
+END_TEST
+
+START_TEST(t01_idle_boundary) {
+  env e;
+  FR x;
+  env_init(&e);
+  s1_packets(&e);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 5000 + IDLE);
+  /* one ns before last_ts + idle: nothing ends */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 5000 + IDLE - 1), 0);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  ck_assert_uint_eq(stats(&e).flows_active, 1);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 5000 + IDLE);
+  /* exactly last_ts + idle: ends idle */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 5000 + IDLE), 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  s1_expect(&x);
+  x.end = RTEL_END_IDLE;
+  fr_check(&e.c.fl[0], &x, "idle flow");
+  s1_check_msgs(&e);
+  ck_assert_uint_eq(stats(&e).flows_active, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  flush(&e, T0 + 5000 + IDLE + 1);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  env_free(&e);
+
+  /* rtel_ctx_flush at exactly last_ts + idle ends it idle, not flushed */
+  env_init(&e);
+  s1_packets(&e);
+  flush(&e, T0 + 5000 + IDLE);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_IDLE);
+  env_free(&e);
+
+  /* ... and one ns earlier it is flushed */
+  env_init(&e);
+  s1_packets(&e);
+  flush(&e, T0 + 5000 + IDLE - 1);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_FLUSH);
+  env_free(&e);
+}
+END_TEST
+
+/* Caller never runs the timers: the next packet after idle_timeout ends
+ * the flow (idle) and starts a new one. */
+START_TEST(t01_idle_by_packet) {
+  env e;
+  FR x;
+  env_init(&e);
+  W(&e, T0, 10, 100);
+  W(&e, T0 + IDLE + 5000, 11, 200);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.end = RTEL_END_IDLE;
+  x.first_ts = x.last_ts = T0;
+  x.bytes = 100;
+  x.packets = 1;
+  x.messages = 1;
+  fr_check(&e.c.fl[0], &x, "first");
+  flush(&e, T0 + IDLE + 6000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  x.end = RTEL_END_FLUSH;
+  x.first_ts = x.last_ts = T0 + IDLE + 5000;
+  x.bytes = 200;
+  fr_check(&e.c.fl[1], &x, "second");
+  ck_assert_uint_eq(stats(&e).flows_created, 2);
+  env_free(&e);
+}
+END_TEST
+
+/* The expiry is the earliest last_ts + idle over all flows. */
+START_TEST(t01_expiry_two_flows) {
+  env e;
+  env_init(&e);
+  Wq(&e, T0, QB, 10, 64);
+  Wq(&e, T0 + 500, QB2, 20, 64);
+  Wq(&e, T0 + 1000, QB, 11, 64);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 500 + IDLE);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 500 + IDLE), 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_IDLE);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 1000 + IDLE);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 1000 + IDLE), 0);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[1].dqpn, QB);
+  ck_assert_uint_eq(e.c.fl[1].packets, 2);
+  env_free(&e);
+}
+END_TEST
+
+/* IPv6 with two VLAN tags (802.1ad outer VID 200, 802.1Q inner VID 100),
+ * DSCP 46: the VLAN attribute is the outermost VID. */
+START_TEST(t01_ipv6_qinq) {
+  env e;
+  FR x;
+  fp_hdr h = hdr(IP6_A, IP6_B, QB, OP_SEND_ONLY, 0x123456);
+  env_init(&e);
+  ck_assert_int_eq(h.ipv6, 1);
+  h.nvlan = 2;
+  h.vlan_tpid[0] = 0x88A8;
+  h.vlan_tci[0] = 0x00C8; /* VID 200 */
+  h.vlan_tpid[1] = 0x8100;
+  h.vlan_tci[1] = 0x2064; /* PCP 1, VID 100 */
+  h.dscp = 46;
+  pkh(&e, T0, &h, 0, 0, 100);
+  h.psn = 0x123457;
+  pkh(&e, T0 + 4000, &h, 0, 0, 200);
+  flush(&e, T0 + 5000);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_init(&x, IP6_A, IP6_B, QB);
+  x.flags = RTEL_FLOW_F_IPV6 | RTEL_FLOW_F_VLAN;
+  x.vlan = 200;
+  x.dscp = 46;
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = T0;
+  x.last_ts = T0 + 4000;
+  x.fct = 4000;
+  x.bytes = 300;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(600000000); /* 300 * 8 / 4000 ns */
+  x.messages = 2;
+  fr_check(&e.c.fl[0], &x, "ipv6");
+  ck_assert_uint_eq(e.c.nms, 2);
+  ck_assert_uint_eq(e.c.ms[0].flags, RTEL_FLOW_F_IPV6 | RTEL_FLOW_F_VLAN);
+  ck_assert_uint_eq(e.c.ms[1].bytes, 200);
+  env_free(&e);
+}
+END_TEST
+
+/* The observation point is part of the key: the same packets seen at two
+ * points are two flows, and the second copy is not a retransmission. */
+START_TEST(t01_obs_in_key) {
+  env e;
+  FR x;
+  env_init(&e);
+  e.obs = 1;
+  W(&e, T0, 10, 1000);
+  e.obs = 2;
+  W(&e, T0 + 100, 10, 1000);
+  e.obs = 1;
+  W(&e, T0 + 1000, 11, 1000);
+  e.obs = 2;
+  W(&e, T0 + 1100, 11, 1000);
+  flush(&e, T0 + 2000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.obs = 1;
+  x.first_ts = T0;
+  x.last_ts = T0 + 1000;
+  x.fct = 1000;
+  x.bytes = 2000;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(16000000000); /* 2000 * 8 / 1000 ns */
+  x.messages = 2;
+  fr_check(find_flow_obs(&e, 1, IP_A, IP_B, QB), &x, "obs 1");
+  x.obs = 2;
+  x.first_ts = T0 + 100;
+  x.last_ts = T0 + 1100;
+  fr_check(find_flow_obs(&e, 2, IP_A, IP_B, QB), &x, "obs 2");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 2-5 */
+
+/* 10, 11, 13, 14 seen (12 lost before the observer); NAK(12) B -> QA; go-back-N
+ * 12, 13, 14, then 15. Paired by CM. WRITE ONLY, 1000 bytes each.
+ *   13: d = 2 > 1: gap [12,12]            psn_gaps = 1
+ *   12: d = -2: new episode, 12 in the gap losses_upstream = 1, NAK-caused
+ *   13, 14: continue the episode          retx = 3, retx_after_nak = 3
+ *   15: new data
+ * packets 8, bytes 8000, retx_bytes 3000, fct 8000 ns,
+ * FET = (8000 - 3000) * 8 / 8000 ns = 5 Gb/s, FNR = 1/8. */
+START_TEST(t02_upstream_loss) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1001);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 11, 1000);
+  bk(&e, T0 + 1500, 11, 0x1F); /* a plain ACK: counted nowhere */
+  W(&e, T0 + 2000, 13, 1000);
+  W(&e, T0 + 3000, 14, 1000);
+  bk(&e, T0 + 3500, 12, 0x60); /* NAK PSN sequence error */
+  W(&e, T0 + 4000, 12, 1000);
+  W(&e, T0 + 5000, 13, 1000);
+  W(&e, T0 + 6000, 14, 1000);
+  W(&e, T0 + 8000, 15, 1000);
+  flush(&e, T0 + 9000);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 8000;
+  x.packets = 8;
+  x.retx_packets = 3;
+  x.retx_bytes = 3000;
+  x.fet_bps = UINT64_C(5000000000);
+  x.naks_seq = 1;
+  x.psn_gaps = 1;
+  x.losses_upstream = 1;
+  x.retx_after_nak = 3;
+  x.messages = 5; /* 10, 11, 13, 14, 15; resends of ended messages: none */
+  x.fnr = 0.125;
+  x.retx_ratio = 0.375;
+  fr_check(&e.c.fl[0], &x, "upstream");
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 0);
+  ck_assert_uint_eq(stats(&e).messages, 5);
+  env_free(&e);
+}
+END_TEST
+
+/* 10..14 all seen, NAK(12), resend 12, 13, 14: the originals had passed the
+ * observer: one downstream loss. fct 8000, FET 5 Gb/s as above. */
+START_TEST(t03_downstream_loss) {
+  env e;
+  FR x;
+  uint32_t p;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1002);
+  for (p = 10; p <= 14; p++) {
+    W(&e, T0 + (p - 10) * 1000, p, 1000);
+  }
+  bk(&e, T0 + 4500, 12, 0x60);
+  W(&e, T0 + 6000, 12, 1000);
+  W(&e, T0 + 7000, 13, 1000);
+  W(&e, T0 + 8000, 14, 1000);
+  flush(&e, T0 + 9000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 8000;
+  x.packets = 8;
+  x.retx_packets = 3;
+  x.retx_bytes = 3000;
+  x.fet_bps = UINT64_C(5000000000);
+  x.naks_seq = 1;
+  x.losses_downstream = 1;
+  x.retx_after_nak = 3;
+  x.messages = 5;
+  x.fnr = 0.125;
+  x.retx_ratio = 0.375;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "downstream");
+  env_free(&e);
+}
+END_TEST
+
+/* As t03 without the NAK: timeout-driven. */
+START_TEST(t04_timeout_retx) {
+  env e;
+  FR x;
+  uint32_t p;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1003);
+  for (p = 10; p <= 14; p++) {
+    W(&e, T0 + (p - 10) * 1000, p, 1000);
+  }
+  bk(&e, T0 + 4500, 14, 0x00); /* ACK, not a NAK */
+  W(&e, T0 + 6000, 12, 1000);
+  W(&e, T0 + 7000, 13, 1000);
+  W(&e, T0 + 8000, 14, 1000);
+  flush(&e, T0 + 9000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 8000;
+  x.packets = 8;
+  x.retx_packets = 3;
+  x.retx_bytes = 3000;
+  x.fet_bps = UINT64_C(5000000000);
+  x.losses_downstream = 1;
+  x.retx_after_timeout = 3;
+  x.messages = 5;
+  x.fnr = 0.0;
+  x.retx_ratio = 0.375;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "timeout");
+  env_free(&e);
+}
+END_TEST
+
+/* 10..20, NAK(15), resend 15, 16, 17 (episode 1, NAK), then a go-back-N that
+ * restarts lower, 13..20 (episode 2: 13 is not after 17; no NAK since the
+ * previous episode: timeout), then 21. 1100 bytes each.
+ * packets 11 + 3 + 8 + 1 = 23, retx 11, bytes 25300, retx_bytes 12100,
+ * fct 22000, FET = 12 * 1100 * 8 / 22000 ns = 4.8 Gb/s. */
+START_TEST(t05_two_episodes) {
+  env e;
+  FR x;
+  uint32_t p;
+  rtel_tstamp t = T0;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1004);
+  for (p = 10; p <= 20; p++, t += 1000) {
+    W(&e, t, p, 1100);
+  }
+  bk(&e, T0 + 10500, 15, 0x60);
+  for (p = 15; p <= 17; p++, t += 1000) {
+    W(&e, t, p, 1100);
+  }
+  for (p = 13; p <= 20; p++, t += 1000) {
+    W(&e, t, p, 1100);
+  }
+  ck_assert_uint_eq(t, T0 + 22000);
+  W(&e, t, 21, 1100);
+  flush(&e, T0 + 30000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 22000;
+  x.fct = 22000;
+  x.bytes = 25300;
+  x.packets = 23;
+  x.retx_packets = 11;
+  x.retx_bytes = 12100;
+  x.fet_bps = UINT64_C(4800000000);
+  x.naks_seq = 1;
+  x.losses_downstream = 2;
+  x.retx_after_nak = 3;
+  x.retx_after_timeout = 8;
+  x.messages = 12;
+  x.fnr = 1.0 / 23.0;
+  x.retx_ratio = 11.0 / 23.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "two episodes");
+  env_free(&e);
+}
+END_TEST
+
+/* Two NAK-driven episodes: 10..14, NAK(12), 12..14, NAK(13), 13, 14, 15. */
+START_TEST(t05_two_nak_episodes) {
+  env e;
+  FR x;
+  uint32_t p;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1005);
+  for (p = 10; p <= 14; p++) {
+    W(&e, T0 + (p - 10) * 1000, p, 1000);
+  }
+  bk(&e, T0 + 4500, 12, 0x60);
+  W(&e, T0 + 5000, 12, 1000);
+  W(&e, T0 + 6000, 13, 1000);
+  W(&e, T0 + 7000, 14, 1000);
+  bk(&e, T0 + 7500, 13, 0x60);
+  W(&e, T0 + 8000, 13, 1000);
+  W(&e, T0 + 9000, 14, 1000);
+  W(&e, T0 + 10000, 15, 1000);
+  flush(&e, T0 + 20000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 10000;
+  x.fct = 10000;
+  x.bytes = 11000;
+  x.packets = 11;
+  x.retx_packets = 5;
+  x.retx_bytes = 5000;
+  x.fet_bps = UINT64_C(4800000000); /* 6000 * 8 / 10000 ns */
+  x.naks_seq = 2;
+  x.losses_downstream = 2;
+  x.retx_after_nak = 5;
+  x.messages = 6;
+  x.fnr = 2.0 / 11.0;
+  x.retx_ratio = 5.0 / 11.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "two NAK episodes");
+  env_free(&e);
+}
+END_TEST
+
+/* Two upstream gaps (11 and 14 never passed the observer) before one
+ * go-back-N episode that starts at 11. METRICS.md: a loss is upstream when
+ * the original never passed here. 11 was never seen, so the episode is an
+ * upstream loss; it must not be reported as downstream. */
+START_TEST(t05_two_gaps_one_episode) {
+  env e;
+  const FR *g;
+  uint32_t p;
+  rtel_tstamp t;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1006);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 12, 1000); /* gap 11 */
+  W(&e, T0 + 2000, 13, 1000);
+  W(&e, T0 + 3000, 15, 1000); /* gap 14 */
+  W(&e, T0 + 4000, 16, 1000);
+  bk(&e, T0 + 4500, 11, 0x60);
+  for (p = 11, t = T0 + 5000; p <= 16; p++, t += 1000) {
+    W(&e, t, p, 1000);
+  }
+  W(&e, t, 17, 1000);
+  flush(&e, t + 1000);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  g = &e.c.fl[0];
+  ck_assert_uint_eq(g->packets, 12);
+  ck_assert_uint_eq(g->retx_packets, 6);
+  ck_assert_uint_eq(g->psn_gaps, 2);
+  ck_assert_uint_eq(g->retx_after_nak, 6);
+  ck_assert_msg(g->losses_downstream == 0,
+                "retransmission of PSN 11, which never passed the observer, "
+                "located downstream (losses_downstream = %" PRIu64
+                ", losses_upstream = %" PRIu64 ")",
+                g->losses_downstream, g->losses_upstream);
+  ck_assert_uint_eq(g->losses_upstream, 1);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 6 */
+
+START_TEST(t06_psn_wrap) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_pair(&e, T0 - 4000, IP_A, IP_B, QA, QB, 0x1007);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA2, QB2, 0x1008);
+  /* flow 1: FFFFFE, FFFFFF, 0, 1 are new (d = 1 each); FFFFFF after 1 is
+   * d = -2: a retransmission (timeout), 0 and 1 continue it; 2 new. */
+  Wq(&e, T0, QB, 0xFFFFFE, 1024);
+  Wq(&e, T0 + 1000, QB, 0xFFFFFF, 1024);
+  Wq(&e, T0 + 2000, QB, 0, 1024);
+  Wq(&e, T0 + 3000, QB, 1, 1024);
+  Wq(&e, T0 + 4000, QB, 0xFFFFFF, 1024);
+  Wq(&e, T0 + 5000, QB, 0, 1024);
+  Wq(&e, T0 + 6000, QB, 1, 1024);
+  Wq(&e, T0 + 8000, QB, 2, 1024);
+  /* flow 2: FFFFFE then 1: gap FFFFFF..0 across the wrap; NAK(FFFFFF);
+   * resend FFFFFF (in the gap: upstream), 0, 1; then 2. */
+  Wq(&e, T0, QB2, 0xFFFFFE, 1024);
+  Wq(&e, T0 + 1000, QB2, 1, 1024);
+  ctl(&e, T0 + 1500, IP_B, IP_A, QA2, 0xFFFFFF, 0x60);
+  Wq(&e, T0 + 2000, QB2, 0xFFFFFF, 1024);
+  Wq(&e, T0 + 3000, QB2, 0, 1024);
+  Wq(&e, T0 + 4000, QB2, 1, 1024);
+  Wq(&e, T0 + 5000, QB2, 2, 1024);
+  flush(&e, T0 + 9000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 8 * 1024;
+  x.packets = 8;
+  x.retx_packets = 3;
+  x.retx_bytes = 3 * 1024;
+  x.fet_bps = UINT64_C(5120000000); /* 5 * 1024 * 8 / 8000 ns */
+  x.losses_downstream = 1;
+  x.retx_after_timeout = 3;
+  x.messages = 5;
+  x.fnr = 0.0;
+  x.retx_ratio = 3.0 / 8.0;
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "wrap");
+
+  fr_init(&x, IP_A, IP_B, QB2);
+  fr_paired(&x, QA2);
+  x.first_ts = T0;
+  x.last_ts = T0 + 5000;
+  x.fct = 5000;
+  x.bytes = 6 * 1024;
+  x.packets = 6;
+  x.retx_packets = 3;
+  x.retx_bytes = 3 * 1024;
+  x.fet_bps = UINT64_C(4915200000); /* 3 * 1024 * 8 / 5000 ns */
+  x.naks_seq = 1;
+  x.psn_gaps = 1;
+  x.losses_upstream = 1;
+  x.retx_after_nak = 3;
+  x.messages = 3;
+  x.fnr = 1.0 / 6.0;
+  x.retx_ratio = 0.5;
+  fr_check(find_flow(&e, IP_A, IP_B, QB2), &x, "gap across wrap");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 7 */
+
+START_TEST(t07_nak_classes) {
+  static const uint8_t syn[] = {
+      0x00, 0x1F,             /* ACKs: nowhere */
+      0x20, 0x2A, 0x3F,       /* RNR NAKs */
+      0x40, 0x5F,             /* reserved kind: nowhere */
+      0x60, 0x60,             /* PSN sequence error */
+      0x61, 0x62, 0x63, 0x64, /* fatal */
+      0x65, 0x7F,             /* reserved NAK codes: nowhere */
+  };
+  env e;
+  FR x;
+  size_t i;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1009);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 11, 1000);
+  W(&e, T0 + 2000, 12, 1000);
+  W(&e, T0 + 4000, 13, 1000);
+  for (i = 0; i < sizeof(syn); i++) {
+    bk(&e, T0 + 4100 + i * 10, 14, syn[i]);
+  }
+  flush(&e, T0 + 5000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 4000;
+  x.fct = 4000;
+  x.bytes = 4000;
+  x.packets = 4;
+  x.fet_bps = UINT64_C(8000000000);
+  x.naks_seq = 2;
+  x.naks_rnr = 3;
+  x.naks_fatal = 4;
+  x.messages = 4;
+  x.fnr = 0.5;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "nak classes");
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 0);
+  env_free(&e);
+}
+END_TEST
+
+/* An RNR NAK also makes the next retransmission NAK-driven. */
+START_TEST(t07_rnr_drives_retx) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x100A);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 11, 1000);
+  W(&e, T0 + 2000, 12, 1000);
+  bk(&e, T0 + 2500, 12, 0x2C); /* RNR NAK */
+  W(&e, T0 + 3000, 12, 1000);
+  W(&e, T0 + 4000, 13, 1000);
+  flush(&e, T0 + 5000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 4000;
+  x.fct = 4000;
+  x.bytes = 5000;
+  x.packets = 5;
+  x.retx_packets = 1;
+  x.retx_bytes = 1000;
+  x.fet_bps = UINT64_C(8000000000); /* 4000 * 8 / 4000 ns */
+  x.naks_rnr = 1;
+  x.losses_downstream = 1;
+  x.retx_after_nak = 1;
+  x.messages = 4;
+  x.fnr = 0.0;
+  x.retx_ratio = 0.2;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "rnr");
+  env_free(&e);
+}
+END_TEST
+
+/* NAKs and CNPs of a known pair whose flow is not in the table are
+ * unattributed; plain ACKs are not counted. They do not reach a flow that
+ * starts later. Learned pairs survive rtel_ctx_flush. */
+START_TEST(t07_ctrl_unattributed) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x100B);
+  bk(&e, T0, 5, 0x60);
+  bk(&e, T0 + 100, 5, 0x00);
+  cnp(&e, T0 + 200, IP_B, IP_A, QA);
+  bk(&e, T0 + 300, 5, 0x21);
+  bk(&e, T0 + 400, 5, 0x63);
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 4);
+  W(&e, T0 + 1000, 10, 1000);
+  flush(&e, T0 + 2000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = x.last_ts = T0 + 1000;
+  x.bytes = 1000;
+  x.packets = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "after unattributed");
+  /* the pair is kept across the flush */
+  W(&e, T0 + 3000, 11, 1000);
+  bk(&e, T0 + 3100, 12, 0x60);
+  flush(&e, T0 + 4000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[1].flags, RTEL_FLOW_F_PAIRED);
+  ck_assert_uint_eq(e.c.fl[1].peer_qpn, QA);
+  ck_assert_uint_eq(e.c.fl[1].naks_seq, 1);
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 4);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 8 */
+
+START_TEST(t08_cnp_ecn) {
+  env e;
+  FR x;
+  fp_hdr h;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x100C);
+  h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 10);
+  h.sport = 0x1111;
+  h.dscp = 26;
+  pkh(&e, T0, &h, 1000, 0, 1000);
+  h.psn = 11;
+  h.sport = 0x2222; /* attributes are those of the first packet */
+  h.dscp = 10;
+  h.ecn = 3;
+  pkh(&e, T0 + 1000, &h, 1000, 0, 1000);
+  cnp(&e, T0 + 1500, IP_B, IP_A, QA);
+  h.psn = 12;
+  h.ecn = 1;
+  pkh(&e, T0 + 2000, &h, 1000, 0, 1000);
+  cnp(&e, T0 + 2500, IP_B, IP_A, QA);
+  h.psn = 13;
+  h.ecn = 3;
+  h.fecn = 1;
+  pkh(&e, T0 + 3000, &h, 1000, 0, 1000);
+  cnp(&e, T0 + 3500, IP_B, IP_A, QA);
+  cnp(&e, T0 + 3600, IP_B, IP_A, QA2); /* another QP: not this flow */
+  cnp(&e, T0 + 3700, IP_A, IP_B, QB);  /* towards B: reverse flow, absent */
+  h.psn = 14;
+  h.ecn = 2;
+  h.fecn = 0;
+  h.becn = 1;
+  pkh(&e, T0 + 4000, &h, 1000, 0, 1000);
+  h.psn = 15;
+  h.ecn = 0;
+  h.fecn = 1;
+  h.becn = 1;
+  pkh(&e, T0 + 5000, &h, 1000, 0, 1000);
+  /* an ACK with CE, FECN, BECN: control packets are not data */
+  h = hdr(IP_B, IP_A, QA, OP_ACK, 15);
+  h.ecn = 3;
+  h.fecn = 1;
+  h.becn = 1;
+  pkh(&e, T0 + 5100, &h, 0, 0x00, 0);
+  flush(&e, T0 + 6000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.sport = 0x1111;
+  x.dscp = 26;
+  x.first_ts = T0;
+  x.last_ts = T0 + 5000;
+  x.fct = 5000;
+  x.bytes = 6000;
+  x.packets = 6;
+  x.fet_bps = UINT64_C(9600000000); /* 6000 * 8 / 5000 ns */
+  x.cnps = 3;
+  x.ecn_ce = 2;
+  x.fecn = 2;
+  x.becn = 2;
+  x.messages = 6;
+  x.fnr = 0.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "cnp/ecn");
+  ck_assert_uint_eq(stats(&e).pkts_cnp, 5);
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 1);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 9 */
+
+START_TEST(t09_cm_pairing) {
+  env e;
+  FR x;
+  MR m;
+  rtel_ctx_stats st;
+  fp_frame f;
+  fp_hdr h;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, UINT64_C(0x0123456789ABCDEF));
+  st = stats(&e);
+  ck_assert_uint_eq(st.pkts_cm, 2);
+  ck_assert_uint_eq(st.pairs_cm, 1);
+  ck_assert_uint_eq(st.pairs_psn, 0);
+  ck_assert_uint_eq(st.flows_created, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  /* A -> QB data, NAK to QA; B -> QA data (B's own requests), RNR to QB */
+  W(&e, T0, 0x100, 1000);
+  W(&e, T0 + 1000, 0x101, 1000);
+  pk(&e, T0 + 1500, IP_B, IP_A, QA, OP_SEND_ONLY, 0x200, 0, 500);
+  ctl(&e, T0 + 1600, IP_A, IP_B, QB, 0x200, 0x31);
+  W(&e, T0 + 2000, 0x102, 1000);
+  bk(&e, T0 + 2500, 0x101, 0x60);
+  flush(&e, T0 + 3000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 2000;
+  x.fct = 2000;
+  x.bytes = 3000;
+  x.packets = 3;
+  x.fet_bps = UINT64_C(12000000000); /* 3000 * 8 / 2000 ns */
+  x.naks_seq = 1;
+  x.messages = 3;
+  x.fnr = 1.0 / 3.0;
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "A->QB");
+
+  fr_init(&x, IP_B, IP_A, QA);
+  fr_paired(&x, QB);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = x.last_ts = T0 + 1500;
+  x.bytes = 500;
+  x.packets = 1;
+  x.naks_rnr = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "B->QA");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_FLOW_F_PAIRED;
+  m.peer_qpn = QA;
+  m.first_psn = m.last_psn = 0x101;
+  m.reth_len = 1000;
+  m.first_ts = m.last_ts = T0 + 1000;
+  m.bytes = 1000;
+  m.packets = 1;
+  mr_check(find_msg(&e, QB, 0x101), &m, "paired message");
+
+  st = stats(&e);
+  ck_assert_uint_eq(st.pairs_cm, 1);
+  ck_assert_uint_eq(st.pairs_psn, 0);
+  ck_assert_uint_eq(st.ctrl_unattributed, 0);
+  ck_assert_uint_eq(st.flows_created, 2);
+
+  /* the CM MADs themselves are not flows; a frame check of the builder */
+  memset(&h, 0, sizeof(h));
+  h = hdr(IP_A, IP_B, 1, 0x64, 0);
+  {
+    fp_cm cm;
+    memset(&cm, 0, sizeof(cm));
+    cm.attr = 0x0010;
+    fp_cm_mad(&f, &h, &cm);
+    /* UDP = 8 + BTH 12 + DETH 8 + MAD 256 + ICRC 4 */
+    ck_assert_uint_eq(fp_udp_len(&f), 288);
+  }
+  env_free(&e);
+}
+END_TEST
+
+/* A REP that does not answer the REQ (other TID, other host, other
+ * observation point) pairs nothing; the right REP, arriving while the flow
+ * is running, pairs it and hands it the NAK held until then. */
+START_TEST(t09_cm_mismatch) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_req(&e, T0 - 5000, IP_A, IP_B, QA, 0x2001);
+  cm_rep(&e, T0 - 4000, IP_A, IP_B, QA, QB, 0x2002); /* other TID */
+  cm_rep(&e, T0 - 3900, IP_A, IP_C, QA, QB, 0x2001); /* from C, not B */
+  e.obs = OBS + 1;
+  cm_rep(&e, T0 - 3800, IP_A, IP_B, QA, QB, 0x2001); /* other obs */
+  e.obs = OBS;
+  ck_assert_uint_eq(stats(&e).pairs_cm, 0);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 11, 1000);
+  bk(&e, T0 + 1500, 12, 0x60); /* held: the pair is not known */
+  ck_assert_uint_eq(stats(&e).pairs_cm, 0);
+  cm_rep(&e, T0 + 1800, IP_A, IP_B, QA, QB, 0x2001);
+  ck_assert_uint_eq(stats(&e).pairs_cm, 1);
+  W(&e, T0 + 2000, 12, 1000);
+  flush(&e, T0 + 3000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 2000;
+  x.fct = 2000;
+  x.bytes = 3000;
+  x.packets = 3;
+  x.fet_bps = UINT64_C(12000000000);
+  x.naks_seq = 1;
+  x.messages = 3;
+  x.fnr = 1.0 / 3.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "late REP");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 10 */
+
+/* 1000, 1001, ACK(1000) [one match], 1003 (gap 1002), NAK(1002) and a CNP
+ * to QA while the pair is unknown. */
+static void s10_prefix(env *e) {
+  W(e, T0, 1000, 1000);
+  W(e, T0 + 1000, 1001, 1000);
+  bk(e, T0 + 1200, 1000, 0x1F);
+  W(e, T0 + 2000, 1003, 1000);
+  bk(e, T0 + 2500, 1002, 0x60);
+  cnp(e, T0 + 2600, IP_B, IP_A, QA);
+}
+
+START_TEST(t10_psn_pairing) {
+  env e;
+  FR x;
+  /* before pairing: unpaired record (FNR unknown), NAK and CNP not in it */
+  env_init(&e);
+  s10_prefix(&e);
+  ck_assert_uint_eq(stats(&e).pairs_psn, 0);
+  flush(&e, T0 + 3000);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.first_ts = T0;
+  x.last_ts = T0 + 2000;
+  x.fct = 2000;
+  x.bytes = 3000;
+  x.packets = 3;
+  x.fet_bps = UINT64_C(12000000000);
+  x.psn_gaps = 1;
+  x.messages = 3;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "unpaired");
+  env_free(&e);
+
+  /* second ACK match: paired; held NAK and CNP are transferred */
+  env_init(&e);
+  s10_prefix(&e);
+  bk(&e, T0 + 2700, 1001, 0x1F);
+  ck_assert_uint_eq(stats(&e).pairs_psn, 1);
+  W(&e, T0 + 3000, 1002, 1000); /* upstream, after the (held) NAK */
+  W(&e, T0 + 4000, 1003, 1000);
+  W(&e, T0 + 5000, 1004, 1000);
+  bk(&e, T0 + 5500, 1005, 0x60); /* counted directly now */
+  pk(&e, T0 + 5600, IP_B, IP_A, QA, OP_SEND_ONLY, 9000, 0, 100);
+  flush(&e, T0 + 6000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 5000;
+  x.fct = 5000;
+  x.bytes = 6000;
+  x.packets = 6;
+  x.retx_packets = 2;
+  x.retx_bytes = 2000;
+  x.fet_bps = UINT64_C(6400000000); /* 4000 * 8 / 5000 ns */
+  x.naks_seq = 2;
+  x.cnps = 1;
+  x.psn_gaps = 1;
+  x.losses_upstream = 1;
+  x.retx_after_nak = 2;
+  x.messages = 4;
+  x.fnr = 2.0 / 6.0;
+  x.retx_ratio = 2.0 / 6.0;
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "paired by PSN");
+  /* the reverse direction was learned too */
+  fr_init(&x, IP_B, IP_A, QA);
+  fr_paired(&x, QB);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = x.last_ts = T0 + 5600;
+  x.bytes = 100;
+  x.packets = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "reverse");
+  ck_assert_uint_eq(stats(&e).pairs_psn, 1);
+  ck_assert_uint_eq(stats(&e).pairs_cm, 0);
+  env_free(&e);
+}
+END_TEST
+
+/* One matching ACK is not enough; ACKs naming PSNs never sent match
+ * nothing. */
+START_TEST(t10_one_ack_no_pair) {
+  env e;
+  env_init(&e);
+  W(&e, T0, 1000, 1000);
+  W(&e, T0 + 1000, 1001, 1000);
+  bk(&e, T0 + 1100, 999, 0x1F);
+  bk(&e, T0 + 1200, 5000, 0x1F);
+  bk(&e, T0 + 1300, 1001, 0x1F);
+  bk(&e, T0 + 1400, 0x800000 + 1001, 0x1F);
+  flush(&e, T0 + 2000);
+  ck_assert_uint_eq(stats(&e).pairs_psn, 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].flags, 0);
+  ck_assert_uint_eq(e.c.fl[0].peer_qpn, RTEL_QPN_NONE);
+  env_free(&e);
+}
+END_TEST
+
+/* A NAK seen before pairing may be handed to the flow, but it must not be
+ * reused as the cause of a later episode: "caused by a NAK if a NAK for the
+ * flow was seen since the previous episode".
+ *   1000..1003; NAK(1002) [held, 1 ACK match]; resend 1002, 1003 (episode 1,
+ *   2 packets); ACK(1003) [2nd match: paired, NAK handed over]; 1004..1006;
+ *   resend 1004..1006 without any NAK (episode 2, 3 packets); 1007.
+ * Episode 2 has no NAK since episode 1: its 3 packets are timeout-driven.
+ * Episode 1 may be judged either way (the NAK was not yet attributable):
+ * (after_nak, after_timeout) is (2, 3) or (0, 5). */
+START_TEST(t10_held_nak_not_reused) {
+  env e;
+  const FR *g;
+  uint32_t p;
+  env_init(&e);
+  for (p = 1000; p <= 1003; p++) {
+    W(&e, T0 + (p - 1000) * 1000, p, 1000);
+  }
+  bk(&e, T0 + 3500, 1002, 0x60);
+  W(&e, T0 + 4000, 1002, 1000);
+  W(&e, T0 + 5000, 1003, 1000);
+  bk(&e, T0 + 5500, 1003, 0x1F);
+  ck_assert_uint_eq(stats(&e).pairs_psn, 1);
+  W(&e, T0 + 6000, 1004, 1000);
+  W(&e, T0 + 7000, 1005, 1000);
+  W(&e, T0 + 8000, 1006, 1000);
+  W(&e, T0 + 9000, 1004, 1000);
+  W(&e, T0 + 10000, 1005, 1000);
+  W(&e, T0 + 11000, 1006, 1000);
+  W(&e, T0 + 12000, 1007, 1000);
+  flush(&e, T0 + 13000);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  g = &e.c.fl[0];
+  ck_assert_uint_eq(g->flags, RTEL_FLOW_F_PAIRED);
+  ck_assert_uint_eq(g->packets, 12);
+  ck_assert_uint_eq(g->retx_packets, 5);
+  ck_assert_uint_eq(g->losses_downstream, 2);
+  ck_assert_uint_eq(g->naks_seq, 1);
+  ck_assert_uint_eq(g->retx_after_nak + g->retx_after_timeout, 5);
+  ck_assert_msg(g->retx_after_timeout >= 3,
+                "episode 2 (no NAK since episode 1) counted as NAK-driven: "
+                "retx_after_nak = %" PRIu64 ", retx_after_timeout = %" PRIu64,
+                g->retx_after_nak, g->retx_after_timeout);
+  env_free(&e);
+}
+END_TEST
+
+/* Both directions carry data before the pair is learned from ACK PSNs of
+ * one direction. The pair is a pair of QPs: the flow B -> QA, already in the
+ * table, is paired with QB too, and its NAKs are counted with FNR valid. */
+START_TEST(t10_psn_pairing_reverse_flow) {
+  env e;
+  FR x;
+  env_init(&e);
+  W(&e, T0, 1000, 1000);
+  W(&e, T0 + 1000, 1001, 1000);
+  pk(&e, T0 + 1500, IP_B, IP_A, QA, OP_SEND_ONLY, 5000, 0, 100);
+  pk(&e, T0 + 1600, IP_B, IP_A, QA, OP_SEND_ONLY, 5001, 0, 100);
+  bk(&e, T0 + 2000, 1000, 0x1F);
+  bk(&e, T0 + 2100, 1001, 0x1F);
+  ck_assert_uint_eq(stats(&e).pairs_psn, 1);
+  ctl(&e, T0 + 2200, IP_A, IP_B, QB, 5000, 0x1F);
+  ctl(&e, T0 + 2300, IP_A, IP_B, QB, 5001, 0x1F);
+  ctl(&e, T0 + 2400, IP_A, IP_B, QB, 5002, 0x60);
+  flush(&e, T0 + 3000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 1000;
+  x.fct = 1000;
+  x.bytes = 2000;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(16000000000);
+  x.messages = 2;
+  x.fnr = 0.0;
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "A->QB");
+  fr_init(&x, IP_B, IP_A, QA);
+  fr_paired(&x, QB);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = T0 + 1500;
+  x.last_ts = T0 + 1600;
+  x.fct = 100;
+  x.bytes = 200;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(16000000000); /* 200 * 8 / 100 ns */
+  x.naks_seq = 1;
+  x.messages = 2;
+  x.fnr = 0.5;
+  fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "B->QA (existing reverse)");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 11 */
+
+#define NQP 64
+#define QPA(i) (0x100000u | ((uint32_t)(i)*0x151u))
+#define QPB(i) (0x200000u | ((uint32_t)(i)*0x1A3u))
+#define PSN0(i) ((0x00ABCDu + (uint32_t)(i)*0x3F00Fu) & 0xFFFFFFu)
+
+START_TEST(t11_many_qps) {
+  env e;
+  FR x;
+  int i, r;
+  rtel_tstamp t = T0;
+  env_init(&e);
+  /* 6 rounds; in each, every QP sends one PSN, then B acknowledges each
+   * QP's PSN of the round on that QP's QA. */
+  for (r = 0; r < 6; r++) {
+    for (i = 0; i < NQP; i++, t += 10) {
+      Wq(&e, t, QPB(i), PSN0(i) + (uint32_t)r, 256);
+    }
+    for (i = 0; i < NQP; i++, t += 10) {
+      ctl(&e, t, IP_B, IP_A, QPA(i), PSN0(i) + (uint32_t)r, 0x1F);
+    }
+  }
+  ck_assert_uint_eq(stats(&e).pairs_psn, NQP);
+  flush(&e, t);
+  ck_assert_uint_eq(e.c.nfl, NQP);
+  for (i = 0; i < NQP; i++) {
+    char tag[32];
+    const FR *g = find_flow(&e, IP_A, IP_B, QPB(i));
+    rtel_tstamp first = T0 + (rtel_tstamp)i * 10;
+    rtel_tstamp last = first + 5 * 2 * NQP * 10;
+    snprintf(tag, sizeof(tag), "QP %d", i);
+    fr_init(&x, IP_A, IP_B, QPB(i));
+    fr_paired(&x, QPA(i));
+    x.first_ts = first;
+    x.last_ts = last;
+    x.fct = last - first; /* 6400 ns */
+    x.bytes = 6 * 256;
+    x.packets = 6;
+    x.fet_bps = UINT64_C(1920000000); /* 1536 * 8 / 6400 ns */
+    x.messages = 6;
+    x.fnr = 0.0;
+    fr_check(g, &x, tag);
+  }
+  env_free(&e);
+}
+END_TEST
+
+/* Two QPs between the same hosts using the same PSNs at the same time: an
+ * ACK PSN then names recent data PSNs of two flows, not of exactly one, and
+ * must not pair a QP with the other QP's flow. */
+START_TEST(t11_overlapping_psns) {
+  env e;
+  const FR *gx, *gy;
+  const uint32_t QX = 0x004001, QY = 0x004002, AX = 0x003001, AY = 0x003002;
+  uint32_t p;
+  rtel_tstamp t = T0;
+  env_init(&e);
+  for (p = 500; p <= 503; p++) {
+    Wq(&e, t, QX, p, 256);
+    Wq(&e, t + 10, QY, p, 256);
+    t += 100;
+  }
+  ctl(&e, t, IP_B, IP_A, AX, 501, 0x1F);
+  ctl(&e, t + 10, IP_B, IP_A, AY, 501, 0x1F);
+  ctl(&e, t + 20, IP_B, IP_A, AX, 503, 0x1F);
+  ctl(&e, t + 30, IP_B, IP_A, AY, 503, 0x1F);
+  flush(&e, t + 100);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  gx = find_flow(&e, IP_A, IP_B, QX);
+  gy = find_flow(&e, IP_A, IP_B, QY);
+  ck_assert_msg(gx->peer_qpn == RTEL_QPN_NONE || gx->peer_qpn == AX,
+                "flow to 0x%06x paired with 0x%06x (false pair)",
+                (unsigned)QX, (unsigned)gx->peer_qpn);
+  ck_assert_msg(gy->peer_qpn == RTEL_QPN_NONE || gy->peer_qpn == AY,
+                "flow to 0x%06x paired with 0x%06x (false pair; its own "
+                "peer is 0x%06x)",
+                (unsigned)QY, (unsigned)gy->peer_qpn, (unsigned)AY);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 12 */
+
+#define NFLOOD 640
+#define FLOOD_QP(i) (0x300000u + (uint32_t)(i))
+
+static void flood(env *e, int no_evict_expected) {
+  int i, j;
+  for (i = 0; i < NFLOOD; i++) {
+    for (j = 0; j < 3; j++) {
+      rtel_ctx_stats st;
+      rtel_tstamp ts = T0 + (rtel_tstamp)(3 * i + j) * 100;
+      Wq(e, ts, FLOOD_QP(i), (uint32_t)(i * 16 + j), 256);
+      st = stats(e);
+      ck_assert_msg(st.flows_active <= 64, "flows_active %" PRIu64,
+                    st.flows_active);
+      ck_assert_uint_eq(st.flows_active, i < 64 ? (uint64_t)i + 1 : 64);
+      if (no_evict_expected) {
+        ck_assert_uint_eq(st.flows_evicted, 0);
+        ck_assert_uint_eq(st.flows_untracked_pkts,
+                          i < 64 ? 0 : (uint64_t)(i - 64) * 3 + (uint64_t)j + 1);
+      } else {
+        ck_assert_uint_eq(st.flows_evicted, i < 64 ? 0 : (uint64_t)i - 63);
+        ck_assert_uint_eq(st.flows_untracked_pkts, 0);
+      }
+    }
+  }
+}
+
+static void flood_rec(FR *x, int i, uint32_t end) {
+  rtel_tstamp first = T0 + (rtel_tstamp)(3 * i) * 100;
+  fr_init(x, IP_A, IP_B, FLOOD_QP(i));
+  x->end = end;
+  x->first_ts = first;
+  x->last_ts = first + 200;
+  x->fct = 200;
+  x->bytes = 768;
+  x->packets = 3;
+  x->fet_bps = UINT64_C(30720000000); /* 768 * 8 / 200 ns */
+  x->messages = 3;
+}
+
+START_TEST(t12_flood_evict) {
+  env e;
+  FR x;
+  rtel_settings s;
+  rtel_ctx_stats st;
+  int k;
+  char tag[32];
+  rtel_settings_default(&s);
+  s.max_flows = 64;
+  env_init_s(&e, &s);
+  flood(&e, 0);
+  st = stats(&e);
+  ck_assert_uint_eq(st.flows_created, NFLOOD);
+  ck_assert_uint_eq(st.flows_evicted, NFLOOD - 64);
+  ck_assert_uint_eq(st.messages, NFLOOD * 3);
+  ck_assert_uint_eq(e.c.nfl, NFLOOD - 64);
+  for (k = 0; k < NFLOOD - 64; k++) {
+    snprintf(tag, sizeof(tag), "evicted %d", k);
+    flood_rec(&x, k, RTEL_END_EVICTED);
+    fr_check(&e.c.fl[k], &x, tag);
+  }
+  flush(&e, T0 + NFLOOD * 300);
+  ck_assert_uint_eq(e.c.nfl, NFLOOD);
+  for (k = NFLOOD - 64; k < NFLOOD; k++) {
+    snprintf(tag, sizeof(tag), "flushed %d", k);
+    flood_rec(&x, k, RTEL_END_FLUSH);
+    fr_check(&e.c.fl[k], &x, tag);
+  }
+  ck_assert_uint_eq(stats(&e).flows_active, 0);
+  env_free(&e);
+}
+END_TEST
+
+START_TEST(t12_flood_no_evict) {
+  env e;
+  FR x;
+  rtel_settings s;
+  rtel_ctx_stats st;
+  int k;
+  char tag[32];
+  rtel_settings_default(&s);
+  s.max_flows = 64;
+  s.flow_flags = RTEL_FLOW_NO_EVICT;
+  env_init_s(&e, &s);
+  flood(&e, 1);
+  st = stats(&e);
+  ck_assert_uint_eq(st.flows_created, 64);
+  ck_assert_uint_eq(st.flows_evicted, 0);
+  ck_assert_uint_eq(st.flows_untracked_pkts, (NFLOOD - 64) * 3); /* 1728 */
+  ck_assert_uint_eq(st.messages, 64 * 3);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  flush(&e, T0 + NFLOOD * 300);
+  ck_assert_uint_eq(e.c.nfl, 64);
+  for (k = 0; k < 64; k++) {
+    snprintf(tag, sizeof(tag), "kept %d", k);
+    flood_rec(&x, k, RTEL_END_FLUSH);
+    fr_check(&e.c.fl[k], &x, tag);
+  }
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 13 */
+
+/* active 1 ms, idle 10 ms; one 900-byte WRITE ONLY every 100 us, k = 0..36.
+ * PSN 0x500 + k for k < 30; k = 30, 31 resend 0x51C, 0x51D (sent at k = 28,
+ * 29, before the restart at 3 ms); k >= 32 continue at 0x51E.
+ * Records: [0, 1 ms) 10 packets, [1, 2 ms), [2, 3 ms) likewise, end active;
+ * then k = 30..36 (7 packets, 2 of them resends) flushed at 3.65 ms. */
+#define ACT UINT64_C(1000000)
+#define STEP UINT64_C(100000)
+
+static uint32_t s13_psn(int k) {
+  if (k == 30) {
+    return 0x51C;
+  }
+  if (k == 31) {
+    return 0x51D;
+  }
+  return k < 30 ? 0x500u + (uint32_t)k : 0x500u + (uint32_t)k - 2;
+}
+
+static void s13_check(const env *e) {
+  FR x;
+  int n;
+  char tag[32];
+  ck_assert_uint_eq(e->c.nfl, 4);
+  for (n = 0; n < 3; n++) {
+    snprintf(tag, sizeof(tag), "active %d", n);
+    fr_init(&x, IP_A, IP_B, QB);
+    fr_paired(&x, QA);
+    x.end = RTEL_END_ACTIVE;
+    x.first_ts = T0 + (rtel_tstamp)n * ACT;
+    x.last_ts = x.first_ts + 9 * STEP;
+    x.fct = 9 * STEP;
+    x.bytes = 9000;
+    x.packets = 10;
+    x.fet_bps = UINT64_C(80000000); /* 9000 * 8 / 900 us */
+    x.messages = 10;
+    x.fnr = 0.0;
+    fr_check(&e->c.fl[n], &x, tag);
+  }
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.end = RTEL_END_FLUSH;
+  x.first_ts = T0 + 3 * ACT;
+  x.last_ts = T0 + 36 * STEP;
+  x.fct = 6 * STEP;
+  x.bytes = 6300;
+  x.packets = 7;
+  x.retx_packets = 2;
+  x.retx_bytes = 1800;
+  x.fet_bps = UINT64_C(60000000); /* 4500 * 8 / 600 us */
+  x.losses_downstream = 1;
+  x.retx_after_timeout = 2;
+  x.messages = 5;
+  x.fnr = 0.0;
+  x.retx_ratio = 2.0 / 7.0;
+  fr_check(&e->c.fl[3], &x, "after restart");
+}
+
+static void s13_settings(rtel_settings *s) {
+  rtel_settings_default(s);
+  s->flow_idle_timeout = 10 * IDLE;
+  s->flow_active_timeout = ACT;
+}
+
+/* The embedder runs the timers on time (rtel_ctx_handle_expiry). */
+START_TEST(t13_active_timeout) {
+  env e;
+  rtel_settings s;
+  int k;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x3001);
+  for (k = 0; k <= 36; k++) {
+    fp_frame f;
+    fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
+    fp_rc(&f, &h, 900, 0, 900);
+    feed_timed(&e, T0 + (rtel_tstamp)k * STEP, &f);
+    if (k == 0) {
+      ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + ACT);
+    }
+    if (k == 9) {
+      ck_assert_uint_eq(e.c.nfl, 0);
+    }
+    if (k == 10) {
+      ck_assert_uint_eq(e.c.nfl, 1);
+      ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 2 * ACT);
+    }
+  }
+  flush(&e, T0 + 36 * STEP + 50000);
+  s13_check(&e);
+  env_free(&e);
+}
+END_TEST
+
+/* The embedder never runs the timers: packets end the flows. Same records. */
+START_TEST(t13_active_timeout_late) {
+  env e;
+  rtel_settings s;
+  int k;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x3002);
+  for (k = 0; k <= 36; k++) {
+    fp_frame f;
+    fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
+    fp_rc(&f, &h, 900, 0, 900);
+    feed(&e, T0 + (rtel_tstamp)k * STEP, &f);
+  }
+  flush(&e, T0 + 36 * STEP + 50000);
+  s13_check(&e);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 14 */
+
+START_TEST(t14_messages) {
+  env e;
+  FR x;
+  MR m;
+  fp_hdr h;
+  env_init(&e);
+  /* flow 1, A -> QB */
+  pk(&e, T0, IP_A, IP_B, QB, OP_SEND_FIRST, 200, 0, 1024);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_SEND_MIDDLE, 201, 0, 1024);
+  pk(&e, T0 + 2000, IP_A, IP_B, QB, OP_SEND_LAST, 202, 0, 100);
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_WRITE_ONLY, 203, 64, 64);
+  pk(&e, T0 + 4000, IP_A, IP_B, QB, OP_WRITE_FIRST, 204, 3072, 1024);
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 205, 0, 1024);
+  /* 206 (WRITE LAST) lost upstream; the next message begins */
+  pk(&e, T0 + 6000, IP_A, IP_B, QB, OP_SEND_FIRST, 207, 0, 1024);
+  pk(&e, T0 + 7000, IP_A, IP_B, QB, OP_SEND_LAST_IMM, 208, 0, 16);
+  pk(&e, T0 + 8000, IP_A, IP_B, QB, OP_SEND_ONLY_INV, 209, 0, 16);
+  pk(&e, T0 + 10000, IP_A, IP_B, QB, OP_WRITE_FIRST, 210, 2048, 1024);
+  /* flow 2, A -> QB2: capture begins mid-message */
+  pk(&e, T0 + 1500, IP_A, IP_B, QB2, OP_WRITE_MIDDLE, 50, 0, 1024);
+  pk(&e, T0 + 2500, IP_A, IP_B, QB2, OP_WRITE_LAST_IMM, 51, 0, 500);
+  /* flow 3, B -> QA: READ RESPONSE FIRST..LAST, then ONLY */
+  pk(&e, T0 + 3500, IP_B, IP_A, QA, OP_RRESP_FIRST, 700, 0, 1024);
+  pk(&e, T0 + 4500, IP_B, IP_A, QA, OP_RRESP_MIDDLE, 701, 0, 1024);
+  h = hdr(IP_B, IP_A, QA, OP_RRESP_LAST, 702);
+  h.pad = 2;
+  pkh(&e, T0 + 5500, &h, 0, 0x00, 10);
+  pk(&e, T0 + 7500, IP_B, IP_A, QA, OP_RRESP_ONLY, 703, 0, 8);
+  ck_assert_uint_eq(e.c.nms, 8);
+  flush(&e, T0 + 12000);
+  ck_assert_uint_eq(e.c.nms, 9);
+  ck_assert_uint_eq(stats(&e).messages, 9);
+  ck_assert_uint_eq(e.c.nfl, 3);
+  /* the in-progress message is delivered before its flow */
+  ck_assert_int_eq(e.c.ev[e.c.nev - 4], 'M');
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
+  m.first_psn = 200;
+  m.last_psn = 202;
+  m.first_ts = T0;
+  m.last_ts = T0 + 2000;
+  m.fct = 2000;
+  m.bytes = 2148;
+  m.packets = 3;
+  mr_check(find_msg(&e, QB, 200), &m, "SEND F/M/L");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.first_psn = m.last_psn = 203;
+  m.reth_len = 64;
+  m.first_ts = m.last_ts = T0 + 3000;
+  m.bytes = 64;
+  m.packets = 1;
+  mr_check(find_msg(&e, QB, 203), &m, "WRITE ONLY");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_MSG_F_INCOMPLETE;
+  m.first_psn = 204;
+  m.last_psn = 205;
+  m.reth_len = 3072;
+  m.first_ts = T0 + 4000;
+  m.last_ts = T0 + 5000;
+  m.fct = 1000;
+  m.bytes = 2048;
+  m.packets = 2;
+  mr_check(find_msg(&e, QB, 204), &m, "WRITE, LAST lost");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
+  m.first_psn = 207;
+  m.last_psn = 208;
+  m.first_ts = T0 + 6000;
+  m.last_ts = T0 + 7000;
+  m.fct = 1000;
+  m.bytes = 1040;
+  m.packets = 2;
+  mr_check(find_msg(&e, QB, 207), &m, "SEND F/L imm");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
+  m.first_psn = m.last_psn = 209;
+  m.first_ts = m.last_ts = T0 + 8000;
+  m.bytes = 16;
+  m.packets = 1;
+  mr_check(find_msg(&e, QB, 209), &m, "SEND ONLY inv");
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_MSG_F_INCOMPLETE;
+  m.first_psn = m.last_psn = 210;
+  m.reth_len = 2048;
+  m.first_ts = m.last_ts = T0 + 10000;
+  m.bytes = 1024;
+  m.packets = 1;
+  mr_check(find_msg(&e, QB, 210), &m, "WRITE in progress at flush");
+
+  mr_init(&m, IP_A, IP_B, QB2, RTEL_OP_WRITE);
+  m.flags = RTEL_MSG_F_INCOMPLETE;
+  m.first_psn = 50;
+  m.last_psn = 51;
+  m.first_ts = T0 + 1500;
+  m.last_ts = T0 + 2500;
+  m.fct = 1000;
+  m.bytes = 1524;
+  m.packets = 2;
+  mr_check(find_msg(&e, QB2, 50), &m, "starts with MIDDLE");
+
+  mr_init(&m, IP_B, IP_A, QA, RTEL_OP_READ_RESP);
+  m.first_psn = 700;
+  m.last_psn = 702;
+  m.first_ts = T0 + 3500;
+  m.last_ts = T0 + 5500;
+  m.fct = 2000;
+  m.bytes = 2058;
+  m.packets = 3;
+  mr_check(find_msg(&e, QA, 700), &m, "READ RESPONSE F/M/L");
+
+  mr_init(&m, IP_B, IP_A, QA, RTEL_OP_READ_RESP);
+  m.first_psn = m.last_psn = 703;
+  m.first_ts = m.last_ts = T0 + 7500;
+  m.bytes = 8;
+  m.packets = 1;
+  mr_check(find_msg(&e, QA, 703), &m, "READ RESPONSE ONLY");
+
+  fr_init(&x, IP_A, IP_B, QB);
+  x.ops = RTEL_OP_SEND | RTEL_OP_WRITE;
+  x.first_ts = T0;
+  x.last_ts = T0 + 10000;
+  x.fct = 10000;
+  x.bytes = 6340; /* 6 * 1024 + 100 + 64 + 16 + 16 */
+  x.packets = 10;
+  x.fet_bps = UINT64_C(5072000000); /* 6340 * 8 / 10000 ns */
+  x.psn_gaps = 1;
+  x.messages = 6;
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "flow 1");
+
+  fr_init(&x, IP_A, IP_B, QB2);
+  x.first_ts = T0 + 1500;
+  x.last_ts = T0 + 2500;
+  x.fct = 1000;
+  x.bytes = 1524;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(12192000000);
+  x.messages = 1;
+  fr_check(find_flow(&e, IP_A, IP_B, QB2), &x, "flow 2");
+
+  fr_init(&x, IP_B, IP_A, QA);
+  x.ops = RTEL_OP_READ_RESP;
+  x.first_ts = T0 + 3500;
+  x.last_ts = T0 + 7500;
+  x.fct = 4000;
+  x.bytes = 2066;
+  x.packets = 4;
+  x.fet_bps = UINT64_C(4132000000); /* 2066 * 8 / 4000 ns */
+  x.messages = 2;
+  fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "flow 3");
+  env_free(&e);
+}
+END_TEST
+
+/* WRITE FIRST 400, MIDDLE 401..403, NAK(402), resend 402, 403, LAST 404:
+ * the message holds 7 packets, 2 of them resends. A later resend of 404
+ * (timeout) belongs to a message that already ended. */
+START_TEST(t14_message_retx) {
+  env e;
+  FR x;
+  MR m;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x4001);
+  pk(&e, T0, IP_A, IP_B, QB, OP_WRITE_FIRST, 400, 5120, 1024);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 401, 0, 1024);
+  pk(&e, T0 + 2000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 402, 0, 1024);
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 403, 0, 1024);
+  bk(&e, T0 + 3500, 402, 0x60);
+  pk(&e, T0 + 4000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 402, 0, 1024);
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 403, 0, 1024);
+  pk(&e, T0 + 6000, IP_A, IP_B, QB, OP_WRITE_LAST, 404, 0, 1024);
+  ck_assert_uint_eq(e.c.nms, 1);
+  pk(&e, T0 + 8000, IP_A, IP_B, QB, OP_WRITE_LAST, 404, 0, 1024);
+  flush(&e, T0 + 9000);
+  ck_assert_uint_eq(e.c.nms, 1);
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_FLOW_F_PAIRED;
+  m.peer_qpn = QA;
+  m.first_psn = 400;
+  m.last_psn = 404;
+  m.reth_len = 5120;
+  m.first_ts = T0;
+  m.last_ts = T0 + 6000;
+  m.fct = 6000;
+  m.bytes = 7 * 1024;
+  m.packets = 7;
+  m.retx_packets = 2;
+  m.retx_bytes = 2048;
+  mr_check(&e.c.ms[0], &m, "message with resends");
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 8 * 1024;
+  x.packets = 8;
+  x.retx_packets = 3;
+  x.retx_bytes = 3 * 1024;
+  x.fet_bps = UINT64_C(5120000000); /* 5 * 1024 * 8 / 8000 ns */
+  x.naks_seq = 1;
+  x.losses_downstream = 2;
+  x.retx_after_nak = 2;
+  x.retx_after_timeout = 1;
+  x.messages = 1;
+  x.fnr = 1.0 / 8.0;
+  x.retx_ratio = 3.0 / 8.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "flow with message resends");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 15 */
+
+/* A READ REQUEST takes as many PSNs as its response has packets: the next
+ * data PSN may jump without a gap. A resent READ REQUEST does not excuse a
+ * later jump. 512-byte WRITE ONLYs. */
+START_TEST(t15_read_request_span) {
+  env e;
+  FR x;
+  env_init(&e);
+  W(&e, T0, 100, 512);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_READ_REQ, 101, 4096, 0); /* 101..104 */
+  W(&e, T0 + 2000, 105, 512);
+  W(&e, T0 + 3000, 106, 512);
+  pk(&e, T0 + 4000, IP_A, IP_B, QB, OP_READ_REQ, 107, 1024, 0); /* 107 */
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_READ_REQ, 108, 2048, 0); /* 108, 109 */
+  W(&e, T0 + 6000, 110, 512);
+  pk(&e, T0 + 7500, IP_A, IP_B, QB, OP_READ_REQ, 101, 4096, 0); /* resent */
+  W(&e, T0 + 8000, 112, 512); /* 111 missing: a gap */
+  flush(&e, T0 + 9000);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 2560;
+  x.packets = 5;
+  x.fet_bps = UINT64_C(2560000000); /* 2560 * 8 / 8000 ns */
+  x.psn_gaps = 1;
+  x.messages = 5;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "read request span");
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ 16 */
+
+START_TEST(t16_no_flows) {
+  env e;
+  fp_frame f;
+  fp_hdr h;
+  rtel_ctx_stats st;
+  env_init(&e);
+  /* vendor opcode */
+  pk(&e, T0, IP_A, IP_B, QB, 0xC5, 10, 0, 64);
+  /* transport version 1 on a WRITE ONLY */
+  h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 11);
+  h.tver = 1;
+  pkh(&e, T0 + 100, &h, 64, 0, 64);
+  /* UD SEND ONLY to a QP */
+  h = hdr(IP_A, IP_B, 0x001234, 0x64, 12);
+  fp_begin(&f, &h);
+  fp_deth(&f, 0x11111111u, 0x000777);
+  fp_fill(&f, 64);
+  fp_finish(&f);
+  feed(&e, T0 + 200, &f);
+  /* UD to QP1, a MAD that is not CM (class 0x03, SubnAdm) */
+  h = hdr(IP_A, IP_B, 1, 0x64, 13);
+  fp_begin(&f, &h);
+  fp_deth(&f, 0x80010000u, 1);
+  fp_u8(&f, 1);
+  fp_u8(&f, 0x03);
+  fp_u8(&f, 2);
+  fp_u8(&f, 0x01);
+  fp_zero(&f, 252);
+  fp_finish(&f);
+  feed(&e, T0 + 300, &f);
+  /* RD SEND ONLY: RDETH + DETH */
+  h = hdr(IP_A, IP_B, QB, 0x44, 14);
+  fp_begin(&f, &h);
+  fp_u32(&f, 0x00000042u);
+  fp_deth(&f, 0x22222222u, 0x000888);
+  fp_fill(&f, 64);
+  fp_finish(&f);
+  feed(&e, T0 + 400, &f);
+  /* control and requests only */
+  bk(&e, T0 + 500, 14, 0x00);
+  bk(&e, T0 + 510, 14, 0x60);
+  cnp(&e, T0 + 600, IP_B, IP_A, QA);
+  pk(&e, T0 + 700, IP_A, IP_B, QB, OP_READ_REQ, 15, 4096, 0);
+  pk(&e, T0 + 800, IP_A, IP_B, QB, OP_CMP_SWAP, 19, 0, 0);
+  pk(&e, T0 + 900, IP_B, IP_A, QA, OP_ATOMIC_ACK, 19, 0, 0);
+  /* a CM message other than REQ/REP (RTU) */
+  {
+    fp_cm cm;
+    memset(&cm, 0, sizeof(cm));
+    cm.attr = 0x0014;
+    cm.tid = 7;
+    h = hdr(IP_A, IP_B, 1, 0x64, 16);
+    fp_cm_mad(&f, &h, &cm);
+    feed(&e, T0 + 1000, &f);
+  }
+  st = stats(&e);
+  ck_assert_uint_eq(st.pkts, 12);
+  ck_assert_uint_eq(st.pkts_roce, 12);
+  ck_assert_uint_eq(st.pkts_unknown_opcode, 1);
+  ck_assert_uint_eq(st.pkts_unknown_tver, 1);
+  ck_assert_uint_eq(st.flows_created, 0);
+  ck_assert_uint_eq(st.flows_active, 0);
+  ck_assert_uint_eq(st.messages, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  flush(&e, T0 + 2000);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  ck_assert_uint_eq(e.c.nms, 0);
+  /* positive controls: UC and XRC data are flows */
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, 0x2A, 20, 64, 64);  /* UC WRITE ONLY */
+  pk(&e, T0 + 3100, IP_A, IP_B, QB2, 0x24, 30, 0, 64);  /* UC SEND ONLY */
+  pk(&e, T0 + 3200, IP_A, IP_B, QA2, 0xA4, 40, 0, 64);  /* XRC SEND ONLY */
+  ck_assert_uint_eq(stats(&e).flows_created, 3);
+  flush(&e, T0 + 4000);
+  ck_assert_uint_eq(e.c.nfl, 3);
+  ck_assert_uint_eq(find_flow(&e, IP_A, IP_B, QB)->ops, RTEL_OP_WRITE);
+  ck_assert_uint_eq(find_flow(&e, IP_A, IP_B, QB2)->ops, RTEL_OP_SEND);
+  ck_assert_uint_eq(find_flow(&e, IP_A, IP_B, QA2)->bytes, 64);
+  env_free(&e);
+}
+END_TEST
+
+START_TEST(t16_flow_disable) {
+  env e;
+  rtel_settings s;
+  rtel_settings_default(&s);
+  s.flow_flags = RTEL_FLOW_DISABLE;
+  env_init_s(&e, &s);
+  W(&e, T0, 10, 100);
+  W(&e, T0 + 100, 11, 100);
+  ck_assert_uint_eq(stats(&e).flows_created, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  flush(&e, T0 + 1000);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  ck_assert_uint_eq(e.c.nms, 0);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ extra */
+
+/* NVMe-oF write I/O on one RC QP pair: host A sends command capsules
+ * (SEND, A's request PSNs 1000, 1001) and READ RESPONSEs (whose PSNs are
+ * those of the target's READ REQUESTs, 7000..) to the target's QP QB. No
+ * packet is lost or resent: an operator expects no retransmission and no
+ * PSN gap on flow A -> QB. */
+START_TEST(t17_nvmeof_write_pattern) {
+  env e;
+  const FR *g;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x5001);
+  pk(&e, T0, IP_A, IP_B, QB, OP_SEND_ONLY, 1000, 0, 64);
+  pk(&e, T0 + 1000, IP_B, IP_A, QA, OP_READ_REQ, 7000, 2048, 0);
+  pk(&e, T0 + 2000, IP_A, IP_B, QB, OP_RRESP_FIRST, 7000, 0, 1024);
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_RRESP_LAST, 7001, 0, 1024);
+  pk(&e, T0 + 4000, IP_B, IP_A, QA, OP_SEND_ONLY, 7002, 0, 16);
+  ctl(&e, T0 + 4100, IP_A, IP_B, QB, 7002, 0x1F);
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_SEND_ONLY, 1001, 0, 64);
+  pk(&e, T0 + 6000, IP_B, IP_A, QA, OP_READ_REQ, 7003, 1024, 0);
+  pk(&e, T0 + 7000, IP_A, IP_B, QB, OP_RRESP_ONLY, 7003, 0, 1024);
+  pk(&e, T0 + 8000, IP_B, IP_A, QA, OP_SEND_ONLY, 7004, 0, 16);
+  flush(&e, T0 + 9000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  g = find_flow(&e, IP_A, IP_B, QB);
+  ck_assert_uint_eq(g->packets, 5);
+  ck_assert_uint_eq(g->bytes, 64 + 1024 + 1024 + 64 + 1024);
+  ck_assert_msg(g->retx_packets == 0 && g->psn_gaps == 0 &&
+                    g->losses_upstream + g->losses_downstream == 0,
+                "loss-free NVMe-oF write traffic: retx_packets = %" PRIu64
+                ", psn_gaps = %" PRIu64 ", losses = %" PRIu64 "/%" PRIu64,
+                g->retx_packets, g->psn_gaps, g->losses_upstream,
+                g->losses_downstream);
+  g = find_flow(&e, IP_B, IP_A, QA);
+  ck_assert_uint_eq(g->packets, 2);
+  ck_assert_uint_eq(g->retx_packets, 0);
+  ck_assert_uint_eq(g->psn_gaps, 0);
+  env_free(&e);
+}
+END_TEST
+
+/* A failing on_flow / on_message makes the call fail and the context
+ * unusable. */
+START_TEST(t18_callback_failure) {
+  env e;
+  fp_frame f;
+  fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 10);
+  rtel_pkt_info pi;
+  env_init(&e);
+  W(&e, T0, 10, 100);
+  e.c.fail_flow = 1;
+  ck_assert_int_eq(rtel_ctx_flush(e.ctx, T0 + 100), RTEL_ERR_CALLBACK_FAILURE);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  memset(&pi, 0, sizeof(pi));
+  pi.ts = T0 + 200;
+  fp_rc(&f, &h, 100, 0, 100);
+  ck_assert_int_eq(rtel_ctx_read_pkt(e.ctx, &pi, f.b, f.n),
+                   RTEL_ERR_INVALID_STATE);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  env_free(&e);
+
+  env_init(&e);
+  e.c.fail_msg = 1;
+  memset(&pi, 0, sizeof(pi));
+  pi.ts = T0;
+  ck_assert_int_eq(rtel_ctx_read_pkt(e.ctx, &pi, f.b, f.n),
+                   RTEL_ERR_CALLBACK_FAILURE);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 1),
+                   RTEL_ERR_INVALID_STATE);
+  env_free(&e);
+}
+END_TEST
+
+/* ================================================================ main */
+
+static Suite *flow_suite(void) {
+  Suite *s = suite_create("flow");
+  TCase *tc = tcase_create("scenarios");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, t01_write_inorder_flush);
+  tcase_add_test(tc, t01_idle_boundary);
+  tcase_add_test(tc, t01_idle_by_packet);
+  tcase_add_test(tc, t01_expiry_two_flows);
+  tcase_add_test(tc, t01_ipv6_qinq);
+  tcase_add_test(tc, t01_obs_in_key);
+  tcase_add_test(tc, t02_upstream_loss);
+  tcase_add_test(tc, t03_downstream_loss);
+  tcase_add_test(tc, t04_timeout_retx);
+  tcase_add_test(tc, t05_two_episodes);
+  tcase_add_test(tc, t05_two_nak_episodes);
+  tcase_add_test(tc, t05_two_gaps_one_episode);
+  tcase_add_test(tc, t06_psn_wrap);
+  tcase_add_test(tc, t07_nak_classes);
+  tcase_add_test(tc, t07_rnr_drives_retx);
+  tcase_add_test(tc, t07_ctrl_unattributed);
+  tcase_add_test(tc, t08_cnp_ecn);
+  tcase_add_test(tc, t09_cm_pairing);
+  tcase_add_test(tc, t09_cm_mismatch);
+  tcase_add_test(tc, t10_psn_pairing);
+  tcase_add_test(tc, t10_one_ack_no_pair);
+  tcase_add_test(tc, t10_held_nak_not_reused);
+  tcase_add_test(tc, t10_psn_pairing_reverse_flow);
+  tcase_add_test(tc, t11_many_qps);
+  tcase_add_test(tc, t11_overlapping_psns);
+  tcase_add_test(tc, t12_flood_evict);
+  tcase_add_test(tc, t12_flood_no_evict);
+  tcase_add_test(tc, t13_active_timeout);
+  tcase_add_test(tc, t13_active_timeout_late);
+  tcase_add_test(tc, t14_messages);
+  tcase_add_test(tc, t14_message_retx);
+  tcase_add_test(tc, t15_read_request_span);
+  tcase_add_test(tc, t16_no_flows);
+  tcase_add_test(tc, t16_flow_disable);
+  tcase_add_test(tc, t17_nvmeof_write_pattern);
+  tcase_add_test(tc, t18_callback_failure);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(flow_suite());
+  int failed;
+  srunner_run_all(sr, CK_ENV);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
