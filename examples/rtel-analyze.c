@@ -43,6 +43,14 @@ typedef struct options {
   uint64_t io_timeout_ns;
   const char *compute_side;
   const char *storage_side;
+  uint32_t poll_ports;   /* --poll P/SLOT: ports per slot, 0 = full mode */
+  uint64_t poll_slot_ns;
+  size_t nalarms;
+  struct alarm_opt {
+    uint32_t metric;
+    uint32_t scope;
+    double value;
+  } alarms[16];
   int format;
   uint32_t decode_flags;
   uint32_t roce_port;
@@ -100,6 +108,30 @@ static void json_str(const char *s) {
     }
   }
   putchar('"');
+}
+
+static void json_ts(const char *name, rtel_tstamp t) {
+  if (t == RTEL_TSTAMP_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRIu64, name, t);
+  }
+}
+
+static void json_dur(const char *name, int64_t d) {
+  if (d == RTEL_DURATION_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRId64, name, d);
+  }
+}
+
+static void json_qpn(const char *name, uint32_t q) {
+  if (q == RTEL_QPN_NONE) {
+    printf(",\"%s\":null", name);
+  } else {
+    printf(",\"%s\":%" PRIu32, name, q);
+  }
 }
 
 static const char *icrc_str(uint32_t st) {
@@ -424,6 +456,9 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
     } else {
       fputs(",\"fnr\":null", stdout);
     }
+    printf(",\"port\":%" PRIu32, f->port);
+    json_ts("coverage_start_ns", f->coverage_start);
+    json_ts("coverage_end_ns", f->coverage_end);
     printf(",\"retx_ratio\":%.9g,\"cnps\":%" PRIu64 ",\"ecn_ce\":%" PRIu64
            ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 ",\"psn_gaps\":%" PRIu64
            ",\"losses_upstream\":%" PRIu64 ",\"losses_downstream\":%" PRIu64
@@ -563,30 +598,6 @@ static const char *text_nvme_op(uint8_t opcode, uint32_t flags, char *buf) {
   return buf;
 }
 
-static void json_ts(const char *name, rtel_tstamp t) {
-  if (t == RTEL_TSTAMP_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRIu64, name, t);
-  }
-}
-
-static void json_dur(const char *name, int64_t d) {
-  if (d == RTEL_DURATION_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRId64, name, d);
-  }
-}
-
-static void json_qpn(const char *name, uint32_t q) {
-  if (q == RTEL_QPN_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRIu32, name, q);
-  }
-}
-
 static void text_dur(int64_t d) {
   if (d == RTEL_DURATION_NONE) {
     printf(" %10s", "-");
@@ -632,6 +643,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
     json_dur("dal_ns", io->dal);
     json_dur("dpl_ns", io->dpl);
     json_dur("xfer_ns", io->xfer);
+    printf(",\"port\":%" PRIu32, io->port);
+    json_ts("coverage_start_ns", io->coverage_start);
+    json_ts("coverage_end_ns", io->coverage_end);
     fputs("}\n", stdout);
     return 0;
   }
@@ -787,6 +801,88 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   return 0;
 }
 
+static const char *metric_name(uint32_t m) {
+  static const char *const names[] = {"?",   "iol", "dal",        "dpl",
+                                      "fct", "fnr", "fet",        "retx_ratio",
+                                      "cnp_rate"};
+  return m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
+
+static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
+  run *r = user_data;
+  size_t i;
+  (void)ctx;
+  if (r->opt->poll_ports == 0) {
+    return 0;
+  }
+  if (r->opt->format == FMT_JSON) {
+    printf("{\"type\":\"slot\",\"slot\":%" PRIu64 ",\"start_ns\":%" PRIu64,
+           ev->slot, ev->start);
+    json_ts("end_ns", ev->end);
+    fputs(",\"started\":[", stdout);
+    for (i = 0; i < ev->nstarted; i++) {
+      printf("%s", i ? "," : "");
+      json_str(OBS(r, ev->started[i]));
+    }
+    fputs("],\"stopped\":[", stdout);
+    for (i = 0; i < ev->nstopped; i++) {
+      printf("%s", i ? "," : "");
+      json_str(OBS(r, ev->stopped[i]));
+    }
+    fputs("]}\n", stdout);
+    return 0;
+  }
+  printf("-- slot %" PRIu64 " at %" PRIu64 ":", ev->slot, ev->start);
+  for (i = 0; i < ev->nstarted; i++) {
+    printf(" +%s", OBS(r, ev->started[i]));
+  }
+  for (i = 0; i < ev->nstopped; i++) {
+    printf(" -%s", OBS(r, ev->stopped[i]));
+  }
+  putchar('\n');
+  return 0;
+}
+
+static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
+  run *r = user_data;
+  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  const char *state = al->state == RTEL_ALARM_RAISED ? "raised" : "cleared";
+  uint32_t af = 0;
+  (void)ctx;
+  if (al->flow) {
+    af = al->flow->flags & RTEL_FLOW_F_IPV6;
+  } else if (al->io && (al->io->flags & RTEL_IO_F_IPV6)) {
+    af = RTEL_FLOW_F_IPV6;
+  }
+  format_addr(src, af, al->src);
+  format_addr(dst, af, al->dst);
+  if (r->opt->format == FMT_JSON) {
+    fputs("{\"type\":\"alarm\",\"obs\":", stdout);
+    json_str(OBS(r, al->obs));
+    printf(",\"state\":\"%s\",\"metric\":\"%s\",\"kind\":\"%s\","
+           "\"scope\":\"%s\"",
+           state, metric_name(al->metric),
+           al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold",
+           al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
+    if (al->scope == RTEL_SCOPE_PAIR) {
+      printf(",\"src\":\"%s\",\"dst\":\"%s\"", src, dst);
+    }
+    printf(",\"port\":%" PRIu32 ",\"value\":%.9g,\"limit\":%.9g,\"ts_ns\":%" PRIu64
+           "}\n",
+           al->port, al->value, al->limit, al->ts);
+    return 0;
+  }
+  printf("!! alarm %s: %s %s %.6g (limit %.6g) at %s", state,
+         metric_name(al->metric),
+         al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold", al->value,
+         al->limit, OBS(r, al->obs));
+  if (al->scope == RTEL_SCOPE_PAIR) {
+    printf(" %s -> %s", src, dst);
+  }
+  printf(" ts %" PRIu64 "\n", al->ts);
+  return 0;
+}
+
 static void print_stats(const options *opt, const char *obs,
                         const rtel_ctx_stats *st) {
   const struct {
@@ -933,7 +1029,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   rtel_tstamp last = 0;
   run r;
   size_t i;
-  int rv, status = 0;
+  int rv = 0, status = 0, scheduled = 0;
 
   for (i = 0; i < nin; i++) {
     errbuf[0] = '\0';
@@ -972,6 +1068,8 @@ static int analyze(const options *opt, input *in, size_t nin) {
   cb.on_io = on_io;
   cb.on_segment = on_segment;
   cb.on_io_aggregate = on_io_aggregate;
+  cb.on_slot = on_slot;
+  cb.on_alarm = on_alarm;
   memset(&r, 0, sizeof(r));
   r.opt = opt;
   r.in = in;
@@ -989,6 +1087,10 @@ static int analyze(const options *opt, input *in, size_t nin) {
       (void)rtel_ctx_set_obs_role(ctx, (uint32_t)i, RTEL_ROLE_STORAGE);
     }
   }
+  for (i = 0; i < opt->nalarms; i++) {
+    (void)rtel_ctx_set_threshold(ctx, opt->alarms[i].metric,
+                                 opt->alarms[i].scope, opt->alarms[i].value);
+  }
   memset(&pi, 0, sizeof(pi));
   for (;;) {
     input *next = NULL;
@@ -1005,7 +1107,25 @@ static int analyze(const options *opt, input *in, size_t nin) {
     pi.ts = ts_of(next->ph);
     pi.wire_len = next->ph->len;
     pi.obs = (uint32_t)(next - in);
+    pi.port = pi.obs;
     pi.linktype = next->linktype;
+    if (opt->poll_ports && !scheduled) {
+      /* the polling schedule starts with the first packet */
+      rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports,
+                           opt->poll_slot_ns, 0};
+      size_t j;
+      scheduled = 1;
+      /* every input is a port (and an observation point) */
+      for (j = 0; j < nin; j++) {
+        rtel_port port = {(uint32_t)j, RTEL_ROLE_UNKNOWN, in[j].obs};
+        (void)rtel_ctx_add_port(ctx, &port, pi.ts);
+      }
+      if ((rv = rtel_ctx_set_schedule(ctx, &sch, pi.ts)) != 0) {
+        fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+        status = 1;
+        break;
+      }
+    }
     if (pi.ts > last) {
       last = pi.ts;
     }
@@ -1062,6 +1182,10 @@ static void usage(FILE *f) {
           "  --compute-side NAME  observation point nearest the hosts\n"
           "  --storage-side NAME  observation point nearest the storage\n"
           "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
+          "  --poll P/SLOT       polling schedule: P inputs per SLOT (e.g. 1/10ms)\n"
+          "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct fnr\n"
+          "                      retx_ratio cnp_rate; fet<VALUE); units ns us ms s\n"
+          "                      k M G\n"
           "  --max-flows N       flow table capacity (default 4096)\n"
           "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
           "  --stats             per-file counters (default without "
@@ -1088,6 +1212,71 @@ static int usage_error(const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
   return 2;
+}
+
+
+/* A number with an optional unit: ns, us, ms, s (times), k, M, G (rates).
+ * Returns 0 and stores it, or -1. */
+static int parse_value(const char *v, double *out) {
+  char *end;
+  double x, mul = 1;
+  errno = 0;
+  x = strtod(v, &end);
+  if (errno || end == v || !(x >= 0)) {
+    return -1;
+  }
+  if (*end == '\0' || strcmp(end, "ns") == 0) {
+    mul = 1;
+  } else if (strcmp(end, "us") == 0) {
+    mul = 1e3;
+  } else if (strcmp(end, "ms") == 0) {
+    mul = 1e6;
+  } else if (strcmp(end, "s") == 0) {
+    mul = 1e9;
+  } else if (strcmp(end, "k") == 0) {
+    mul = 1e3;
+  } else if (strcmp(end, "M") == 0) {
+    mul = 1e6;
+  } else if (strcmp(end, "G") == 0) {
+    mul = 1e9;
+  } else {
+    return -1;
+  }
+  *out = x * mul;
+  return 0;
+}
+
+/* --alarm [port:]METRIC>VALUE or fet<VALUE */
+static int parse_alarm(const char *v, struct alarm_opt *a) {
+  static const char *const names[] = {NULL,  "iol", "dal",        "dpl",
+                                      "fct", "fnr", "fet",        "retx_ratio",
+                                      "cnp_rate"};
+  const char *op;
+  size_t n;
+  uint32_t m;
+  a->scope = RTEL_SCOPE_PAIR;
+  if (strncmp(v, "port:", 5) == 0) {
+    a->scope = RTEL_SCOPE_PORT;
+    v += 5;
+  } else if (strncmp(v, "pair:", 5) == 0) {
+    v += 5;
+  }
+  op = strpbrk(v, "<>");
+  if (op == NULL) {
+    return -1;
+  }
+  n = (size_t)(op - v);
+  for (m = 1; m < sizeof(names) / sizeof(names[0]); m++) {
+    if (strlen(names[m]) == n && strncmp(v, names[m], n) == 0) {
+      break;
+    }
+  }
+  if (m == sizeof(names) / sizeof(names[0]) ||
+      (*op == '<') != (m == RTEL_METRIC_FET)) {
+    return -1;
+  }
+  a->metric = m;
+  return parse_value(op + 1, &a->value) != 0 || a->value <= 0 ? -1 : 0;
 }
 
 /* Default observation point name: base name without extension. */
@@ -1130,6 +1319,34 @@ int main(int argc, char **argv) {
       opt.segments = 1;
     } else if (strcmp(arg, "--summary") == 0) {
       opt.summary = 1;
+    } else if (strcmp(arg, "--poll") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      const char *slash = v ? strchr(v, '/') : NULL;
+      char *end;
+      unsigned long per;
+      double slot;
+      if (v == NULL || slash == NULL) {
+        free(inputs);
+        return usage_error("%s", "--poll needs P/SLOT, e.g. 1/10ms");
+      }
+      errno = 0;
+      per = strtoul(v, &end, 10);
+      if (errno || end != slash || per == 0 || per > 65535 ||
+          parse_value(slash + 1, &slot) != 0 || slot < 1) {
+        free(inputs);
+        return usage_error("invalid --poll '%s' (P/SLOT, e.g. 1/10ms)", v);
+      }
+      opt.poll_ports = (uint32_t)per;
+      opt.poll_slot_ns = (uint64_t)slot;
+    } else if (strcmp(arg, "--alarm") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      if (v == NULL || opt.nalarms == 16 ||
+          parse_alarm(v, &opt.alarms[opt.nalarms]) != 0) {
+        free(inputs);
+        return usage_error("invalid --alarm '%s' (e.g. iol>500us, fet<10G)",
+                           v ? v : "");
+      }
+      opt.nalarms++;
     } else if (strcmp(arg, "--compute-side") == 0 ||
                strcmp(arg, "--storage-side") == 0) {
       if (a + 1 >= argc) {
