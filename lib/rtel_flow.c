@@ -72,13 +72,19 @@ static const uint16_t op_class[256] = {
 /* ------------------------------------------------------------ entries */
 
 /* flow.st bits */
-#define ST_GAP 0x01u      /* gap_lo..gap_hi holds the last gap seen */
+#define ST_GAP 0x01u      /* gap1 holds the oldest open gap */
 #define ST_EPISODE 0x02u  /* inside a retransmission episode */
 #define ST_NAK 0x04u      /* a NAK arrived since the last episode began */
 #define ST_EP_NAK 0x08u   /* the current episode was caused by a NAK */
 #define ST_SPAN 0x10u     /* previous packet was a multi-PSN request */
 #define ST_MSG 0x20u      /* a message is in progress */
 #define ST_MSG_INC 0x40u  /* ... and it did not start with FIRST */
+#define ST_GAP2 0x80u     /* gap2 holds the latest other gap */
+
+/* Flow keys of READ RESPONSE data carry this bit above the 24-bit QPN:
+ * responses use the requester's PSN space, not the sender's own, so they
+ * are a flow of their own even on the same QP. */
+#define KEY_RESP 0x01000000u
 
 typedef struct flow {
   rtel__qent q;
@@ -92,8 +98,10 @@ typedef struct flow {
   uint32_t retx_packets;
   uint32_t highest;
   uint32_t last_psn;
-  uint32_t gap_lo;
-  uint32_t gap_hi;
+  uint32_t gap1_lo; /* PSNs never seen here: the oldest open gap */
+  uint32_t gap1_hi;
+  uint32_t gap2_lo; /* and the latest one after it */
+  uint32_t gap2_hi;
   uint32_t peer_qpn;
   uint32_t naks_seq;
   uint32_t naks_rnr;
@@ -105,6 +113,8 @@ typedef struct flow {
   uint32_t gaps;
   uint32_t loss_up;
   uint32_t loss_down;
+  uint32_t ep_pkts; /* retransmissions in the current episode */
+  rtel_tstamp ep_ts; /* when it began */
   uint32_t retx_nak;
   uint32_t retx_to;
   uint32_t messages;
@@ -134,12 +144,14 @@ typedef struct pair {
   uint32_t peer; /* RTEL_QPN_NONE: not paired yet */
   uint32_t cand; /* PSN-matching candidate peer */
   uint32_t hits;
+  uint32_t hit_psn; /* PSN of the last hit (a repeat does not count) */
   /* NAKs and CNPs that arrived before the pair was known */
   uint32_t naks_seq;
   uint32_t naks_rnr;
   uint32_t naks_fatal;
   uint32_t cnps;
   uint32_t nak_pending;
+  rtel_tstamp nak_ts; /* time of the last NAK held */
 } pair;
 
 size_t rtel__flow_entry_size(void) { return sizeof(flow); }
@@ -227,7 +239,7 @@ static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
   m.flags = flow_flags(f) | extra_flags;
   memcpy(m.src, f->q.key.src, 16);
   memcpy(m.dst, f->q.key.dst, 16);
-  m.dqpn = f->q.key.qpn;
+  m.dqpn = f->q.key.qpn & PSN_MASK;
   m.peer_qpn = f->peer_qpn;
   m.op = f->msg_op;
   m.first_psn = f->msg_first_psn;
@@ -251,12 +263,15 @@ static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
 
 static void fifo_unlink(rtel__flowtab *ft, flow *f);
 
-/* Reports |f| (ending for |end|) and removes it from the table. */
-static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
-  rtel__flowtab *ft = &ctx->ft;
+/* Reports |f| (ending for |end|); an empty flow (restarted by the active
+ * timeout, no data since) reports nothing. */
+static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
   rtel_flow_record r;
   int rv = 0;
 
+  if (f->packets == 0) {
+    return 0;
+  }
   if (f->st & ST_MSG) {
     rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE);
   }
@@ -266,7 +281,7 @@ static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
     r.flags = flow_flags(f);
     memcpy(r.src, f->q.key.src, 16);
     memcpy(r.dst, f->q.key.dst, 16);
-    r.dqpn = f->q.key.qpn;
+    r.dqpn = f->q.key.qpn & PSN_MASK;
     r.peer_qpn = f->peer_qpn;
     r.sport = f->sport;
     r.vlan = f->vlan;
@@ -309,6 +324,13 @@ static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
       rv = rtel__alarm_flow(ctx, &r);
     }
   }
+  return rv;
+}
+
+/* Reports |f| and removes it from the table. */
+static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
+  rtel__flowtab *ft = &ctx->ft;
+  int rv = report_flow(ctx, f, end);
   fifo_unlink(ft, f);
   rtel__qtab_remove(&ft->flows, &f->q);
   ctx->stats.flows_active = ft->flows.used;
@@ -382,6 +404,19 @@ static flow *flow_find(rtel__flowtab *ft, const rtel__qkey *k) {
 /* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
  * (|src|, |peer|): both directions' entries, and the flow if present.
  * Counts held by the control-direction entry move to the flow. */
+static void set_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
+                     const uint8_t *dst, uint32_t qpn, uint32_t peer) {
+  rtel__qkey k;
+  flow *f;
+  mkkey(&k, obs, src, dst, qpn | KEY_RESP);
+  if ((f = flow_find(ft, &k)) != NULL) {
+    f->peer_qpn = peer;
+  }
+}
+
+/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
+ * (|src|, |peer|): both directions' entries, and the flows if present.
+ * NAKs and CNPs held by the control-direction entry move to the flow. */
 static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
                        const uint8_t *dst, uint32_t dqpn, uint32_t peer) {
   rtel__flowtab *ft = &ctx->ft;
@@ -395,6 +430,13 @@ static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
   mkkey(&k, obs, dst, src, peer);
   rev = pair_get(ctx, &k);
   rev->peer = dqpn;
+  /* READ RESPONSE flows on either QP learn their peer too */
+  set_peer(ft, obs, src, dst, dqpn, peer);
+  set_peer(ft, obs, dst, src, peer, dqpn);
+  mkkey(&k, obs, dst, src, peer);
+  if ((f = flow_find(ft, &k)) != NULL) {
+    f->peer_qpn = dqpn;
+  }
   mkkey(&k, obs, src, dst, dqpn);
   f = flow_find(ft, &k);
   if (f) {
@@ -404,7 +446,15 @@ static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
     f->naks_fatal += rev->naks_fatal;
     f->cnps += rev->cnps;
     if (rev->nak_pending) {
-      f->st |= ST_NAK;
+      if ((f->st & ST_EPISODE) && rev->nak_ts <= f->ep_ts &&
+          !(f->st & ST_EP_NAK)) {
+        /* the held NAK came before the episode under way: it caused it */
+        f->retx_to -= f->ep_pkts;
+        f->retx_nak += f->ep_pkts;
+        f->st |= ST_EP_NAK;
+      } else if (!(f->st & ST_EPISODE) || rev->nak_ts > f->ep_ts) {
+        f->st |= ST_NAK;
+      }
     }
   }
   rev->naks_seq = rev->naks_rnr = rev->naks_fatal = rev->cnps = 0;
@@ -452,7 +502,8 @@ static rtel__psn_slot *psn_slot(const rtel__flowtab *ft, uint32_t tag,
 
 /* ------------------------------------------------------------ control */
 
-static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn) {
+static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
+                       rtel_tstamp ts) {
   if (kind == K_CNP) {
     if (f) {
       f->cnps++;
@@ -469,6 +520,7 @@ static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn) {
     } else {
       held->naks_rnr++;
       held->nak_pending = 1;
+      held->nak_ts = ts;
     }
     break;
   case RTEL_AETH_NAK:
@@ -479,6 +531,7 @@ static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn) {
       } else {
         held->naks_seq++;
         held->nak_pending = 1;
+        held->nak_ts = ts;
       }
     } else if (RTEL_AETH_VALUE(syn) <= RTEL_NAK_INVALID_RD_REQUEST) {
       if (f) {
@@ -509,7 +562,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
     f = flow_find(ft, &k);
     if (f) {
-      count_ctrl(f, NULL, kind, syn);
+      count_ctrl(f, NULL, kind, syn, pi->ts);
     } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ctx->stats.ctrl_unattributed++;
     }
@@ -519,15 +572,17 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (kind == K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
     uint32_t tag = psn_tag(ft, pi->obs, hd->dst, hd->src);
     rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
-    if (sl->tag == tag && sl->psn == hd->psn) {
+    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != RTEL_QPN_NONE) {
       if (p == NULL) {
         p = pair_get(ctx, &k);
       }
-      if (p->cand == sl->qpn) {
-        p->hits++;
-      } else {
+      if (p->cand != sl->qpn) {
         p->cand = sl->qpn;
         p->hits = 1;
+        p->hit_psn = hd->psn;
+      } else if (p->hit_psn != hd->psn) {
+        p->hits++; /* a second, different PSN of the same flow */
+        p->hit_psn = hd->psn;
       }
     }
   }
@@ -535,7 +590,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     if (p == NULL) {
       p = pair_get(ctx, &k);
     }
-    count_ctrl(NULL, p, kind, syn);
+    count_ctrl(NULL, p, kind, syn, pi->ts);
   }
   if (p && p->hits >= 2) {
     /* Two ACKs in a row named recent PSNs of the same flow. */
@@ -605,6 +660,7 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
                       const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
                       int *prv) {
   rtel__flowtab *ft = &ctx->ft;
+  rtel__qkey pk;
   flow *f;
   pair *p;
 
@@ -636,13 +692,31 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
     f->vlan = hd->vlan_tci[0] & 0x0fffu;
     f->fl |= RTEL_FLOW_F_VLAN;
   }
-  p = pair_find(ft, k);
-  if (p && p->peer != RTEL_QPN_NONE) {
-    f->peer_qpn = p->peer;
-  } else {
-    f->peer_qpn = RTEL_QPN_NONE;
-  }
+  pk = *k;
+  pk.qpn &= PSN_MASK;
+  p = pair_find(ft, &pk);
+  f->peer_qpn = p ? p->peer : RTEL_QPN_NONE;
   return f;
+}
+
+/* Active timeout: the flow is reported and starts over empty, keeping
+ * what it knows of the connection (PSNs, gaps, episode, pairing), so that
+ * a resend after the restart is still a resend. */
+static int restart_flow(rtel_ctx *ctx, flow *f, rtel_tstamp now) {
+  rtel__flowtab *ft = &ctx->ft;
+  int rv = report_flow(ctx, f, RTEL_END_ACTIVE);
+  f->first_ts = now; /* until the next data packet */
+  f->bytes = f->retx_bytes = 0;
+  f->packets = f->retx_packets = 0;
+  f->naks_seq = f->naks_rnr = f->naks_fatal = f->cnps = 0;
+  f->ecn_ce = f->fecn = f->becn = f->gaps = 0;
+  f->loss_up = f->loss_down = f->retx_nak = f->retx_to = 0;
+  f->messages = 0;
+  f->ep_pkts = 0;
+  f->ops = 0;
+  fifo_unlink(ft, f);
+  fifo_append(ft, f);
+  return rv;
 }
 
 static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
@@ -651,67 +725,80 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   rtel__qkey k;
   uint32_t h;
   flow *f;
-  int retx = 0, rv;
+  int retx = 0, rv = 0, resp = ((cls >> O_SHIFT) & 7u) == RTEL_OP_READ_RESP;
 
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn | (resp ? KEY_RESP : 0u));
   h = rtel__qkey_hash(&ft->flows, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
-  if (f != NULL && pi->ts > f->last_ts &&
-      (pi->ts - f->last_ts >= ft->idle ||
-       (ft->active && pi->ts - f->first_ts >= ft->active))) {
-    /* the caller did not run the timers in time: end the flow now
-     * (a packet older than the flow's last one never ends it) */
-    uint32_t end = pi->ts - f->last_ts >= ft->idle ? RTEL_END_IDLE
-                                                   : RTEL_END_ACTIVE;
-    uint32_t highest = f->highest;
-    if ((rv = end_flow(ctx, f, end)) != 0) {
+  /* the caller may not have run the timers in time (a packet older than
+   * the flow's last one never ends it) */
+  if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
+    if ((rv = end_flow(ctx, f, RTEL_END_IDLE)) != 0) {
       return rv;
     }
-    f = flow_new(ctx, &k, h, pi, hd, &rv);
-    if (f && end == RTEL_END_ACTIVE && psn_diff(hd->psn, highest) <= 0) {
-      /* same connection: a resend is still a resend */
-      f->highest = highest;
-      retx = 1;
+    f = NULL;
+  } else if (f != NULL && ft->active && pi->ts > f->first_ts &&
+             pi->ts - f->first_ts >= ft->active) {
+    if ((rv = restart_flow(ctx, f, pi->ts)) != 0) {
+      return rv;
     }
-  } else if (f == NULL) {
+  }
+  if (f == NULL) {
     f = flow_new(ctx, &k, h, pi, hd, &rv);
+    if (f == NULL) {
+      return rv;
+    }
   } else {
     int32_t d = psn_diff(hd->psn, f->highest);
     rtel__qtab_touch(&ft->flows, &f->q);
+    if (f->packets == 0) {
+      f->first_ts = pi->ts; /* the first packet since a restart */
+    }
     if (d > 0) {
       if (d > 1 && !(f->st & ST_SPAN)) {
+        uint32_t lo = (f->highest + 1) & PSN_MASK;
+        uint32_t hi = (hd->psn - 1) & PSN_MASK;
         f->gaps++;
-        f->gap_lo = (f->highest + 1) & PSN_MASK;
-        f->gap_hi = (hd->psn - 1) & PSN_MASK;
-        f->st |= ST_GAP;
+        if (!(f->st & ST_GAP)) {
+          f->gap1_lo = lo;
+          f->gap1_hi = hi;
+          f->st |= ST_GAP;
+        } else {
+          f->gap2_lo = lo;
+          f->gap2_hi = hi;
+          f->st |= ST_GAP2;
+        }
       }
       f->highest = hd->psn;
       f->st &= (uint8_t)~ST_EPISODE;
     } else {
       retx = 1;
     }
-    rv = 0;
-  }
-  if (f == NULL) {
-    return rv;
   }
   if (retx) {
     if (!(f->st & ST_EPISODE) || psn_diff(hd->psn, f->last_psn) <= 0) {
-      /* a new retransmission episode: one loss event */
-      if ((f->st & ST_GAP) && psn_diff(hd->psn, f->gap_lo) >= 0 &&
-          psn_diff(hd->psn, f->gap_hi) <= 0) {
+      /* a new retransmission episode: one loss event, located by whether
+       * its first PSN ever passed here */
+      int up = ((f->st & ST_GAP) && psn_diff(hd->psn, f->gap1_lo) >= 0 &&
+                psn_diff(hd->psn, f->gap1_hi) <= 0) ||
+               ((f->st & ST_GAP2) && psn_diff(hd->psn, f->gap2_lo) >= 0 &&
+                psn_diff(hd->psn, f->gap2_hi) <= 0);
+      if (up) {
         f->loss_up++;
       } else {
         f->loss_down++;
       }
-      f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP)) |
+      f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
                         ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
+      f->ep_ts = pi->ts;
+      f->ep_pkts = 0;
     }
     if (f->st & ST_EP_NAK) {
       f->retx_nak++;
     } else {
       f->retx_to++;
     }
+    f->ep_pkts++;
     f->retx_packets++;
     f->retx_bytes += hd->payload_len;
   }
@@ -724,13 +811,17 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
   f->becn += hd->becn;
-  if (f->peer_qpn == RTEL_QPN_NONE) {
-    rtel__psn_slot *sl;
+  if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
     uint32_t tag = psn_tag(ft, pi->obs, hd->src, hd->dst);
-    sl = psn_slot(ft, tag, hd->psn);
-    sl->tag = tag;
-    sl->psn = hd->psn;
-    sl->qpn = hd->dqpn;
+    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
+    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != hd->dqpn) {
+      /* two flows of this host pair used this PSN: it names neither */
+      sl->qpn = RTEL_QPN_NONE;
+    } else {
+      sl->tag = tag;
+      sl->psn = hd->psn;
+      sl->qpn = hd->dqpn;
+    }
   }
   return msg_packet(ctx, f, pi, hd, cls, retx);
 }
@@ -816,7 +907,12 @@ int rtel__flow_expire(rtel_ctx *ctx, rtel_tstamp now) {
     if (now < f->first_ts || now - f->first_ts < ft->active) {
       break;
     }
-    if ((rv = end_flow(ctx, f, RTEL_END_ACTIVE)) != 0) {
+    if (f->packets == 0) {
+      /* restarted and silent since: nothing to report */
+      if ((rv = end_flow(ctx, f, RTEL_END_ACTIVE)) != 0) {
+        return rv;
+      }
+    } else if ((rv = restart_flow(ctx, f, f->first_ts + ft->active)) != 0) {
       return rv;
     }
   }

@@ -13,8 +13,11 @@ dist_man3_MANS += \
 	man/rtel_ctx_get_stats.3 \
 	man/rtel_ctx_new.3 \
 	man/rtel_ctx_read_pkt.3 \
+	man/rtel_ctx_set_schedule.3 \
+	man/rtel_ctx_set_threshold.3 \
 	man/rtel_flow_record.3 \
 	man/rtel_icrc_compute.3 \
+	man/rtel_io_aggregate.3 \
 	man/rtel_io_record.3 \
 	man/rtel_mem_default.3 \
 	man/rtel_opcode_str.3 \
@@ -25,34 +28,47 @@ dist_man3_MANS += \
 
 # alias pages (.so)
 dist_man3_MANS += \
+	man/rtel_alarm.3 \
+	man/rtel_ctx_add_port.3 \
+	man/rtel_ctx_add_port_versioned.3 \
 	man/rtel_ctx_del.3 \
 	man/rtel_ctx_get_stats_versioned.3 \
 	man/rtel_ctx_handle_expiry.3 \
 	man/rtel_ctx_new_versioned.3 \
+	man/rtel_ctx_port_measured.3 \
 	man/rtel_ctx_read_pkt_versioned.3 \
 	man/rtel_ctx_read_pkts.3 \
 	man/rtel_ctx_read_pkts_versioned.3 \
+	man/rtel_ctx_set_baseline.3 \
 	man/rtel_ctx_set_obs_role.3 \
+	man/rtel_ctx_set_schedule_versioned.3 \
 	man/rtel_ctx_stats.3 \
 	man/rtel_decode_opts.3 \
 	man/rtel_err_is_fatal.3 \
 	man/rtel_icrc_compute_versioned.3 \
 	man/rtel_info.3 \
+	man/rtel_latency.3 \
 	man/rtel_malformed_str.3 \
 	man/rtel_mem.3 \
 	man/rtel_msg_record.3 \
+	man/rtel_on_alarm.3 \
 	man/rtel_on_flow.3 \
 	man/rtel_on_io.3 \
+	man/rtel_on_io_aggregate.3 \
 	man/rtel_on_message.3 \
 	man/rtel_on_packet.3 \
 	man/rtel_on_segment.3 \
+	man/rtel_on_slot.3 \
 	man/rtel_on_stats.3 \
 	man/rtel_pkt_decode_versioned.3 \
 	man/rtel_pkt_hd.3 \
 	man/rtel_pkt_info.3 \
+	man/rtel_port.3 \
+	man/rtel_schedule.3 \
 	man/rtel_segment_record.3 \
 	man/rtel_settings_default.3 \
-	man/rtel_settings_default_versioned.3
+	man/rtel_settings_default_versioned.3 \
+	man/rtel_slot_event.3
 
 # section 1: installed only with the program (built when libpcap is found;
 # see examples/local.mk); automake distributes it either way.

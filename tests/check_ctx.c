@@ -343,11 +343,17 @@ END_TEST
 /* Expected lengths computed by hand from the header layout (LP64 or ILP32:
  * only rtel_callbacks depends on the pointer size). */
 START_TEST(test_struct_sizes) {
-  /* rtel_settings: 4 x uint32_t, stats_interval at 16, 4 x uint32_t
-   * (flow_flags, max_flows, max_qp_pairs, reserved1), three 64-bit fields
-   * (flow_idle_timeout, flow_active_timeout, hash_seed), 4 x uint32_t
-   * (nvme_flags, max_nvme_queues, max_ios, max_io_joins), two rtel_tstamp
-   * (io_timeout, io_join_window), uint16_t nvme_ports[4] */
+  /* rtel_settings, by hand from the header:
+   *   0 decode_flags, linktype, roce_udp_port, vxlan_udp_port (4 x 4)
+   *  16 stats_interval (8)
+   *  24 flow_flags, max_flows, max_qp_pairs, reserved1 (4 x 4)
+   *  40 flow_idle_timeout, flow_active_timeout, hash_seed (3 x 8)
+   *  64 nvme_flags, max_nvme_queues, max_ios, max_io_joins (4 x 4)
+   *  80 io_timeout, io_join_window (2 x 8)
+   *  96 nvme_ports[4] (4 x 2)
+   * 104 report_interval (8)
+   * 112 max_aggregates, max_ports, max_alarm_keys, reserved3 (4 x 4)
+   * 128 end */
   ck_assert_uint_eq(offsetof(rtel_settings, stats_interval), 16);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_flags), 24);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_idle_timeout), 40);
@@ -355,14 +361,17 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_settings, nvme_flags), 64);
   ck_assert_uint_eq(offsetof(rtel_settings, io_timeout), 80);
   ck_assert_uint_eq(offsetof(rtel_settings, nvme_ports), 96);
-  ck_assert_uint_eq(offsetof(rtel_settings, nvme_ports) + 4 * sizeof(uint16_t),
-                    104);
-  ck_assert_uint_eq(sizeof(rtel_settings), 104);
-  /* rtel_callbacks: six function pointers */
-  ck_assert_uint_eq(offsetof(rtel_callbacks, on_segment) +
-                        sizeof(rtel_on_segment),
-                    6 * sizeof(void (*)(void)));
-  ck_assert_uint_eq(sizeof(rtel_callbacks), 6 * sizeof(void (*)(void)));
+  ck_assert_uint_eq(offsetof(rtel_settings, report_interval), 104);
+  ck_assert_uint_eq(offsetof(rtel_settings, max_aggregates), 112);
+  ck_assert_uint_eq(offsetof(rtel_settings, reserved3), 124);
+  ck_assert_uint_eq(offsetof(rtel_settings, reserved3) + sizeof(uint32_t),
+                    128);
+  ck_assert_uint_eq(sizeof(rtel_settings), 128);
+  /* rtel_callbacks: nine function pointers */
+  ck_assert_uint_eq(offsetof(rtel_callbacks, on_alarm) +
+                        sizeof(rtel_on_alarm),
+                    9 * sizeof(void (*)(void)));
+  ck_assert_uint_eq(sizeof(rtel_callbacks), 9 * sizeof(void (*)(void)));
   /* rtel_pkt_info: ts(8) wire_len obs port linktype */
   ck_assert_uint_eq(offsetof(rtel_pkt_info, wire_len), 8);
   ck_assert_uint_eq(offsetof(rtel_pkt_info, linktype), 20);
@@ -374,7 +383,7 @@ START_TEST(test_struct_sizes) {
                     16);
   ck_assert_uint_eq(sizeof(rtel_decode_opts), 16);
   /* rtel_ctx_stats: 19 x uint64_t, malformed[32], 9 flow counters, 13
-   * NVMe counters: 73 x 8 bytes */
+   * NVMe counters, 6 aggregate/scheduler/alarm counters: 79 x 8 bytes */
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, pkts_ts_backwards), 128);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, pkts_unknown_tver), 144);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, malformed), 152);
@@ -382,10 +391,12 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, messages), 472);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, nvme_queues_cm), 480);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, io_join_unmatched), 576);
-  ck_assert_uint_eq(offsetof(rtel_ctx_stats, io_join_unmatched) +
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, aggregates_dropped), 584);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, alarms_dropped), 624);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, alarms_dropped) +
                         sizeof(uint64_t),
-                    584);
-  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 584);
+                    632);
+  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 632);
   /* rtel_pkt_hd (three implicit holes: 2 bytes after pkey, 4 after
    * xrc_srqn, 4 after cm_fields) */
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, erspan_session), 24);

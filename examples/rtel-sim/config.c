@@ -24,7 +24,7 @@ void cfg_defaults(struct cfg *c)
   c->pkt_truth = 1;
   c->pmtu = 4096;
   c->ack_every = 16;
-  c->rto = 500000;
+  c->rto = 1000000;
   c->rnr_ns = 20000;
   c->cnp_interval = 4000;
   c->cm_delay = 5000;

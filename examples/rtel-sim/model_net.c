@@ -86,14 +86,17 @@ int net_build(struct sim *s)
     n->qp1_psn = (uint32_t)rng_below(&s->rng, 1u << 24);
     n->next_qpn = 0x100 + (uint32_t)rng_below(&s->rng, 0x7fff00);
   }
-  for (uint32_t e = 0; e < s->nend; e++) {
-    s->links[2 * e].prop = c->d_host;
-    s->links[2 * e + 1].prop = c->d_host;
-  }
-  for (uint32_t l = 0; l < s->nleaf; l++) {
-    s->links[2 * s->nend + 2 * l].prop = c->d_spine;
-    s->links[2 * s->nend + 2 * l + 1].prop = c->d_spine;
-  }
+  for (uint32_t e = 0; e < s->nend; e++)
+    for (unsigned d = 0; d < 2; d++) {
+      s->links[2 * e + d].prop = c->d_host;
+      s->links[2 * e + d].gbps = c->gbps;
+    }
+  /* leaf-spine links are non-blocking: as fast as all the leaf's host ports */
+  for (uint32_t l = 0; l < s->nleaf; l++)
+    for (unsigned d = 0; d < 2; d++) {
+      s->links[2 * s->nend + 2 * l + d].prop = c->d_spine;
+      s->links[2 * s->nend + 2 * l + d].gbps = c->gbps * c->per_leaf;
+    }
   return 0;
 }
 
@@ -223,11 +226,12 @@ void net_send(struct sim *s, uint32_t pi)
   uint32_t n = net_path_nodes(s, src, dst, nodes);
   uint32_t L = n - 1;
   uint32_t wire = rc_wire_len(s, p);
-  uint64_t ser = net_ser_ns(s, wire);
+  double bits = (double)(wire + 24) * 8.0;
   uint64_t t = p->t_send;
   p->nlinks = (uint8_t)L;
   for (uint32_t k = 0; k < L; k++) {
     struct link *l = &s->links[link_id(s, nodes[k], nodes[k + 1])];
+    uint64_t ser = (uint64_t)ceil(bits / l->gbps);
     uint64_t enter = t > l->free ? t : l->free;
     l->free = enter + ser;
     uint64_t ex = enter + ser + l->prop;

@@ -533,10 +533,11 @@ static uint32_t emit_req(struct sim *s, uint32_t e)
     p->why = WHY_NEW;
   if (psn_lt(q->snd_max, end))
     q->snd_max = end;
-  if (was_idle) {
+  if (was_idle)
     q->una = p->psn;
+  /* the transport timer runs from the last new transmission or progress */
+  if (was_idle || p->why == WHY_NEW)
     q->progress = s->now;
-  }
   m->refs++;
   p->t_send = s->now;
   if (p->io != NONE)

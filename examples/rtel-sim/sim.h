@@ -173,6 +173,7 @@ struct link {
   uint64_t free;      /* serialisation: link busy until */
   uint64_t last_exit; /* FIFO: no overtaking */
   uint64_t prop;      /* base one-way delay, ns */
+  double gbps;        /* line rate */
 };
 
 struct node {

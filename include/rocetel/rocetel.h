@@ -91,15 +91,17 @@ typedef uint64_t rtel_tstamp;
 #define RTEL_ERR_INVALID_ARGUMENT -201
 /** A struct version is unknown to this build of the library (too new). */
 #define RTEL_ERR_UNSUPPORTED_VERSION -202
-/** rtel_pkt_decode(): the packet is malformed; see rtel_pkt_hd.malformed. */
+/** rtel_pkt_decode(): the packet is malformed (see rtel_pkt_hd.malformed);
+ * rtel_icrc_compute(): the capture does not hold the whole packet. */
 #define RTEL_ERR_MALFORMED -203
 /** rtel_pkt_decode(): the packet is well formed but is not RoCE. */
 #define RTEL_ERR_NOT_ROCE -204
-/** The call is not allowed in the object's current state. */
+/** The context failed earlier with a fatal error; only rtel_ctx_del(),
+ * rtel_ctx_get_stats() and rtel_ctx_get_expiry() remain usable. */
 #define RTEL_ERR_INVALID_STATE -205
 /** Threshold: error codes below this value are fatal. */
 #define RTEL_ERR_FATAL -500
-/** Memory allocation failed (fatal for a context's packet path). */
+/** Memory allocation failed (only constructors allocate). */
 #define RTEL_ERR_NOMEM -501
 /** A callback returned non-zero; the context is unusable (fatal). */
 #define RTEL_ERR_CALLBACK_FAILURE -502
@@ -399,7 +401,11 @@ typedef struct rtel_decode_opts {
  * on_packet callback. Offsets are byte offsets from the start of the bytes
  * handed in, so the caller can reach any header or the payload. Fields are
  * in host byte order. A field group is valid only if its RTEL_HD_F_* flag
- * is set in |flags|.
+ * is set in |flags|; flags, malformed, wire_len, cap_len, encap, nencap,
+ * roce and nvlan are always written. roce is set as soon as the RoCE
+ * header is reached (it stays set if the packet then proves malformed).
+ * With nested encapsulations, erspan_* and vxlan_vni are those of the
+ * innermost ERSPAN / VXLAN header.
  *
  * IP addresses are 16 bytes; IPv4 addresses are stored IPv4-mapped
  * (::ffff:a.b.c.d), as RoCE GIDs are.
@@ -549,7 +555,8 @@ typedef struct rtel_pkt_hd {
   uint32_t payload_len;
   /** Payload bytes actually captured (<= payload_len). */
   uint32_t payload_cap;
-  /** ICRC as on the wire, read little-endian (RTEL_HD_F_ICRC). */
+  /** ICRC as on the wire, read little-endian; filled only when verifying
+   * (RTEL_DECODE_VERIFY_ICRC): reading it costs a cache miss per packet. */
   uint32_t icrc;
   /** ICRC computed, valid when icrc_status is OK or BAD. */
   uint32_t icrc_calc;
@@ -620,7 +627,8 @@ typedef struct rtel_pkt_hd {
  *
  * |pkt| points to |caplen| captured bytes; |wire_len| is the packet's length
  * on the wire (0 means equal to |caplen|; a value below |caplen| is treated
- * as |caplen|). |opts| may be NULL for defaults; it is read during the call
+ * as |caplen|). At most 65535 captured bytes are decoded (the largest IP
+ * packet); the rest of a longer buffer is ignored. |opts| may be NULL for defaults; it is read during the call
  * only. |hd| receives the result; only fields flagged valid are written.
  * Nothing is retained after the call; no memory is allocated.
  *
@@ -635,8 +643,9 @@ typedef struct rtel_pkt_hd {
  *   RTEL_ERR_NOT_ROCE      well formed, but not RoCE (|hd| holds what was
  *                          decoded, e.g. an IP fragment or another port);
  *   RTEL_ERR_MALFORMED     |hd->malformed| says why;
- *   RTEL_ERR_INVALID_ARGUMENT  |hd| is NULL, or |pkt| is NULL with a
- *                          non-zero |caplen|;
+ *   RTEL_ERR_INVALID_ARGUMENT  |hd| is NULL, |pkt| is NULL with a
+ *                          non-zero |caplen|, or |opts| has a port above
+ *                          65535 or an unknown flag;
  *   RTEL_ERR_UNSUPPORTED_VERSION  a version is newer than this library.
  *
  * Thread safety: safe from any thread (no state).
@@ -702,9 +711,9 @@ RTEL_API int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,
 /**
  * @struct
  *
- * The measurement context: decoder, counters and timers today; the flow
- * table, the NVMe-oF correlator and the polling scheduler hang off it.
- * Opaque.
+ * The measurement context: decoder, counters, flow table, NVMe-oF I/O
+ * correlator and aggregates, ports and polling scheduler, alarms, and the
+ * timers that drive them. Opaque.
  */
 typedef struct rtel_ctx rtel_ctx;
 
@@ -739,6 +748,7 @@ typedef struct rtel_settings {
   /** Capacity of the QP pairing table (learned QP pairs). Default
    * max_flows. */
   uint32_t max_qp_pairs;
+  /** Reserved: set to 0. */
   uint32_t reserved1;
   /** A flow ends after this long without a data packet. Default 100 ms. */
   rtel_tstamp flow_idle_timeout;
@@ -764,7 +774,8 @@ typedef struct rtel_settings {
    * point. Default 1 s. */
   rtel_tstamp io_join_window;
   /** NVMe-oF/RDMA service ports recognised in RDMA CM service IDs; zeros
-   * are unused. Default {4420}. */
+   * are unused, and all zeros means {4420}. To watch 4421 as well as
+   * 4420, list both. */
   uint16_t nvme_ports[4];
   /** Period of the I/O aggregates (on_io_aggregate), in ns; 0 means one
    * period that ends at rtel_ctx_flush(). Periods are aligned to the first
@@ -779,6 +790,7 @@ typedef struct rtel_settings {
   /** Capacity of the alarm state table (one entry per scope key and
    * metric with a threshold or a baseline). Default 1024. */
   uint32_t max_alarm_keys;
+  /** Reserved: set to 0. */
   uint32_t reserved3;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
@@ -847,7 +859,9 @@ typedef struct rtel_ctx_stats {
   uint64_t icrc_bad;
   /** ICRC not checkable because the capture was truncated. */
   uint64_t icrc_truncated;
-  /** Packets whose timestamp was earlier than the previous packet's. */
+  /** Packets whose timestamp was earlier than the previous packet's (of
+   * any observation point: with several points in one context this also
+   * counts their clock offsets). */
   uint64_t pkts_ts_backwards;
   /** RoCE packets with a reserved or vendor-specific opcode (decoded up to
    * the BTH only). */
@@ -975,10 +989,11 @@ typedef struct rtel_ctx_stats {
  * A flow: the data packets from one source address to one destination QP
  * seen at one observation point, from the first data packet until the
  * flow ends (|end|). Data packets are SEND, RDMA WRITE and RDMA READ
- * RESPONSE packets of connected QPs (RC, UC, XRC); the flow's ACKs, NAKs
- * and CNPs travel in the reverse direction, to the peer QP. The exact
- * definitions are in librocetel(3) and rtel-analyze(1). Delivered by
- * on_flow; valid during the call only.
+ * RESPONSE packets of connected QPs (RC, UC, XRC); READ RESPONSEs, which
+ * use the requester's PSNs, form a flow of their own even on a QP that
+ * also sends SENDs or WRITEs. The flow's ACKs, NAKs and CNPs travel in the
+ * reverse direction, to the peer QP. The exact definitions are in
+ * rtel_flow_record(3). Delivered by on_flow; valid during the call only.
  */
 typedef struct rtel_flow_record {
   /** Observation point (rtel_pkt_info.obs). */
@@ -1480,7 +1495,8 @@ typedef struct rtel_alarm {
  * @functypedef
  *
  * Called for every RoCE packet the context decodes (truncated ones
- * included), before any other processing of that packet. |pi| and |hd| and
+ * included), after it was counted and before the flow table and the
+ * NVMe-oF correlator see it. |pi| and |hd| and
  * |pkt| are valid during the call only; |hd| is always of the library's
  * latest version, of which the application reads the prefix it knows.
  *
@@ -1488,8 +1504,10 @@ typedef struct rtel_alarm {
  * RTEL_ERR_CALLBACK_FAILURE and the context unusable.
  *
  * The callback may call const functions on |ctx| (rtel_ctx_get_stats(),
- * rtel_ctx_get_expiry()) and the stateless functions; it must not call
- * rtel_ctx_read_pkt(), rtel_ctx_handle_expiry() or rtel_ctx_del() on |ctx|.
+ * rtel_ctx_get_expiry(), rtel_ctx_port_measured()) and the stateless
+ * functions; it must not call any other rtel_ctx_* function on |ctx|
+ * (read_pkt, read_pkts, handle_expiry, flush, set_schedule, add_port,
+ * set_threshold, set_baseline, set_obs_role, del).
  */
 typedef int (*rtel_on_packet)(rtel_ctx *ctx, const rtel_pkt_info *pi,
                               const rtel_pkt_hd *hd, const uint8_t *pkt,
@@ -1586,7 +1604,8 @@ typedef int (*rtel_on_alarm)(rtel_ctx *ctx, const rtel_alarm *alarm,
  * Callbacks, copied by rtel_ctx_new(). Every callback is optional: NULL
  * means "not interested". Zero-initialise the struct and set what you need.
  * All callbacks run synchronously on the calling thread, inside
- * rtel_ctx_read_pkt(), rtel_ctx_read_pkts() or rtel_ctx_handle_expiry().
+ * rtel_ctx_read_pkt(), rtel_ctx_read_pkts(), rtel_ctx_handle_expiry(),
+ * rtel_ctx_flush() or rtel_ctx_set_schedule().
  */
 typedef struct rtel_callbacks {
   rtel_on_packet on_packet;
@@ -1624,7 +1643,10 @@ RTEL_API void rtel_settings_default_versioned(int settings_version,
  * will ever use is allocated here. Use the rtel_ctx_new() macro.
  *
  * Returns 0, or:
- *   RTEL_ERR_INVALID_ARGUMENT  |pctx| is NULL, or a setting is out of range;
+ *   RTEL_ERR_INVALID_ARGUMENT  |pctx| is NULL, a setting is out of range
+ *                              (a port above 65535, an unknown flag, a
+ *                              table larger than 2^26 entries), or |mem|
+ *                              lacks a function;
  *   RTEL_ERR_UNSUPPORTED_VERSION  a struct version is newer than this
  *                              library;
  *   RTEL_ERR_NOMEM             allocation failed.
@@ -1644,7 +1666,9 @@ rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
  * @function
  *
  * Frees |ctx| and everything it owns. Does nothing if |ctx| is NULL. Calls
- * no callback.
+ * no callback: use rtel_ctx_flush() first to receive what is still open.
+ *
+ * Thread safety: one thread at a time per context.
  *
  * Since 0.1
  */
@@ -1685,8 +1709,9 @@ rtel_ctx_read_pkt_versioned(rtel_ctx *ctx, int pkt_info_version,
  *
  * Returns the number of packets processed (|n| unless an error stopped the
  * burst), or a negative error code as rtel_ctx_read_pkt() if the first
- * packet already failed. After a fatal error the count returned covers
- * the packets processed before it; the next call reports the error.
+ * packet already failed. After a fatal error on a later packet the count
+ * covers the packets processed before it; the context has failed, and
+ * later calls return RTEL_ERR_INVALID_STATE.
  *
  * Thread safety: one thread at a time per context.
  *
@@ -1712,9 +1737,10 @@ RTEL_API rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx);
 /**
  * @function
  *
- * Runs every timer that expired at or before |now|: periodic statistics
- * today; flow idle and active timeouts, I/O timeouts and polling slots as
- * those modules arrive. May invoke callbacks. |now| is in the same time
+ * Runs every timer that expired at or before |now|: polling slot
+ * boundaries (first, as they truncate what they cut), flow idle and active
+ * timeouts, I/O timeouts and join windows, aggregate periods, periodic
+ * statistics. May invoke callbacks. |now| is in the same time
  * base as the packets' timestamps.
  *
  * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),

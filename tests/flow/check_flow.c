@@ -290,6 +290,8 @@ static void fr_init(FR *x, const uint8_t *src, const uint8_t *dst,
   x->dscp = DSCP;
   x->end = RTEL_END_FLUSH;
   x->ops = RTEL_OP_WRITE;
+  x->port = 1;
+  x->coverage_end = RTEL_TSTAMP_NONE;
 }
 
 static void fr_paired(FR *x, uint32_t peer) {
@@ -306,6 +308,8 @@ static void mr_init(MR *x, const uint8_t *src, const uint8_t *dst,
   x->dqpn = dqpn;
   x->peer_qpn = RTEL_QPN_NONE;
   x->op = op;
+  x->port = 1;
+  x->coverage_end = RTEL_TSTAMP_NONE;
 }
 
 #define CKF(g, x, f, tag)                                                     \
@@ -355,6 +359,10 @@ static void fr_check(const FR *g, const FR *x, const char *tag) {
     CKD(g, x, fnr, tag);
   }
   CKD(g, x, retx_ratio, tag);
+  /* the polling scheduler's fields: full mode, every port measured */
+  CKF(g, x, port, tag);
+  CKF(g, x, coverage_end, tag);
+  ck_assert_msg(g->coverage_start <= g->first_ts, "%s: coverage_start", tag);
 }
 
 static void mr_check(const MR *g, const MR *x, const char *tag) {
@@ -375,6 +383,8 @@ static void mr_check(const MR *g, const MR *x, const char *tag) {
   CKF(g, x, packets, tag);
   CKF(g, x, retx_packets, tag);
   CKF(g, x, retx_bytes, tag);
+  CKF(g, x, port, tag);
+  CKF(g, x, coverage_end, tag);
 }
 
 /* The one flow record of (src, dst, dqpn) at obs |obs|. */
@@ -519,6 +529,7 @@ START_TEST(t01_write_inorder_flush) {
   s1_expect(&x);
   x.end = RTEL_END_FLUSH;
   fr_check(&e.c.fl[0], &x, "flow");
+  ck_assert_uint_eq(e.c.fl[0].coverage_start, T0); /* the first packet */
   s1_check_msgs(&e);
   st = stats(&e);
   ck_assert_uint_eq(st.flows_active, 0);
@@ -1144,10 +1155,12 @@ START_TEST(t08_cnp_ecn) {
   h.sport = 0x2222; /* attributes are those of the first packet */
   h.dscp = 10;
   h.ecn = 3;
+  h.fecn = 1;
   pkh(&e, T0 + 1000, &h, 1000, 0, 1000);
   cnp(&e, T0 + 1500, IP_B, IP_A, QA);
   h.psn = 12;
   h.ecn = 1;
+  h.fecn = 0;
   pkh(&e, T0 + 2000, &h, 1000, 0, 1000);
   cnp(&e, T0 + 2500, IP_B, IP_A, QA);
   h.psn = 13;
@@ -1165,7 +1178,7 @@ START_TEST(t08_cnp_ecn) {
   h.psn = 15;
   h.ecn = 0;
   h.fecn = 1;
-  h.becn = 1;
+  h.becn = 0;
   pkh(&e, T0 + 5000, &h, 1000, 0, 1000);
   /* an ACK with CE, FECN, BECN: control packets are not data */
   h = hdr(IP_B, IP_A, QA, OP_ACK, 15);
@@ -1185,9 +1198,9 @@ START_TEST(t08_cnp_ecn) {
   x.packets = 6;
   x.fet_bps = UINT64_C(9600000000); /* 6000 * 8 / 5000 ns */
   x.cnps = 3;
-  x.ecn_ce = 2;
-  x.fecn = 2;
-  x.becn = 2;
+  x.ecn_ce = 2; /* 11, 13 (ECN 1 and 2 are not CE) */
+  x.fecn = 3;   /* 11, 13, 15 */
+  x.becn = 1;   /* 14 */
   x.messages = 6;
   x.fnr = 0.0;
   ck_assert_uint_eq(e.c.nfl, 1);
@@ -1764,6 +1777,36 @@ static void s13_settings(rtel_settings *s) {
   s->flow_active_timeout = ACT;
 }
 
+/* handle_expiry at first_ts + active_timeout exactly ends the flow
+ * (active); one ns earlier does not. */
+START_TEST(t13_active_boundary) {
+  env e;
+  FR x;
+  rtel_settings s;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 500000, 11, 1000);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + ACT);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + ACT - 1), 0);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + ACT), 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.end = RTEL_END_ACTIVE;
+  x.first_ts = T0;
+  x.last_ts = T0 + 500000;
+  x.fct = 500000;
+  x.bytes = 2000;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(32000000); /* 2000 * 8 / 500 us */
+  x.messages = 2;
+  fr_check(&e.c.fl[0], &x, "active boundary");
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  env_free(&e);
+}
+END_TEST
+
 /* The embedder runs the timers on time (rtel_ctx_handle_expiry). */
 START_TEST(t13_active_timeout) {
   env e;
@@ -2272,6 +2315,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t11_overlapping_psns);
   tcase_add_test(tc, t12_flood_evict);
   tcase_add_test(tc, t12_flood_no_evict);
+  tcase_add_test(tc, t13_active_boundary);
   tcase_add_test(tc, t13_active_timeout);
   tcase_add_test(tc, t13_active_timeout_late);
   tcase_add_test(tc, t14_messages);

@@ -311,6 +311,56 @@ FZ_RECORD_CB(fz_on_io, rtel_io_record)
 FZ_RECORD_CB(fz_on_segment, rtel_segment_record)
 #endif
 
+/*
+ * A counting allocator: the header promises that the library "allocates
+ * only in constructors and frees only in destructors: the packet path never
+ * calls the allocator", and everything allocated must be freed by
+ * rtel_ctx_del() (checked here even without ASan).
+ */
+typedef struct fz_alloc {
+  size_t calls; /* allocator calls of any kind */
+  long live;    /* blocks allocated and not freed */
+} fz_alloc;
+
+static void *fz_malloc(size_t size, void *user_data) {
+  fz_alloc *a = user_data;
+  void *p = malloc(size ? size : 1);
+  ++a->calls;
+  if (p != NULL) {
+    ++a->live;
+  }
+  return p;
+}
+
+static void fz_free(void *ptr, void *user_data) {
+  fz_alloc *a = user_data;
+  ++a->calls;
+  if (ptr != NULL) {
+    --a->live;
+    free(ptr);
+  }
+}
+
+static void *fz_calloc(size_t nmemb, size_t size, void *user_data) {
+  fz_alloc *a = user_data;
+  void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+  ++a->calls;
+  if (p != NULL) {
+    ++a->live;
+  }
+  return p;
+}
+
+static void *fz_realloc(void *ptr, size_t size, void *user_data) {
+  fz_alloc *a = user_data;
+  void *p = realloc(ptr, size ? size : 1);
+  ++a->calls;
+  if (p != NULL && ptr == NULL) {
+    ++a->live;
+  }
+  return p;
+}
+
 /* An exact-size heap copy, so that ASan catches reads past |n|. */
 static uint8_t *fz_dup(const uint8_t *p, size_t n) {
   uint8_t *d = malloc(n ? n : 1);
@@ -345,6 +395,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rtel_ssize n;
   fz_state st;
   uint64_t pkts_fed = 4;
+  rtel_mem mem;
+  fz_alloc alloc;
+  size_t alloc_calls;
 
   if (size < 1) {
     return 0;
@@ -428,8 +481,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   settings.max_ios = 1;
   settings.max_io_joins = 1;
 #endif
-  rv = rtel_ctx_new(&ctx, defaults ? NULL : &settings, &cb, NULL, &st);
+#ifdef RTEL_ALARM_THRESHOLD /* aggregates, ports, alarms */
+  settings.max_aggregates = 2;
+  settings.max_ports = 1;
+  settings.max_alarm_keys = 1;
+#endif
+  memset(&alloc, 0, sizeof(alloc));
+  mem.user_data = &alloc;
+  mem.malloc = fz_malloc;
+  mem.free = fz_free;
+  mem.calloc = fz_calloc;
+  mem.realloc = fz_realloc;
+  rv = rtel_ctx_new(&ctx, defaults ? NULL : &settings, &cb, &mem, &st);
   FZ_CHECK(rv == 0 && ctx != NULL);
+  alloc_calls = alloc.calls;
 
   memset(&pi, 0, sizeof(pi));
   pi.ts = 1000000;
@@ -498,7 +563,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FZ_CHECK(stats.pkts_ts_backwards >= 1);
   FZ_CHECK(stats.pkts_roce == st.ncalls);
 
+  /* no allocator call outside rtel_ctx_new() / rtel_ctx_del() */
+  FZ_CHECK(alloc.calls == alloc_calls);
   rtel_ctx_del(ctx);
+  FZ_CHECK(alloc.live == 0); /* rtel_ctx_del() freed everything */
   free(pkt_half);
   free(pkt);
   return 0;

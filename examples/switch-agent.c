@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch-agent: how a switch vendor embeds libroceTel in its agent.
+ *
+ *   switch-agent [OPTIONS] PORT=FILE...
+ *
+ * A simulated 64-port switch. Each capture FILE stands for the traffic of
+ * front-panel port PORT (1..64) that the ASIC can mirror to the agent's
+ * CPU. The program walks through what a real agent does:
+ *
+ *   step 1  create the measurement context: settings and callbacks
+ *   step 2  register the switch's ports and their roles
+ *   step 3  choose the schedule: all ports all the time, or P per slot
+ *   step 4  run the timer loop: rtel_ctx_get_expiry(), handle_expiry()
+ *   step 5  reprogram the ASIC's mirror sessions when a slot begins
+ *   step 6  hand every mirrored packet to the library
+ *   step 7  print the records and alarms the callbacks deliver
+ *   step 8  at the end: rtel_ctx_flush() and a per-port summary
+ *
+ * The library does no I/O and reads no clock: time is always an argument.
+ * Here it comes from the packets' timestamps (the ASIC's clock), and the
+ * agent's own clock is simulated from them: the agent never really
+ * sleeps, so the captures are replayed as fast as they can be read.
+ *
+ * Output: one line per event, "type key=value ..." (times in us since the
+ * start), or JSON lines with --json (times in ns).
+ */
+#define _DEFAULT_SOURCE 1 /* u_char & co. in <pcap/pcap.h> */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rocetel/rocetel.h>
+
+#define PROG "switch-agent"
+#define SWITCH_ID 0u /* rtel_pkt_info.obs: this switch (one ASIC clock) */
+#define MAX_PORTS 256
+#define MAX_ALARMS 16
+
+/* A front-panel port of the simulated switch. */
+typedef struct sw_port {
+  char name[16]; /* "Ethernet1/N" */
+  uint32_t role; /* RTEL_ROLE_COMPUTE, _STORAGE or _FABRIC */
+  /* The ASIC's mirror session of this port: on or off. A change the agent
+   * asks for takes effect mirror_lag ns later (hardware takes time). */
+  int mirror, mirror_was;
+  rtel_tstamp mirror_at;
+  /* The capture standing for the port's traffic (path NULL: none). */
+  const char *path;
+  pcap_t *pc;
+  uint32_t linktype;
+  struct pcap_pkthdr *ph; /* its next packet; NULL at the end */
+  const u_char *data;
+  rtel_tstamp shift; /* added to its timestamps (--align) */
+  /* For the summary. */
+  uint64_t slots, fed, not_mirrored, slipped, flows, ios, truncated;
+  rtel_tstamp measured_since, measured_ns;
+} sw_port;
+
+typedef struct agent {
+  /* options */
+  uint32_t nports, per_slot; /* per_slot 0: full mode */
+  rtel_tstamp slot_ns, alarm_priority, mirror_lag;
+  int json, trace, align;
+  size_t nalarms;
+  struct {
+    uint32_t metric, scope;
+    double value;
+  } alarm[MAX_ALARMS];
+  /* state */
+  sw_port port[MAX_PORTS + 1]; /* 1-based, as on the front panel */
+  rtel_tstamp t0, clock;       /* start, and the agent's (simulated) clock */
+  uint64_t alarms;
+} agent;
+
+/* Names, indexed by the header's RTEL_METRIC_*, RTEL_ROLE_*, RTEL_END_*
+ * and RTEL_IO_* values. */
+static const char *const metric_names[] = {
+    "?", "iol", "dal", "dpl", "fct", "fnr", "fet", "retx_ratio", "cnp_rate"};
+static const char *const role_names[] = {"unknown", "compute", "storage",
+                                         "fabric"};
+static const char *const end_names[] = {"?",       "idle",  "active",
+                                        "evicted", "flush", "truncated"};
+static const char *const io_names[] = {"?",      "complete", "timeout",
+                                       "orphan", "evicted",  "truncated"};
+_Static_assert(RTEL_METRIC_CNP_RATE == 8 && RTEL_ROLE_FABRIC == 3 &&
+                   RTEL_END_TRUNCATED == 5 && RTEL_IO_TRUNCATED == 5,
+               "the name tables follow the header");
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define NAME(names, v) ((v) < NELEM(names) ? (names)[v] : "?")
+
+/* The port a library record names, or NULL (we only use ids 1..nports). */
+static sw_port *port_of(agent *ag, uint32_t id) {
+  return id >= 1 && id <= ag->nports ? &ag->port[id] : NULL;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* Every line is built from these: text "type k=v k=v", or a JSON object.
+ * Ports are names in text and numbers in JSON; times are us since the
+ * start in text and absolute ns in JSON; "-" or null: not applicable. */
+static void out_begin(const agent *ag, const char *type) {
+  printf(ag->json ? "{\"type\":\"%s\"" : "%s", type);
+}
+static void out_end(const agent *ag) { puts(ag->json ? "}" : ""); }
+static void out_str(const agent *ag, const char *k, const char *v) {
+  printf(ag->json ? ",\"%s\":\"%s\"" : " %s=%s", k, v);
+}
+static void out_u64(const agent *ag, const char *k, uint64_t v) {
+  printf(ag->json ? ",\"%s\":%" PRIu64 : " %s=%" PRIu64, k, v);
+}
+static void out_num(const agent *ag, const char *k, double v) {
+  printf(ag->json ? ",\"%s\":%.9g" : " %s=%.6g", k, v);
+}
+static void out_time(const agent *ag, const char *k, rtel_tstamp t) {
+  if (t == RTEL_TSTAMP_NONE) {
+    printf(ag->json ? ",\"%s\":null" : " %s=-", k);
+  } else if (ag->json) {
+    printf(",\"%s\":%" PRIu64, k, t);
+  } else {
+    printf(" %s=%+.3fus", k, (double)(int64_t)(t - ag->t0) / 1e3);
+  }
+}
+static void out_dur(const agent *ag, const char *k, int64_t d) {
+  if (d == RTEL_DURATION_NONE) {
+    printf(ag->json ? ",\"%s\":null" : " %s=-", k);
+  } else {
+    printf(ag->json ? ",\"%s\":%" PRId64 : " %s=%" PRId64 "ns", k, d);
+  }
+}
+static void out_port(agent *ag, const char *k, uint32_t id) {
+  sw_port *p = port_of(ag, id);
+  if (ag->json || p == NULL) {
+    out_u64(ag, k, id);
+  } else {
+    out_str(ag, k, p->name);
+  }
+}
+static void out_ports(agent *ag, const char *k, const uint32_t *ids,
+                      size_t n) {
+  size_t i;
+  printf(ag->json ? ",\"%s\":[" : " %s=%s", k, n || ag->json ? "" : "-");
+  for (i = 0; i < n; i++) {
+    sw_port *p = port_of(ag, ids[i]);
+    if (ag->json || p == NULL) {
+      printf("%s%" PRIu32, i ? "," : "", ids[i]);
+    } else {
+      printf("%s%s", i ? "," : "", p->name);
+    }
+  }
+  if (ag->json) {
+    putchar(']');
+  }
+}
+static void out_addr(const agent *ag, const char *k, int ipv6,
+                     const uint8_t *a) {
+  char s[INET6_ADDRSTRLEN];
+  /* IPv4 addresses are stored IPv4-mapped: the last 4 of 16 bytes */
+  inet_ntop(ipv6 ? AF_INET6 : AF_INET, ipv6 ? a : a + 12, s, sizeof(s));
+  out_str(ag, k, s);
+}
+
+/* --------------------------------------------- step 5: ASIC mirrors */
+
+/* Is the mirror session of |p| copying packets at time |t|? */
+static int mirror_active(const sw_port *p, rtel_tstamp t) {
+  return t >= p->mirror_at ? p->mirror : p->mirror_was;
+}
+
+/* "Programs the ASIC": a real agent writes its mirror session or ACL
+ * table here (adds or removes the port as a mirror source). */
+static void mirror_set(agent *ag, sw_port *p, int on, rtel_tstamp now) {
+  p->mirror_was = mirror_active(p, now);
+  p->mirror = on;
+  p->mirror_at = now + ag->mirror_lag;
+}
+
+/* on_slot: a polling slot begins. The library says which ports start and
+ * which stop being measured; the agent reprograms the mirror sessions so
+ * that the ASIC copies only the packets the library will measure. The
+ * records the boundary cuts are delivered (truncated) right after this. */
+static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
+  agent *ag = user_data;
+  uint32_t id, measured = 0;
+  size_t i;
+  for (i = 0; i < ev->nstarted; i++) {
+    sw_port *p = port_of(ag, ev->started[i]);
+    if (p) {
+      mirror_set(ag, p, 1, ev->start);
+      p->measured_since = ev->start;
+    }
+  }
+  for (i = 0; i < ev->nstopped; i++) {
+    sw_port *p = port_of(ag, ev->stopped[i]);
+    if (p) {
+      mirror_set(ag, p, 0, ev->start);
+      p->measured_ns += ev->start - p->measured_since;
+    }
+  }
+  for (id = 1; id <= ag->nports; id++) {
+    if (rtel_ctx_port_measured(ctx, id)) {
+      ag->port[id].slots++;
+      measured++;
+    }
+  }
+  out_begin(ag, "slot");
+  out_u64(ag, "seq", ev->slot);
+  out_time(ag, "start", ev->start);
+  out_time(ag, "end", ev->end);
+  out_u64(ag, "measured", measured);
+  out_ports(ag, "on", ev->started, ev->nstarted);
+  out_ports(ag, "off", ev->stopped, ev->nstopped);
+  out_end(ag);
+  return 0;
+}
+
+/* ------------------------------------ step 7: records and alarms */
+
+/* A flow: the RDMA data from one source to one destination QP. */
+static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
+  agent *ag = user_data;
+  sw_port *p = port_of(ag, f->port);
+  int v6 = (f->flags & RTEL_FLOW_F_IPV6) != 0;
+  (void)ctx;
+  if (p) {
+    p->flows++;
+    p->truncated += f->end == RTEL_END_TRUNCATED;
+  }
+  out_begin(ag, "flow");
+  out_port(ag, "port", f->port);
+  out_addr(ag, "src", v6, f->src);
+  out_addr(ag, "dst", v6, f->dst);
+  out_u64(ag, "dqpn", f->dqpn);
+  out_time(ag, "first", f->first_ts);
+  out_time(ag, "last", f->last_ts);
+  out_u64(ag, "bytes", f->bytes);
+  out_u64(ag, "packets", f->packets);
+  out_u64(ag, "retx_packets", f->retx_packets);
+  out_dur(ag, "fct", (int64_t)f->fct);
+  out_u64(ag, "fet_bps", f->fet_bps);
+  out_u64(ag, "cnps", f->cnps);
+  out_str(ag, "end", NAME(end_names, f->end));
+  out_time(ag, "coverage_start", f->coverage_start);
+  out_time(ag, "coverage_end", f->coverage_end);
+  out_end(ag);
+  return 0;
+}
+
+/* An NVMe-oF I/O: from the command to the response, seen on one port. */
+static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
+  agent *ag = user_data;
+  sw_port *p = port_of(ag, io->port);
+  int v6 = (io->flags & RTEL_IO_F_IPV6) != 0;
+  int admin = (io->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) != 0;
+  (void)ctx;
+  if (p) {
+    p->ios++;
+    p->truncated += io->state == RTEL_IO_TRUNCATED;
+  }
+  out_begin(ag, "io");
+  out_port(ag, "port", io->port);
+  out_str(ag, "op", admin                                ? "admin"
+                    : io->opcode == RTEL_NVME_OP_READ  ? "read"
+                    : io->opcode == RTEL_NVME_OP_WRITE ? "write"
+                                                       : "other");
+  out_addr(ag, "host", v6, io->host);
+  out_addr(ag, "target", v6, io->target);
+  out_u64(ag, "cid", io->cid);
+  out_u64(ag, "bytes", io->bytes);
+  out_time(ag, "cmd", io->t_cmd);
+  out_dur(ag, "iol", io->iol);
+  out_dur(ag, "dal", io->dal);
+  out_str(ag, "state", NAME(io_names, io->state));
+  out_time(ag, "coverage_start", io->coverage_start);
+  out_time(ag, "coverage_end", io->coverage_end);
+  out_end(ag);
+  return 0;
+}
+
+/* An alarm is raised (or cleared) right after the record that caused it.
+ * A real agent sends an SNMP trap or a gNMI notification here. */
+static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
+  agent *ag = user_data;
+  int v6 = (al->flow && (al->flow->flags & RTEL_FLOW_F_IPV6)) ||
+           (al->io && (al->io->flags & RTEL_IO_F_IPV6));
+  (void)ctx;
+  ag->alarms++;
+  out_begin(ag, "alarm");
+  out_str(ag, "state", al->state == RTEL_ALARM_RAISED ? "raised" : "cleared");
+  out_str(ag, "metric", NAME(metric_names, al->metric));
+  out_str(ag, "scope", al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
+  out_port(ag, "port", al->port);
+  out_addr(ag, "src", v6, al->src);
+  out_addr(ag, "dst", v6, al->dst);
+  out_num(ag, "value", al->value);
+  out_num(ag, "limit", al->limit);
+  out_time(ag, "at", al->ts);
+  out_end(ag);
+  return 0;
+}
+
+/* ------------------------------------------ step 6: the packet path */
+
+/* The timestamp of |p|'s next packet, in ns. */
+static rtel_tstamp ts_of(const sw_port *p) {
+  /* the captures are opened with nanosecond precision: tv_usec is ns */
+  return (rtel_tstamp)p->ph->ts.tv_sec * 1000000000u +
+         (rtel_tstamp)p->ph->ts.tv_usec + p->shift;
+}
+
+/* Reads the next packet of |p|'s capture. Returns 0, or 1 after a read
+ * error (reported; the capture ends there, what was read is kept). */
+static int read_ahead(sw_port *p) {
+  int rv = pcap_next_ex(p->pc, &p->ph, &p->data);
+  if (rv == 1) {
+    return 0;
+  }
+  p->ph = NULL;
+  if (rv == PCAP_ERROR) {
+    fprintf(stderr, PROG ": %s: %s\n", p->path, pcap_geterr(p->pc));
+    return 1;
+  }
+  return 0;
+}
+
+/* The port whose next packet is the earliest: the captures merged by
+ * timestamp, as the ASIC would deliver them. NULL when all have ended. */
+static sw_port *next_packet(agent *ag) {
+  sw_port *next = NULL;
+  uint32_t id;
+  for (id = 1; id <= ag->nports; id++) {
+    sw_port *p = &ag->port[id];
+    if (p->ph && (next == NULL || ts_of(p) < ts_of(next))) {
+      next = p;
+    }
+  }
+  return next;
+}
+
+/* The ASIC copies a packet of |p| to the CPU only while its mirror
+ * session is on: the other packets never reach the agent. A copy that
+ * slips through while the library does not measure the port (here:
+ * during the mirror lag) is counted and dropped by the library
+ * (rtel_ctx_stats.pkts_unscheduled). */
+static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
+  uint32_t id = (uint32_t)(p - ag->port);
+  int rv;
+  if (!mirror_active(p, ag->clock)) {
+    p->not_mirrored++;
+    return 0;
+  }
+  p->fed++;
+  p->slipped += !rtel_ctx_port_measured(ctx, id);
+  /* Flows are keyed by (obs, addresses, QP), not by port: a packet that
+   * two ports of the switch both mirror (in on one, out on the other)
+   * would count twice in one flow. Mirror one direction per port (e.g.
+   * ingress), so that each packet is copied once. */
+  rtel_pkt_info pi = {
+      .ts = ts_of(p),     /* the ASIC timestamp */
+      .wire_len = p->ph->len, /* the mirror may cut the copy short */
+      .obs = SWITCH_ID,       /* one clock: latencies are ASIC-local */
+      .port = id,             /* the id given to rtel_ctx_add_port() */
+      .linktype = p->linktype,
+  };
+  if (ag->trace) {
+    out_begin(ag, "pkt");
+    out_port(ag, "port", id);
+    out_time(ag, "ts", pi.ts);
+    out_end(ag);
+  }
+  if ((rv = rtel_ctx_read_pkt(ctx, &pi, p->data, p->ph->caplen)) != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", p->path, rtel_strerror(rv));
+  }
+  return rv;
+}
+
+/* ------------------------------------------------------- the agent */
+
+/* Step 8: per port with traffic, what was measured, and the totals. */
+static void summary(agent *ag, rtel_ctx *ctx) {
+  rtel_tstamp span = ag->clock - ag->t0;
+  rtel_ctx_stats st;
+  uint32_t id;
+  for (id = 1; id <= ag->nports; id++) {
+    sw_port *p = &ag->port[id];
+    if (rtel_ctx_port_measured(ctx, id)) {
+      p->measured_ns += ag->clock - p->measured_since;
+    }
+    if (p->path == NULL && p->flows + p->ios == 0) {
+      continue;
+    }
+    out_begin(ag, "port_summary");
+    out_port(ag, "port", id);
+    out_str(ag, "role", NAME(role_names, p->role));
+    out_u64(ag, "slots", p->slots);
+    out_u64(ag, "fed", p->fed);
+    out_u64(ag, "not_mirrored", p->not_mirrored);
+    out_u64(ag, "slipped", p->slipped);
+    out_u64(ag, "flows", p->flows);
+    out_u64(ag, "ios", p->ios);
+    out_u64(ag, "truncated", p->truncated);
+    out_num(ag, "coverage", span ? (double)p->measured_ns / (double)span
+                                 : rtel_ctx_port_measured(ctx, id));
+    out_end(ag);
+  }
+  if (rtel_ctx_get_stats(ctx, &st) == 0) {
+    out_begin(ag, "summary");
+    out_u64(ag, "ports", ag->nports);
+    out_u64(ag, "slots", st.slots);
+    out_u64(ag, "pkts", st.pkts);
+    out_u64(ag, "unscheduled", st.pkts_unscheduled);
+    out_u64(ag, "flows_evicted", st.flows_evicted);
+    out_u64(ag, "alarm_events", ag->alarms);
+    out_time(ag, "end", ag->clock);
+    out_end(ag);
+  }
+}
+
+static int run(agent *ag) {
+  uint32_t id, on[MAX_PORTS], n = 0;
+  rtel_ctx *ctx = NULL;
+  rtel_settings settings;
+  sw_port *next;
+  size_t i;
+  int rv, status = 0;
+
+  /* Step 1: the context. Every table is allocated here, once, sized by
+   * the settings: the packet path never allocates. */
+  rtel_settings_default(&settings);
+  settings.max_ports = ag->nports;
+  settings.max_flows = 256 * ag->nports;    /* directional flows */
+  settings.max_ios = 16384;                 /* outstanding NVMe-oF I/Os */
+  settings.flow_idle_timeout = 100000000u;  /* 100 ms without data */
+  settings.io_timeout = 5000000000u;        /* 5 s without a response */
+  /* An agent facing untrusted traffic sets a random hash seed (e.g. from
+   * getrandom(2)); a fixed one keeps this example reproducible. */
+  settings.hash_seed = 0x5eed5eedu;
+  rtel_callbacks cb = {
+      /* all optional: a NULL callback is "not interested" */
+      .on_slot = on_slot,
+      .on_flow = on_flow,
+      .on_io = on_io,
+      .on_alarm = on_alarm,
+  };
+  if ((rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, ag)) != 0) {
+    fprintf(stderr, PROG ": rtel_ctx_new: %s\n", rtel_strerror(rv));
+    return 1;
+  }
+
+  /* Step 2: the ports. The id is what the agent puts in
+   * rtel_pkt_info.port; the role tells compute side from storage side.
+   * Until a schedule says otherwise (full mode) every port is measured,
+   * and the ASIC is programmed to mirror what the library measures. */
+  for (id = 1; id <= ag->nports && rv == 0; id++) {
+    sw_port *p = &ag->port[id];
+    rtel_port port = {.id = id, .role = p->role, .name = p->name};
+    rv = rtel_ctx_add_port(ctx, &port, ag->t0);
+    p->mirror = p->mirror_was = rtel_ctx_port_measured(ctx, id);
+    p->mirror_at = p->measured_since = ag->t0;
+    if (p->mirror) {
+      on[n++] = id;
+    }
+  }
+  out_begin(ag, "mirror");
+  out_time(ag, "at", ag->t0);
+  out_ports(ag, "on", on, n);
+  out_end(ag);
+
+  /* Step 3: the alarms and the schedule. In polling mode the library
+   * picks per_slot ports per slot, round robin; a port alarmed within
+   * alarm_priority ns may take one seat out of turn. on_slot (step 5)
+   * reports the first slot from inside rtel_ctx_set_schedule(). */
+  for (i = 0; i < ag->nalarms && rv == 0; i++) {
+    rv = rtel_ctx_set_threshold(ctx, ag->alarm[i].metric, ag->alarm[i].scope,
+                                ag->alarm[i].value);
+  }
+  rtel_schedule sch = {
+      .mode = ag->per_slot ? RTEL_SCHED_POLL : RTEL_SCHED_FULL,
+      .ports_per_slot = ag->per_slot,
+      .slot_ns = ag->slot_ns,
+      .alarm_priority = ag->alarm_priority,
+  };
+  if (rv != 0 || (rv = rtel_ctx_set_schedule(ctx, &sch, ag->t0)) != 0) {
+    fprintf(stderr, PROG ": setting up: %s\n", rtel_strerror(rv));
+    rtel_ctx_del(ctx);
+    return 1;
+  }
+
+  /* Step 4: the main loop. A real agent sleeps until the earlier of the
+   * library's next timer and the next packet from the ASIC (epoll_wait()
+   * on a timerfd and the packet socket, say). Here the clock jumps to
+   * whichever comes first. A timer due at the same instant as a packet
+   * runs first: the slot that begins at t owns the packets of t. */
+  ag->clock = ag->t0;
+  while ((next = next_packet(ag)) != NULL) {
+    rtel_tstamp timer = rtel_ctx_get_expiry(ctx);
+    if (timer <= ts_of(next)) {
+      ag->clock = timer > ag->clock ? timer : ag->clock; /* "sleep" */
+      if ((rv = rtel_ctx_handle_expiry(ctx, ag->clock)) != 0) {
+        fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+        break;
+      }
+      if (rtel_ctx_get_expiry(ctx) <= ag->clock) { /* never spin */
+        fprintf(stderr, PROG ": timer stuck at %" PRIu64 "\n", ag->clock);
+        status = 1;
+        break;
+      }
+      continue;
+    }
+    if (ts_of(next) > ag->clock) { /* a packet arrives: step 6 */
+      ag->clock = ts_of(next);
+    }
+    if ((rv = feed(ag, ctx, next)) != 0) {
+      break;
+    }
+    status |= read_ahead(next);
+  }
+
+  /* Step 8: the end. rtel_ctx_flush() reports what is still open (flows
+   * end "flush", outstanding I/Os "truncated"); then the summary. */
+  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(ctx, ag->clock)) != 0) {
+    fprintf(stderr, PROG ": rtel_ctx_flush: %s\n", rtel_strerror(rv));
+  }
+  summary(ag, ctx);
+  rtel_ctx_del(ctx);
+  return status | (rv != 0);
+}
+
+/* ------------------------------------------------------ options */
+
+static const char usage[] =
+    "Usage: " PROG " [OPTIONS] PORT=FILE...\n"
+    "Replays pcap/pcapng FILEs as the mirrored traffic of switch port PORT\n"
+    "(1..N or Ethernet1/N) through libroceTel, as a switch agent would.\n\n"
+    "  --ports N             switch size (default 64)\n"
+    "  --compute LIST        compute-side ports (default 1-16)\n"
+    "  --storage LIST        storage-side ports (default 49-56); others are\n"
+    "                        fabric ports\n"
+    "  --poll P/SLOT         measure P ports per SLOT (e.g. 8/100ms);\n"
+    "                        default: every port all the time\n"
+    "  --alarm-priority T    a port alarmed in the last T may jump the queue\n"
+    "  --alarm [port:]METRIC>VALUE  alarm threshold: iol dal dpl fct fnr\n"
+    "                        retx_ratio cnp_rate, or fet<VALUE; units: ns us\n"
+    "                        ms s k M G; per address pair unless port:\n"
+    "  --mirror-lag T        the ASIC applies mirror changes T late (0)\n"
+    "  --align               start every capture at the same time (captures\n"
+    "                        taken with different clocks)\n"
+    "  --json                JSON lines instead of text\n"
+    "  --trace               one line per packet handed to the library\n"
+    "  -h, --help            this text\n";
+
+static int usage_error(const char *what, const char *arg) {
+  fprintf(stderr, PROG ": %s '%s' (see --help)\n", what, arg);
+  return 2;
+}
+
+/* A number with an optional unit: ns us ms s (times), k M G (rates). */
+static int parse_value(const char *s, double *out) {
+  static const char *const units[] = {"", "ns", "us", "ms", "s", "k", "M", "G"};
+  static const double mul[] = {1, 1, 1e3, 1e6, 1e9, 1e3, 1e6, 1e9};
+  char *end;
+  size_t i;
+  double x;
+  errno = 0;
+  x = s ? strtod(s, &end) : -1;
+  for (i = 0; s && !errno && end != s && x >= 0 && i < NELEM(units); i++) {
+    if (strcmp(end, units[i]) == 0) {
+      *out = x * mul[i];
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* A duration of at least 1 ns. */
+static int parse_time(const char *s, rtel_tstamp *out) {
+  double x;
+  if (parse_value(s, &x) != 0 || x < 1 || x > 1e18) {
+    return -1;
+  }
+  *out = (rtel_tstamp)x;
+  return 0;
+}
+
+/* [port:|pair:]METRIC>VALUE, or fet<VALUE (an alarm when below). */
+static int parse_alarm(agent *ag, const char *s) {
+  uint32_t scope = RTEL_SCOPE_PAIR, m;
+  const char *op = s ? strpbrk(s, "<>") : NULL;
+  if (op == NULL || ag->nalarms == MAX_ALARMS) {
+    return -1;
+  }
+  if (strncmp(s, "port:", 5) == 0 || strncmp(s, "pair:", 5) == 0) {
+    scope = s[1] == 'o' ? RTEL_SCOPE_PORT : RTEL_SCOPE_PAIR;
+    s += 5;
+  }
+  for (m = 1; m < NELEM(metric_names); m++) {
+    if (strlen(metric_names[m]) == (size_t)(op - s) &&
+        strncmp(s, metric_names[m], (size_t)(op - s)) == 0) {
+      break;
+    }
+  }
+  if (m == NELEM(metric_names) || (*op == '<') != (m == RTEL_METRIC_FET) ||
+      parse_value(op + 1, &ag->alarm[ag->nalarms].value) != 0 ||
+      !(ag->alarm[ag->nalarms].value > 0)) {
+    return -1;
+  }
+  ag->alarm[ag->nalarms].metric = m;
+  ag->alarm[ag->nalarms++].scope = scope;
+  return 0;
+}
+
+/* A number, 1..max, ending where |*end| points; 0 if none. */
+static uint32_t parse_uint(const char *s, char **end, unsigned long max) {
+  unsigned long n = 0;
+  errno = 0;
+  *end = (char *)s;
+  if (s[0] >= '0' && s[0] <= '9') {
+    n = strtoul(s, end, 10);
+  }
+  return errno || n > max ? 0 : (uint32_t)n;
+}
+
+/* LIST, e.g. "1-16,20": the ports of |role|, instead of the default. */
+static int parse_roles(agent *ag, const char *s, uint32_t role) {
+  uint32_t id, a, b;
+  char *end;
+  for (id = 1; s && id <= ag->nports; id++) {
+    if (ag->port[id].role == role) {
+      ag->port[id].role = RTEL_ROLE_FABRIC;
+    }
+  }
+  while (s && *s) {
+    a = b = parse_uint(s, &end, ag->nports);
+    if (a && *end == '-') {
+      b = parse_uint(end + 1, &end, ag->nports);
+    }
+    if (a == 0 || b < a || (*end != ',' && *end != '\0')) {
+      return -1;
+    }
+    while (a <= b) {
+      ag->port[a++].role = role;
+    }
+    s = *end ? end + 1 : end;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static agent ag; /* zeroed */
+  const char *compute = NULL, *storage = NULL, *inputs[MAX_PORTS];
+  char errbuf[PCAP_ERRBUF_SIZE], *end;
+  int a, i, ninputs = 0, status = 0;
+  uint32_t id;
+
+  ag.nports = 64;
+  for (a = 1; a < argc; a++) {
+    const char *o = argv[a], *v = a + 1 < argc ? argv[a + 1] : "";
+    int bad = 0;
+    if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(o, "--json") == 0 || strcmp(o, "--trace") == 0 ||
+               strcmp(o, "--align") == 0) {
+      ag.json |= o[2] == 'j';
+      ag.trace |= o[2] == 't';
+      ag.align |= o[2] == 'a';
+      continue;
+    } else if (o[0] != '-') { /* PORT=FILE, read once --ports is known */
+      if (ninputs == MAX_PORTS) {
+        return usage_error("too many inputs", o);
+      }
+      inputs[ninputs++] = o;
+      continue;
+    } else if (strcmp(o, "--ports") == 0) {
+      bad = (ag.nports = parse_uint(v, &end, MAX_PORTS)) == 0 || *end;
+    } else if (strcmp(o, "--compute") == 0) {
+      compute = v;
+    } else if (strcmp(o, "--storage") == 0) {
+      storage = v;
+    } else if (strcmp(o, "--poll") == 0) {
+      bad = (ag.per_slot = parse_uint(v, &end, MAX_PORTS)) == 0 ||
+            *end != '/' || parse_time(end + 1, &ag.slot_ns) != 0;
+    } else if (strcmp(o, "--alarm") == 0) {
+      bad = parse_alarm(&ag, v) != 0;
+    } else if (strcmp(o, "--alarm-priority") == 0) {
+      bad = parse_time(v, &ag.alarm_priority) != 0;
+    } else if (strcmp(o, "--mirror-lag") == 0) {
+      bad = parse_time(v, &ag.mirror_lag) != 0;
+    } else {
+      return usage_error("unknown option", o);
+    }
+    if (bad || a + 1 == argc) {
+      return usage_error("invalid or missing value for", o);
+    }
+    a++; /* the option's value */
+  }
+  for (id = 1; id <= ag.nports; id++) {
+    sw_port *p = &ag.port[id];
+    snprintf(p->name, sizeof(p->name), "Ethernet1/%" PRIu32, id);
+    p->role = id <= 16                 ? RTEL_ROLE_COMPUTE
+              : id >= 49 && id <= 56 ? RTEL_ROLE_STORAGE
+                                       : RTEL_ROLE_FABRIC;
+  }
+  if (parse_roles(&ag, compute, RTEL_ROLE_COMPUTE) != 0 ||
+      parse_roles(&ag, storage, RTEL_ROLE_STORAGE) != 0) {
+    return usage_error("invalid port list", compute ? compute : storage);
+  }
+  if (ag.alarm_priority && !ag.per_slot) {
+    return usage_error("--alarm-priority needs", "--poll");
+  }
+  if (ninputs == 0) {
+    return usage_error("no input: expected", "PORT=FILE");
+  }
+  for (i = 0; i < ninputs; i++) {
+    id = parse_uint(inputs[i], &end, ag.nports);
+    if (id == 0 || *end != '=' || end[1] == '\0') {
+      return usage_error("expected PORT=FILE, PORT a port number, not",
+                         inputs[i]);
+    }
+    if (ag.port[id].path) {
+      return usage_error("a second capture for one port", inputs[i]);
+    }
+    ag.port[id].path = end + 1;
+  }
+
+  /* Step 6 (set-up): open the captures. One that cannot be read is
+   * reported and skipped: the other ports are measured all the same. */
+  ag.t0 = RTEL_TSTAMP_NONE;
+  for (id = 1; id <= ag.nports; id++) {
+    sw_port *p = &ag.port[id];
+    if (p->path == NULL) {
+      continue;
+    }
+    p->pc = pcap_open_offline_with_tstamp_precision(
+        p->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (p->pc == NULL) {
+      fprintf(stderr, PROG ": %s: %s\n", p->path, errbuf);
+      status = 1;
+      continue;
+    }
+    /* RTEL_LINK_* are the LINKTYPE_* numbers of the file, which libpcap
+     * turns into DLT_* numbers: the same, but for raw IP. */
+    p->linktype = pcap_datalink(p->pc) == DLT_RAW
+                      ? RTEL_LINK_RAW
+                      : (uint32_t)pcap_datalink(p->pc);
+    status |= read_ahead(p);
+    if (p->ph && ts_of(p) < ag.t0) {
+      ag.t0 = ts_of(p); /* the agent starts with the first packet */
+    }
+  }
+  if (ag.t0 == RTEL_TSTAMP_NONE) {
+    ag.t0 = 0; /* no packet at all */
+  }
+  for (id = 1; ag.align && id <= ag.nports; id++) {
+    if (ag.port[id].ph) { /* unsigned arithmetic wraps: a shift back */
+      ag.port[id].shift = ag.t0 - ts_of(&ag.port[id]);
+    }
+  }
+  status |= run(&ag);
+  for (id = 1; id <= ag.nports; id++) {
+    if (ag.port[id].pc) {
+      pcap_close(ag.port[id].pc);
+    }
+  }
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, PROG ": writing output: %s\n", strerror(errno));
+    return 1;
+  }
+  return status;
+}
