@@ -24,12 +24,37 @@
 /* Largest table capacity a setting may ask for. */
 #define RTEL__MAX_TABLE (1u << 26)
 
-/* Big-endian loads from a byte buffer (bounds are the caller's job). */
+/* Big-endian loads from a byte buffer (bounds are the caller's job). A
+ * memcpy of the whole word and one byte swap compile to a single load and
+ * bswap/movbe, a third of the instructions of byte-by-byte assembly. */
+#if defined(__GNUC__) || defined(__clang__)
+#  ifdef WORDS_BIGENDIAN
+#    define RTEL__BE16(x) (x)
+#    define RTEL__BE32(x) (x)
+#    define RTEL__BE64(x) (x)
+#  else
+#    define RTEL__BE16(x) __builtin_bswap16(x)
+#    define RTEL__BE32(x) __builtin_bswap32(x)
+#    define RTEL__BE64(x) __builtin_bswap64(x)
+#  endif
+static inline uint16_t rtel__get16(const uint8_t *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return RTEL__BE16(v);
+}
+static inline uint32_t rtel__get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return RTEL__BE32(v);
+}
+static inline uint64_t rtel__get64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return RTEL__BE64(v);
+}
+#else
 static inline uint16_t rtel__get16(const uint8_t *p) {
   return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-static inline uint32_t rtel__get24(const uint8_t *p) {
-  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 }
 static inline uint32_t rtel__get32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
@@ -37,6 +62,15 @@ static inline uint32_t rtel__get32(const uint8_t *p) {
 }
 static inline uint64_t rtel__get64(const uint8_t *p) {
   return (uint64_t)rtel__get32(p) << 32 | rtel__get32(p + 4);
+}
+#endif
+/* 24-bit fields: read with the byte before them (which every caller has
+ * in bounds: QPNs and PSNs follow a flag byte) and mask. */
+static inline uint32_t rtel__get24(const uint8_t *p) {
+  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+static inline uint32_t rtel__get24b(const uint8_t *p) {
+  return rtel__get32(p - 1) & 0xffffffu;
 }
 static inline uint32_t rtel__get32le(const uint8_t *p) {
   return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 |

@@ -103,16 +103,16 @@ static void decode_ext(dstate *s, uint16_t h) {
   const uint8_t *end = s->pkt + s->cap;
 
   EXT(RTEL__H_RDETH, 4)
-  hd->rdeth_eecnxt = rtel__get24(p + 1);
+  hd->rdeth_eecnxt = rtel__get24b(p + 1);
   hd->flags |= RTEL_HD_F_RDETH;
   EXT_END(4)
   EXT(RTEL__H_DETH, 8)
   hd->deth_qkey = rtel__get32(p);
-  hd->deth_sqpn = rtel__get24(p + 5);
+  hd->deth_sqpn = rtel__get24b(p + 5);
   hd->flags |= RTEL_HD_F_DETH;
   EXT_END(8)
   EXT(RTEL__H_XRCETH, 4)
-  hd->xrc_srqn = rtel__get24(p + 1);
+  hd->xrc_srqn = rtel__get24b(p + 1);
   hd->flags |= RTEL_HD_F_XRCETH;
   EXT_END(4)
   EXT(RTEL__H_FETH, 4)
@@ -134,7 +134,7 @@ static void decode_ext(dstate *s, uint16_t h) {
   EXT_END(28)
   EXT(RTEL__H_AETH, 4)
   hd->aeth_syndrome = p[0];
-  hd->aeth_msn = rtel__get24(p + 1);
+  hd->aeth_msn = rtel__get24b(p + 1);
   hd->flags |= RTEL_HD_F_AETH;
   EXT_END(4)
   EXT(RTEL__H_ATOMICACK, 8)
@@ -182,10 +182,10 @@ static int decode_bth(dstate *s) {
   hd->fecn = (uint8_t)(b4 >> 7);
   hd->becn = (uint8_t)((b4 >> 6) & 1);
   hd->resv6 = (uint8_t)(b4 & 0x3f);
-  hd->dqpn = rtel__get24(p + 5);
+  hd->dqpn = rtel__get24b(p + 5);
   hd->ackreq = (uint8_t)(p[8] >> 7);
   hd->resv7 = (uint8_t)(p[8] & 0x7f);
-  hd->psn = rtel__get24(p + 9);
+  hd->psn = rtel__get24b(p + 9);
   hd->flags |= RTEL_HD_F_BTH;
 
   h = rtel__opcodes[hd->opcode].hdrs;
@@ -757,13 +757,14 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
   if (hdlen == 0 || (opts && opts_version != RTEL_DECODE_OPTS_V1)) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
-  if (opts) {
-    rv = rtel__decode_cfg_init(&cfg, opts->flags, opts->linktype,
-                               opts->roce_udp_port, opts->vxlan_udp_port);
-  } else {
-    rv = rtel__decode_cfg_init(&cfg, 0, 0, 0, 0);
-  }
-  if (rv != 0) {
+  if (opts == NULL) {
+    cfg.flags = 0;
+    cfg.linktype = RTEL_LINK_ETHERNET;
+    cfg.roce_port = RTEL_ROCEV2_UDP_PORT;
+    cfg.vxlan_port = RTEL_VXLAN_UDP_PORT;
+  } else if ((rv = rtel__decode_cfg_init(&cfg, opts->flags, opts->linktype,
+                                         opts->roce_udp_port,
+                                         opts->vxlan_udp_port)) != 0) {
     return rv;
   }
   if (hd_version == RTEL_PKT_HD_VERSION) {
