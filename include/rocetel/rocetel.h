@@ -505,6 +505,7 @@ typedef struct rtel_pkt_hd {
   /** Reserved 7 bits of BTH byte 8. */
   uint8_t resv7;
   uint16_t pkey;
+  uint16_t reserved_pad0;
   /** Destination QP (24 bits). */
   uint32_t dqpn;
   /** Packet sequence number (24 bits). */
@@ -519,6 +520,7 @@ typedef struct rtel_pkt_hd {
   uint32_t deth_sqpn;
   /** XRCETH: XRC SRQ number (24 bits). */
   uint32_t xrc_srqn;
+  uint32_t reserved_pad2;
   /** RETH: virtual address. */
   uint64_t reth_va;
   /** RETH: remote key. */
@@ -551,7 +553,8 @@ typedef struct rtel_pkt_hd {
   /** Offset of the payload (after all transport headers). */
   uint32_t payload_off;
   /** Payload length from the length fields: UDP length - 8 - BTH - extended
-   * headers - pad - 4 (ICRC). Independent of the capture length. */
+   * headers - pad - 4 (ICRC). Independent of the capture length. The 16
+   * reserved bytes of a CNP count as its payload. */
   uint32_t payload_len;
   /** Payload bytes actually captured (<= payload_len). */
   uint32_t payload_cap;
@@ -578,6 +581,7 @@ typedef struct rtel_pkt_hd {
   uint32_t cm_attr;
   /** RTEL_CM_F_* bits. */
   uint32_t cm_fields;
+  uint32_t reserved_pad3;
   uint64_t cm_service_id;
   uint32_t cm_lcid;
   uint32_t cm_rcid;
@@ -688,7 +692,8 @@ RTEL_API const char *rtel_malformed_str(uint32_t reason);
  * Computes the RoCE ICRC of the packet decoded into |hd| from |pkt| (the
  * same bytes): CRC-32 over 8 bytes of 0xFF (the masked LRH), the IP header
  * (or GRH) with TOS/traffic class, flow label, TTL/hop limit and IPv4
- * checksum set to ones, the UDP header with its checksum set to ones, the
+ * checksum set to ones (IPv4 options and IPv6 extension headers are
+ * covered as they are), the UDP header with its checksum set to ones, the
  * BTH with byte 4 set to ones, and everything after the BTH up to the ICRC.
  * Stores it in |*icrc| (compare with hd->icrc).
  *
@@ -835,7 +840,9 @@ typedef struct rtel_ctx_stats {
   uint64_t pkts_roce;
   /** Of those, RoCEv1. */
   uint64_t pkts_rocev1;
-  /** Well-formed packets that are not RoCE (other protocols or ports). */
+  /** Well-formed packets that are not RoCE (other protocols or ports, IP
+   * fragments, ERSPAN III frames of a type other than Ethernet);
+   * pkts = pkts_roce + pkts_not_roce + pkts_malformed + pkts_unscheduled. */
   uint64_t pkts_not_roce;
   /** Malformed packets: the sum of malformed[]. */
   uint64_t pkts_malformed;

@@ -201,7 +201,7 @@ def check_full(lines, truth, obsmap, analyze):
     want, want_ios = {}, {}
     if truth:
         for t in load(truth):
-            if t.get("obs") not in obsmap:
+            if t["type"] not in ("flow", "io") or t["obs"] not in obsmap:
                 continue
             port = obsmap[t["obs"]]
             if t["type"] == "flow":

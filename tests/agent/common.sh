@@ -33,6 +33,19 @@ sim() {
         fail "rtel-sim $* failed: $(tail -1 "$tmp/$name.log")"
 }
 
+# The simulated switch's inputs: hosts h0, h2, h4, h6 of an 8-host GPU ring
+# (with NVMe-oF from h0) on ports 1-4. Each packet passes one of these
+# ports only: one flow table per switch would merge the copies of a
+# packet seen on two ports. Sets $d (the directory), $in and $map.
+sim_switch() {
+    echo "inputs: rtel-sim scenario mixed, 8 hosts, h0 h2 h4 h6 on ports 1-4"
+    sim switch --scenario mixed --seed 11 --hosts 8 --gpu-hosts 8 \
+        --obs h0,h2,h4,h6 --no-packet-truth
+    d=$tmp/switch
+    in="1=$d/h0.pcap 2=$d/h2.pcap 3=$d/h4.pcap 4=$d/h6.pcap"
+    map=h0=1,h2=2,h4=3,h6=4
+}
+
 # The real captures as inputs (PORT=FILE for ports 1, 2, ...) and their
 # observation point names for rtel-analyze (NAME=PORT,...).
 real_inputs() {

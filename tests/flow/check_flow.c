@@ -82,7 +82,7 @@ typedef struct cap {
   int fail_msg;
 } cap;
 
-#define CAP_FL 2048
+#define CAP_FL 4096
 #define CAP_MS 8192
 
 static int on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
@@ -402,6 +402,25 @@ static const FR *find_flow_obs(const env *e, uint32_t obs, const uint8_t *src,
   }
   ck_assert_msg(n == 1, "%zu flow records for dqpn 0x%06x, expected 1", n,
                 (unsigned)dqpn);
+  return r;
+}
+
+/* The one flow record of (src, dst, dqpn) whose ops are |ops|. */
+static const FR *find_flow_ops(const env *e, const uint8_t *src,
+                               const uint8_t *dst, uint32_t dqpn,
+                               uint32_t ops) {
+  const FR *r = NULL;
+  size_t i, n = 0;
+  for (i = 0; i < e->c.nfl; i++) {
+    const FR *g = &e->c.fl[i];
+    if (g->dqpn == dqpn && g->ops == ops && memcmp(g->src, src, 16) == 0 &&
+        memcmp(g->dst, dst, 16) == 0) {
+      r = g;
+      n++;
+    }
+  }
+  ck_assert_msg(n == 1, "%zu flow records for dqpn 0x%06x ops %u", n,
+                (unsigned)dqpn, (unsigned)ops);
   return r;
 }
 
@@ -1308,11 +1327,13 @@ START_TEST(t09_cm_mismatch) {
   e.obs = OBS;
   ck_assert_uint_eq(stats(&e).pairs_cm, 0);
   W(&e, T0, 10, 1000);
+  pk(&e, T0 + 500, IP_B, IP_A, QA, OP_SEND_ONLY, 0x900, 0, 100);
   W(&e, T0 + 1000, 11, 1000);
   bk(&e, T0 + 1500, 12, 0x60); /* held: the pair is not known */
   ck_assert_uint_eq(stats(&e).pairs_cm, 0);
   cm_rep(&e, T0 + 1800, IP_A, IP_B, QA, QB, 0x2001);
   ck_assert_uint_eq(stats(&e).pairs_cm, 1);
+  ctl(&e, T0 + 1900, IP_A, IP_B, QB, 0x901, 0x22); /* RNR for B -> QA */
   W(&e, T0 + 2000, 12, 1000);
   flush(&e, T0 + 3000);
   fr_init(&x, IP_A, IP_B, QB);
@@ -1326,8 +1347,19 @@ START_TEST(t09_cm_mismatch) {
   x.naks_seq = 1;
   x.messages = 3;
   x.fnr = 1.0 / 3.0;
-  ck_assert_uint_eq(e.c.nfl, 1);
-  fr_check(&e.c.fl[0], &x, "late REP");
+  ck_assert_uint_eq(e.c.nfl, 2);
+  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "late REP");
+  /* the responder's flow, running when the REP came, is paired too */
+  fr_init(&x, IP_B, IP_A, QA);
+  fr_paired(&x, QB);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = x.last_ts = T0 + 500;
+  x.bytes = 100;
+  x.packets = 1;
+  x.naks_rnr = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "late REP, reverse");
   env_free(&e);
 }
 END_TEST
@@ -1712,6 +1744,43 @@ START_TEST(t12_flood_no_evict) {
 }
 END_TEST
 
+/* rtel_settings.max_qp_pairs: "Default max_flows". An embedder that sizes
+ * the flow table to 8192 after rtel_settings_default() and leaves
+ * max_qp_pairs alone gets a pairing table that follows it: 3000 CM
+ * connections (both directions of each learned) all stay paired. */
+#define NCONN 3000
+START_TEST(t12_pair_capacity_default) {
+  env e;
+  rtel_settings s;
+  int i, unpaired = 0;
+  rtel_settings_default(&s);
+  s.max_flows = 8192;
+  env_init_s(&e, &s);
+  for (i = 0; i < NCONN; i++) {
+    cm_pair(&e, T0 + (rtel_tstamp)i * 1000, IP_A, IP_B, 0x400000u + (uint32_t)i,
+            0x500000u + (uint32_t)i, 0x9000u + (uint64_t)i);
+  }
+  ck_assert_uint_eq(stats(&e).pairs_cm, NCONN);
+  for (i = 0; i < NCONN; i++) {
+    Wq(&e, T0 + NCONN * 1000 + (rtel_tstamp)i * 10, 0x500000u + (uint32_t)i,
+       7, 64);
+  }
+  flush(&e, T0 + NCONN * 1000 + NCONN * 10);
+  ck_assert_uint_eq(e.c.nfl, NCONN);
+  for (i = 0; i < NCONN; i++) {
+    if (e.c.fl[i].peer_qpn != e.c.fl[i].dqpn - 0x100000u) {
+      unpaired++;
+    }
+  }
+  ck_assert_msg(unpaired == 0 && stats(&e).pairs_evicted == 0,
+                "%d of %d CM-paired flows lost their pair (pairs_evicted "
+                "%" PRIu64 ") with max_flows 8192 and max_qp_pairs left at "
+                "its default",
+                unpaired, NCONN, stats(&e).pairs_evicted);
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ 13 */
 
 /* active 1 ms, idle 10 ms; one 900-byte WRITE ONLY every 100 us, k = 0..36.
@@ -1802,7 +1871,66 @@ START_TEST(t13_active_boundary) {
   x.fet_bps = UINT64_C(32000000); /* 2000 * 8 / 500 us */
   x.messages = 2;
   fr_check(&e.c.fl[0], &x, "active boundary");
+  /* restarted in place; silent for a whole period: removed, no record */
+  ck_assert_uint_eq(stats(&e).flows_active, 1);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 2 * ACT);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 2 * ACT), 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(stats(&e).flows_active, 0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  env_free(&e);
+}
+END_TEST
+
+/* A message under way when the active timeout restarts its flow (in
+ * place) is not cut: it is one message, delivered when its LAST arrives.
+ * WRITE FIRST 0x600 at 0, MIDDLE at 0.5 ms, restart at 1 ms, MIDDLE at
+ * 1.2 ms, LAST at 1.456 ms. */
+START_TEST(t13_message_across_restart) {
+  env e;
+  FR x;
+  MR m;
+  rtel_settings s;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  pk(&e, T0, IP_A, IP_B, QB, OP_WRITE_FIRST, 0x600, 4096, 1024);
+  pk(&e, T0 + 500000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 0x601, 0, 1024);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + ACT), 0);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  pk(&e, T0 + 1200000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 0x602, 0, 1024);
+  pk(&e, T0 + 1456000, IP_A, IP_B, QB, OP_WRITE_LAST, 0x603, 0, 1024);
+  flush(&e, T0 + 1600000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+
+  fr_init(&x, IP_A, IP_B, QB);
+  x.end = RTEL_END_ACTIVE;
+  x.first_ts = T0;
+  x.last_ts = T0 + 500000;
+  x.fct = 500000;
+  x.bytes = 2048;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(32768000); /* 2048 * 8 / 500 us */
+  x.messages = 0;
+  fr_check(&e.c.fl[0], &x, "before restart");
+  x.end = RTEL_END_FLUSH;
+  x.first_ts = T0 + 1200000;
+  x.last_ts = T0 + 1456000;
+  x.fct = 256000;
+  x.fet_bps = UINT64_C(64000000); /* 2048 * 8 / 256 us */
+  x.messages = 1;
+  fr_check(&e.c.fl[1], &x, "after restart");
+
+  ck_assert_uint_eq(e.c.nms, 1);
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.first_psn = 0x600;
+  m.last_psn = 0x603;
+  m.reth_len = 4096;
+  m.first_ts = T0;
+  m.last_ts = T0 + 1456000;
+  m.fct = 1456000;
+  m.bytes = 4096;
+  m.packets = 4;
+  mr_check(&e.c.ms[0], &m, "message across the restart");
   env_free(&e);
 }
 END_TEST
@@ -2212,13 +2340,16 @@ END_TEST
 /* ================================================================ extra */
 
 /* NVMe-oF write I/O on one RC QP pair: host A sends command capsules
- * (SEND, A's request PSNs 1000, 1001) and READ RESPONSEs (whose PSNs are
- * those of the target's READ REQUESTs, 7000..) to the target's QP QB. No
- * packet is lost or resent: an operator expects no retransmission and no
- * PSN gap on flow A -> QB. */
+ * (SEND, A's own request PSNs 1000, 1001) and READ RESPONSEs (whose PSNs
+ * are those of the target's READ REQUESTs, 7000.., in the target's PSN
+ * space, which its response capsules 7002, 7004 also use) to the target's
+ * QP QB. Nothing is lost or resent. The READ RESPONSEs are a flow of their
+ * own (rtel_flow_record); none of the three flows has a retransmission, a
+ * loss or a PSN gap: 7003 is exactly the PSN the target's next READ
+ * REQUEST announced. */
 START_TEST(t17_nvmeof_write_pattern) {
   env e;
-  const FR *g;
+  FR x;
   env_init(&e);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x5001);
   pk(&e, T0, IP_A, IP_B, QB, OP_SEND_ONLY, 1000, 0, 64);
@@ -2232,20 +2363,94 @@ START_TEST(t17_nvmeof_write_pattern) {
   pk(&e, T0 + 7000, IP_A, IP_B, QB, OP_RRESP_ONLY, 7003, 0, 1024);
   pk(&e, T0 + 8000, IP_B, IP_A, QA, OP_SEND_ONLY, 7004, 0, 16);
   flush(&e, T0 + 9000);
-  ck_assert_uint_eq(e.c.nfl, 2);
-  g = find_flow(&e, IP_A, IP_B, QB);
+  ck_assert_uint_eq(e.c.nfl, 3);
+
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = T0;
+  x.last_ts = T0 + 5000;
+  x.fct = 5000;
+  x.bytes = 128;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(204800000); /* 128 * 8 / 5000 ns */
+  x.messages = 2;
+  x.fnr = 0.0;
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_SEND), &x,
+           "host capsules");
+
+  fr_init(&x, IP_B, IP_A, QA);
+  fr_paired(&x, QB);
+  x.ops = RTEL_OP_SEND;
+  x.first_ts = T0 + 4000;
+  x.last_ts = T0 + 8000;
+  x.fct = 4000;
+  x.bytes = 32;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(64000000); /* 32 * 8 / 4000 ns */
+  x.messages = 2;
+  x.fnr = 0.0;
+  fr_check(find_flow_ops(&e, IP_B, IP_A, QA, RTEL_OP_SEND), &x,
+           "target capsules");
+
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.ops = RTEL_OP_READ_RESP;
+  x.first_ts = T0 + 2000;
+  x.last_ts = T0 + 7000;
+  x.fct = 5000;
+  x.bytes = 3072;
+  x.packets = 3;
+  x.fet_bps = UINT64_C(4915200000); /* 3072 * 8 / 5000 ns */
+  x.messages = 2;
+  x.fnr = 0.0;
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP), &x,
+           "host READ RESPONSEs (psn_gaps: 7002 is the target's SEND)");
+  env_free(&e);
+}
+END_TEST
+
+/* Same pattern, with one READ RESPONSE lost before the observer. Target
+ * B's PSNs: READ REQ 7000, SEND 7001, READ REQ 7002, READ REQ 7003, SEND
+ * 7004, READ REQ 7005, SEND 7006, READ REQ 7007 (one response packet
+ * each). Host A's responses seen: 7000, 7002, 7005, 7007 (7003 lost
+ * upstream); B re-reads 7003 and A resends it. The resent 7003 never
+ * passed the observer before: an upstream loss. */
+START_TEST(t17_read_resp_loss_location) {
+  env e;
+  const FR *g;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x5002);
+  pk(&e, T0, IP_B, IP_A, QA, OP_READ_REQ, 7000, 512, 0);
+  pk(&e, T0 + 100, IP_A, IP_B, QB, OP_RRESP_ONLY, 7000, 0, 512);
+  pk(&e, T0 + 200, IP_B, IP_A, QA, OP_SEND_ONLY, 7001, 0, 16);
+  pk(&e, T0 + 300, IP_B, IP_A, QA, OP_READ_REQ, 7002, 512, 0);
+  pk(&e, T0 + 400, IP_B, IP_A, QA, OP_READ_REQ, 7003, 512, 0);
+  pk(&e, T0 + 500, IP_A, IP_B, QB, OP_RRESP_ONLY, 7002, 0, 512);
+  /* response 7003 lost before the observer */
+  pk(&e, T0 + 700, IP_B, IP_A, QA, OP_SEND_ONLY, 7004, 0, 16);
+  pk(&e, T0 + 800, IP_B, IP_A, QA, OP_READ_REQ, 7005, 512, 0);
+  pk(&e, T0 + 900, IP_A, IP_B, QB, OP_RRESP_ONLY, 7005, 0, 512);
+  pk(&e, T0 + 1000, IP_B, IP_A, QA, OP_SEND_ONLY, 7006, 0, 16);
+  pk(&e, T0 + 1100, IP_B, IP_A, QA, OP_READ_REQ, 7007, 512, 0);
+  pk(&e, T0 + 1200, IP_A, IP_B, QB, OP_RRESP_ONLY, 7007, 0, 512);
+  /* B times out and reads 7003 again; A answers */
+  pk(&e, T0 + 5000, IP_B, IP_A, QA, OP_READ_REQ, 7003, 512, 0);
+  pk(&e, T0 + 5100, IP_A, IP_B, QB, OP_RRESP_ONLY, 7003, 0, 512);
+  flush(&e, T0 + 6000);
+  g = find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP);
   ck_assert_uint_eq(g->packets, 5);
-  ck_assert_uint_eq(g->bytes, 64 + 1024 + 1024 + 64 + 1024);
-  ck_assert_msg(g->retx_packets == 0 && g->psn_gaps == 0 &&
-                    g->losses_upstream + g->losses_downstream == 0,
-                "loss-free NVMe-oF write traffic: retx_packets = %" PRIu64
-                ", psn_gaps = %" PRIu64 ", losses = %" PRIu64 "/%" PRIu64,
-                g->retx_packets, g->psn_gaps, g->losses_upstream,
-                g->losses_downstream);
-  g = find_flow(&e, IP_B, IP_A, QA);
-  ck_assert_uint_eq(g->packets, 2);
-  ck_assert_uint_eq(g->retx_packets, 0);
+  ck_assert_uint_eq(g->retx_packets, 1);
+  ck_assert_uint_eq(g->retx_after_timeout, 1);
+  ck_assert_msg(g->losses_upstream == 1 && g->losses_downstream == 0,
+                "READ RESPONSE 7003 never passed the observer: losses "
+                "upstream %" PRIu64 ", downstream %" PRIu64
+                " (psn_gaps %" PRIu64 ")",
+                g->losses_upstream, g->losses_downstream, g->psn_gaps);
+  g = find_flow_ops(&e, IP_B, IP_A, QA, RTEL_OP_SEND);
+  ck_assert_uint_eq(g->packets, 3);
   ck_assert_uint_eq(g->psn_gaps, 0);
+  ck_assert_uint_eq(g->retx_packets, 0);
   env_free(&e);
 }
 END_TEST
@@ -2315,8 +2520,10 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t11_overlapping_psns);
   tcase_add_test(tc, t12_flood_evict);
   tcase_add_test(tc, t12_flood_no_evict);
+  tcase_add_test(tc, t12_pair_capacity_default);
   tcase_add_test(tc, t13_active_boundary);
   tcase_add_test(tc, t13_active_timeout);
+  tcase_add_test(tc, t13_message_across_restart);
   tcase_add_test(tc, t13_active_timeout_late);
   tcase_add_test(tc, t14_messages);
   tcase_add_test(tc, t14_message_retx);
@@ -2324,6 +2531,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t16_no_flows);
   tcase_add_test(tc, t16_flow_disable);
   tcase_add_test(tc, t17_nvmeof_write_pattern);
+  tcase_add_test(tc, t17_read_resp_loss_location);
   tcase_add_test(tc, t18_callback_failure);
   suite_add_tcase(s, tc);
   return s;
