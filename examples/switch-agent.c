@@ -361,7 +361,7 @@ static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
    * would count twice in one flow. Mirror one direction per port (e.g.
    * ingress), so that each packet is copied once. */
   rtel_pkt_info pi = {
-      .ts = ts_of(p),     /* the ASIC timestamp */
+      .ts = ts_of(p),         /* the ASIC timestamp */
       .wire_len = p->ph->len, /* the mirror may cut the copy short */
       .obs = SWITCH_ID,       /* one clock: latencies are ASIC-local */
       .port = id,             /* the id given to rtel_ctx_add_port() */
@@ -495,7 +495,9 @@ static int run(agent *ag) {
    * library's next timer and the next packet from the ASIC (epoll_wait()
    * on a timerfd and the packet socket, say). Here the clock jumps to
    * whichever comes first. A timer due at the same instant as a packet
-   * runs first: the slot that begins at t owns the packets of t. */
+   * runs first: the slot that begins at t owns the packets of t. (An
+   * agent that wakes up late passes its real time: the library then
+   * begins the slot that contains it.) */
   ag->clock = ag->t0;
   while ((next = next_packet(ag)) != NULL) {
     rtel_tstamp timer = rtel_ctx_get_expiry(ctx);
@@ -536,7 +538,7 @@ static int run(agent *ag) {
 static const char usage[] =
     "Usage: " PROG " [OPTIONS] PORT=FILE...\n"
     "Replays pcap/pcapng FILEs as the mirrored traffic of switch port PORT\n"
-    "(1..N or Ethernet1/N) through libroceTel, as a switch agent would.\n\n"
+    "(1..N) through libroceTel, as a switch agent would.\n\n"
     "  --ports N             switch size (default 64)\n"
     "  --compute LIST        compute-side ports (default 1-16)\n"
     "  --storage LIST        storage-side ports (default 49-56); others are\n"
@@ -739,7 +741,7 @@ int main(int argc, char **argv) {
     p->pc = pcap_open_offline_with_tstamp_precision(
         p->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (p->pc == NULL) {
-      fprintf(stderr, PROG ": %s: %s\n", p->path, errbuf);
+      fprintf(stderr, PROG ": %s\n", errbuf); /* names the file */
       status = 1;
       continue;
     }

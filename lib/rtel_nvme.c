@@ -628,15 +628,15 @@ static void fill_record(const rtel_ctx *ctx, const nq *q, const nio *io,
     if (t_rsp != RTEL_TSTAMP_NONE && io->t_pn != RTEL_TSTAMP_NONE) {
       r->dal = (int64_t)(io->t_q - io->t_cmd) + (int64_t)(t_rsp - io->t_pn);
     }
-  } else {
-    /* in-capsule data, or no data at all */
-    if (io->incapsule) {
-      r->t_data_first = io->t_cmd;
-      r->t_data_last = io->t_cap_last;
-      r->xfer = dur(io->t_cap_last, io->t_cmd);
-    }
+  } else if (io->incapsule && io->opcode == RTEL_NVME_OP_WRITE) {
+    /* an in-capsule write: the data came with the command */
+    r->t_data_first = io->t_cmd;
+    r->t_data_last = io->t_cap_last;
+    r->xfer = dur(io->t_cap_last, io->t_cmd);
     r->dal = dur(t_rsp, io->t_cmd);
   }
+  /* other commands without a data phase (flush, most admin and Fabrics
+   * commands) have an IOL only */
   r->iol = dur(t_rsp, io->t_cmd);
 }
 

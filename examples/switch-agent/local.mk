@@ -24,6 +24,7 @@ TESTS += \
 endif
 
 EXTRA_DIST += \
+	examples/switch-agent/local.mk \
 	tests/agent/common.sh \
 	tests/agent/check_agent.py \
 	tests/agent/agent-usage.test \

@@ -1181,8 +1181,9 @@ typedef struct rtel_msg_record {
  * a duration RTEL_DURATION_NONE:
  *
  *   iol  = R - C
- *   dal  = D1 - C (read); (Q - C) + (R - Pn) (write); R - C (in-capsule
- *          write, flush, other commands without data)
+ *   dal  = D1 - C (data to the host: a read); (Q - C) + (R - Pn) (data
+ *          fetched from the host: a write); R - C (in-capsule write);
+ *          none for commands without data (flush, most admin commands)
  *   dpl  = P1 - Q (write); none otherwise
  *   xfer = Dn - D1 (read); Pn - P1 (write); last - first capsule packet
  *          (in-capsule write)
