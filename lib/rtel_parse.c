@@ -370,6 +370,15 @@ static int decode_gre(dstate *s) {
 
 /* ------------------------------------------------------------------ L4 */
 
+static inline void fill_udp(rtel_pkt_hd *hd, const uint8_t *p, size_t off) {
+  hd->l4_off = (uint16_t)off;
+  hd->sport = rtel__get16(p);
+  hd->dport = rtel__get16(p + 2);
+  hd->udp_len = rtel__get16(p + 4);
+  hd->udp_csum = rtel__get16(p + 6);
+  hd->flags |= RTEL_HD_F_UDP;
+}
+
 static int decode_udp(dstate *s) {
   rtel_pkt_hd *hd = s->hd;
   const uint8_t *p;
@@ -377,12 +386,7 @@ static int decode_udp(dstate *s) {
 
   NEED(s, 8, RTEL_MALFORMED_UDP_LEN);
   p = s->pkt + s->off;
-  hd->l4_off = (uint16_t)s->off;
-  hd->sport = rtel__get16(p);
-  hd->dport = rtel__get16(p + 2);
-  hd->udp_len = rtel__get16(p + 4);
-  hd->udp_csum = rtel__get16(p + 6);
-  hd->flags |= RTEL_HD_F_UDP;
+  fill_udp(hd, p, s->off);
   udp_end = s->off + hd->udp_len;
   if (rtel__unlikely(hd->udp_len < 8 || udp_end > s->end)) {
     return malformed(s, RTEL_MALFORMED_UDP_LEN);
@@ -412,6 +416,21 @@ static int decode_l4(dstate *s) {
 
 /* ------------------------------------------------------------------ L3 */
 
+static inline void fill_ipv4(rtel_pkt_hd *hd, const uint8_t *p, size_t off,
+                             size_t tot) {
+  hd->l3_off = (uint16_t)off;
+  hd->dscp = (uint8_t)(p[1] >> 2);
+  hd->ecn = (uint8_t)(p[1] & 3);
+  hd->ttl = p[8];
+  hd->ip_proto = p[9];
+  hd->ip_len = (uint32_t)tot;
+  memcpy(hd->src, v4mapped, 12);
+  memcpy(hd->src + 12, p + 12, 4);
+  memcpy(hd->dst, v4mapped, 12);
+  memcpy(hd->dst + 12, p + 16, 4);
+  hd->flags |= RTEL_HD_F_IPV4;
+}
+
 static int decode_ipv4(dstate *s) {
   rtel_pkt_hd *hd = s->hd;
   const uint8_t *p;
@@ -432,17 +451,7 @@ static int decode_ipv4(dstate *s) {
     return malformed(s, RTEL_MALFORMED_IP_LEN);
   }
   NEED(s, ihl, RTEL_MALFORMED_IP_LEN);
-  hd->l3_off = (uint16_t)s->off;
-  hd->dscp = (uint8_t)(p[1] >> 2);
-  hd->ecn = (uint8_t)(p[1] & 3);
-  hd->ttl = p[8];
-  hd->ip_proto = p[9];
-  hd->ip_len = (uint32_t)tot;
-  memcpy(hd->src, v4mapped, 12);
-  memcpy(hd->src + 12, p + 12, 4);
-  memcpy(hd->dst, v4mapped, 12);
-  memcpy(hd->dst + 12, p + 16, 4);
-  hd->flags |= RTEL_HD_F_IPV4;
+  fill_ipv4(hd, p, s->off, tot);
   if (rtel__unlikely(rtel__get16(p + 6) & 0x3fff)) { /* MF or offset */
     hd->flags |= RTEL_HD_F_IP_FRAGMENT;
     return RTEL_ERR_NOT_ROCE;
@@ -664,6 +673,61 @@ static int decode_link(dstate *s) {
   return NEXT_L3;
 }
 
+/* ------------------------------------------------------------ fast path */
+
+/* The common case straight through: Ethernet II with at most one 802.1Q
+ * tag, IPv4 without options or fragmentation, UDP to the RoCEv2 port, all
+ * captured up to the end of the BTH. Returns 1 with s->off at the BTH, or
+ * 0 - having written nothing - so that the general walk takes the packet
+ * and reports whatever is wrong with it. */
+static inline int decode_fast(dstate *s) {
+  const uint8_t *p = s->pkt, *ip, *udp;
+  rtel_pkt_hd *hd = s->hd;
+  size_t off = 14, tot, ulen;
+  uint16_t et, tci = 0;
+
+  if (s->cap < 14 + 20 + 8 + BTH_LEN) {
+    return 0;
+  }
+  et = rtel__get16(p + 12);
+  if (et == ETH_P_8021Q) {
+    if (s->cap < 18 + 20 + 8 + BTH_LEN) {
+      return 0;
+    }
+    tci = rtel__get16(p + 14);
+    et = rtel__get16(p + 16);
+    off = 18;
+  }
+  ip = p + off;
+  if (et != ETH_P_IPV4 || ip[0] != 0x45 || ip[9] != IPPROTO_UDP_ ||
+      (rtel__get16(ip + 6) & 0x3fff) != 0) {
+    return 0;
+  }
+  tot = rtel__get16(ip + 2);
+  udp = ip + 20;
+  ulen = rtel__get16(udp + 4);
+  if (tot < 28 || off + tot > s->lim || ulen < 8 || 20 + ulen > tot ||
+      rtel__get16(udp + 2) != s->cfg->roce_port) {
+    return 0;
+  }
+  memcpy(hd->eth_dst, p, 6);
+  memcpy(hd->eth_src, p + 6, 6);
+  if (off == 18) {
+    hd->vlan_tpid[0] = ETH_P_8021Q;
+    hd->vlan_tci[0] = tci;
+    hd->nvlan = 1;
+    hd->flags |= RTEL_HD_F_VLAN;
+  }
+  hd->ethertype = ETH_P_IPV4;
+  hd->flags |= RTEL_HD_F_ETH;
+  fill_ipv4(hd, ip, off, tot);
+  fill_udp(hd, udp, off + 20);
+  hd->roce = 2;
+  s->off = off + 28;
+  s->end = off + 20 + ulen;
+  return 1;
+}
+
 /* ------------------------------------------------------------ entry */
 
 int rtel__decode_cfg_init(rtel__decode_cfg *cfg, uint32_t flags,
@@ -715,6 +779,10 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   s.depth = 0;
   s.et = 0;
   s.proto = 0;
+  if (rtel__likely(cfg->linktype == RTEL_LINK_ETHERNET) &&
+      rtel__likely(decode_fast(&s))) {
+    return decode_bth(&s);
+  }
   rv = decode_link(&s);
   for (;;) {
     if (rv == NEXT_L2) {
