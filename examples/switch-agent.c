@@ -141,20 +141,28 @@ static void out_port(agent *ag, const char *k, uint32_t id) {
     out_str(ag, k, p->name);
   }
 }
+/* A list of ports: JSON [1,2,3,7]; text Ethernet1/1-3,Ethernet1/7. */
 static void out_ports(agent *ag, const char *k, const uint32_t *ids,
                       size_t n) {
-  size_t i;
-  printf(ag->json ? ",\"%s\":[" : " %s=%s", k, n || ag->json ? "" : "-");
-  for (i = 0; i < n; i++) {
-    sw_port *p = port_of(ag, ids[i]);
-    if (ag->json || p == NULL) {
-      printf("%s%" PRIu32, i ? "," : "", ids[i]);
-    } else {
-      printf("%s%s", i ? "," : "", p->name);
-    }
-  }
+  size_t i, j;
   if (ag->json) {
+    printf(",\"%s\":[", k);
+    for (i = 0; i < n; i++) {
+      printf("%s%" PRIu32, i ? "," : "", ids[i]);
+    }
     putchar(']');
+    return;
+  }
+  printf(" %s=%s", k, n ? "" : "-");
+  for (i = 0; i < n; i = j) {
+    sw_port *p = port_of(ag, ids[i]);
+    for (j = i + 1; j < n && ids[j] == ids[j - 1] + 1;) {
+      j++; /* a run of consecutive ports */
+    }
+    printf("%s%s", i ? "," : "", p ? p->name : "?");
+    if (j - i > 1) {
+      printf("-%" PRIu32, ids[j - 1]);
+    }
   }
 }
 static void out_addr(const agent *ag, const char *k, int ipv6,

@@ -109,19 +109,31 @@ typedef struct env {
   uint32_t obs;
 } env;
 
-/* Contexts alive in the current test: a failed assertion leaves its test
+/* What the current test allocated: a failed assertion leaves its test
  * without running env_free(); the teardown frees what is left (no-fork
- * mode, valgrind). */
+ * mode, valgrind). Copies of the pointers are kept, not the env, which
+ * lives in the test's stack frame. */
 #define MAX_LIVE 8
-static env *live[MAX_LIVE];
+typedef struct live_ent {
+  const env *owner;
+  rtel_ctx *ctx;
+  void *fl, *ms, *ev;
+} live_ent;
+static live_ent live[MAX_LIVE];
 
-static void env_free(env *e);
+static void live_release(live_ent *l) {
+  rtel_ctx_del(l->ctx);
+  free(l->fl);
+  free(l->ms);
+  free(l->ev);
+  memset(l, 0, sizeof(*l));
+}
 
 static void teardown(void) {
   int i;
   for (i = 0; i < MAX_LIVE; i++) {
-    if (live[i]) {
-      env_free(live[i]);
+    if (live[i].owner) {
+      live_release(&live[i]);
     }
   }
 }
@@ -130,19 +142,23 @@ static void env_init_s(env *e, const rtel_settings *s) {
   rtel_callbacks cb;
   int i;
   memset(e, 0, sizeof(*e));
-  for (i = 0; i < MAX_LIVE && live[i]; i++) {
+  for (i = 0; i < MAX_LIVE && live[i].owner; i++) {
   }
   ck_assert_int_lt(i, MAX_LIVE);
-  live[i] = e;
   e->c.fl = calloc(CAP_FL, sizeof(rtel_flow_record));
   e->c.ms = calloc(CAP_MS, sizeof(rtel_msg_record));
   e->c.ev = calloc(CAP_FL + CAP_MS, 1);
+  live[i].owner = e;
+  live[i].fl = e->c.fl;
+  live[i].ms = e->c.ms;
+  live[i].ev = e->c.ev;
   ck_assert(e->c.fl && e->c.ms && e->c.ev);
   e->obs = OBS;
   memset(&cb, 0, sizeof(cb));
   cb.on_flow = on_flow;
   cb.on_message = on_message;
   ck_assert_int_eq(rtel_ctx_new(&e->ctx, s, &cb, NULL, &e->c), 0);
+  live[i].ctx = e->ctx;
 }
 
 /* Defaults, except a 1 ms idle timeout. */
@@ -156,14 +172,12 @@ static void env_init(env *e) {
 static void env_free(env *e) {
   int i;
   for (i = 0; i < MAX_LIVE; i++) {
-    if (live[i] == e) {
-      live[i] = NULL;
+    if (live[i].owner == e && live[i].ctx == e->ctx) {
+      live_release(&live[i]);
+      return;
     }
   }
-  rtel_ctx_del(e->ctx);
-  free(e->c.fl);
-  free(e->c.ms);
-  free(e->c.ev);
+  ck_abort_msg("env_free of an unknown env");
 }
 
 static rtel_ctx_stats stats(const env *e) {

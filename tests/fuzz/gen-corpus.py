@@ -366,8 +366,9 @@ def seeds():
     s["bad-ip-hlen"] = eth(ipv4(udp(rc_send), ihl=4), 0x0800)
     s["bad-ip-len"] = eth(ipv4(udp(rc_send), total_len=9000), 0x0800)
     s["bad-ip-version"] = eth(ipv6(udp(rc_send)), 0x0800)
-    s["bad-tver"] = v4eth(bth(0x04, 0x11, 0x1, tver=1) + pay)
-    s["bad-opcode"] = v4eth(bth(0x1F, 0x11, 0x1) + pay)
+    # reserved opcode, transport version 1: decoded up to the BTH only
+    s["unknown-tver"] = v4eth(bth(0x04, 0x11, 0x1, tver=1) + pay)
+    s["unknown-opcode"] = v4eth(bth(0x1F, 0x11, 0x1) + pay)
     s["bad-pad"] = v4eth(bth(0x04, 0x11, 0x1, pad=3) + b"\0\0")
     s["bad-roce-len"] = v4eth(bth(0x0A, 0x22, 0x1) + b"\0" * 4)
     s["bad-vlan-depth"] = v4eth(rc_send, vlans=[(0x8100, i) for i in range(5)])

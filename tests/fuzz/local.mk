@@ -16,6 +16,8 @@ tests_fuzz_fuzz_main_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
 tests_fuzz_fuzz_main_LDADD = lib/librocetel.la
 
 TESTS += tests/fuzz/fuzz_main tests/fuzz/run-fuzz.sh
+# $(CLANG) is empty until configure.ac defines it; run-fuzz.sh then probes.
+AM_TESTS_ENVIRONMENT += CLANG='$(CLANG)'; export CLANG;
 
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/gen-corpus.py tests/fuzz/corpus
 
@@ -26,7 +28,7 @@ CLEANFILES += tests/fuzz/fuzz_decode_libfuzzer tests/fuzz/fuzz_replay_asan \
 .PHONY: fuzz fuzz-corpus
 fuzz: lib/librocetel.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
-	  $(SHELL) $(srcdir)/tests/fuzz/run-fuzz.sh
+	  CLANG='$(CLANG)' $(SHELL) $(srcdir)/tests/fuzz/run-fuzz.sh
 
 fuzz-corpus:
 	$(PYTHON3) $(srcdir)/tests/fuzz/gen-corpus.py $(srcdir)/tests/fuzz/corpus
