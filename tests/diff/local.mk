@@ -4,7 +4,8 @@
 # tests/diff/tshark-diff.test needs (via AM_TESTS_ENVIRONMENT) top_srcdir, top_builddir,
 # PYTHON3, TSHARK and RTEL_ANALYZE; it exits 77 (skip) when tshark or python3-scapy is missing.
 
-TESTS += tests/diff/tshark-diff.test tests/diff/nvme-latency.test
+TESTS += tests/diff/tshark-diff.test tests/diff/nvme-latency.test \
+	tests/diff/flows-tshark.test
 
 EXTRA_DIST += \
 	tests/diff/local.mk \
@@ -12,6 +13,8 @@ EXTRA_DIST += \
 	tests/diff/tshark-diff.py \
 	tests/diff/nvme-latency.test \
 	tests/diff/nvme-latency.py \
+	tests/diff/flows-tshark.test \
+	tests/diff/flows-tshark.py \
 	tests/gen/mkcaptures.py
 
 CLEANFILES += \
