@@ -38,7 +38,6 @@
 #include <rocetel/rocetel.h>
 
 #define PROG "switch-agent"
-#define SWITCH_ID 0u /* rtel_pkt_info.obs: this switch (one ASIC clock) */
 #define MAX_PORTS 256
 #define MAX_ALARMS 16
 
@@ -272,10 +271,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   }
   out_begin(ag, "io");
   out_port(ag, "port", io->port);
-  out_str(ag, "op", admin                                ? "admin"
-                    : io->opcode == RTEL_NVME_OP_READ  ? "read"
-                    : io->opcode == RTEL_NVME_OP_WRITE ? "write"
-                                                       : "other");
+  out_str(ag, "op", admin ? "admin"
+                    : io->opcode == RTEL_NVME_OP_READ ? "read"
+                    : io->opcode == RTEL_NVME_OP_WRITE ? "write" : "other");
   out_addr(ag, "host", v6, io->host);
   out_addr(ag, "target", v6, io->target);
   out_u64(ag, "cid", io->cid);
@@ -364,14 +362,16 @@ static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
   }
   p->fed++;
   p->slipped += !rtel_ctx_port_measured(ctx, id);
-  /* Flows are keyed by (obs, addresses, QP), not by port: a packet that
-   * two ports of the switch both mirror (in on one, out on the other)
-   * would count twice in one flow. Mirror one direction per port (e.g.
-   * ingress), so that each packet is copied once. */
+  /* Each mirrored port is an observation point of its own: flows and
+   * I/Os are keyed by (obs, addresses, QP), so a packet copied at two
+   * ports (in on one, out on the other) is measured once at each, and an
+   * I/O seen at a compute-side and a storage-side port is joined into a
+   * segmented record. All ports share the ASIC clock, so the two points'
+   * latencies are even comparable. */
   rtel_pkt_info pi = {
       .ts = ts_of(p),         /* the ASIC timestamp */
       .wire_len = p->ph->len, /* the mirror may cut the copy short */
-      .obs = SWITCH_ID,       /* one clock: latencies are ASIC-local */
+      .obs = id,              /* this port is the observation point */
       .port = id,             /* the id given to rtel_ctx_add_port() */
       .linktype = p->linktype,
   };
@@ -468,6 +468,11 @@ static int run(agent *ag) {
     sw_port *p = &ag->port[id];
     rtel_port port = {.id = id, .role = p->role, .name = p->name};
     rv = rtel_ctx_add_port(ctx, &port, ag->t0);
+    /* the port is also the observation point (see feed()): its role
+     * decides which side of a segmented I/O record it measures */
+    if (rv == 0) {
+      rv = rtel_ctx_set_obs_role(ctx, id, p->role);
+    }
     p->mirror = p->mirror_was = rtel_ctx_port_measured(ctx, id);
     p->mirror_at = p->measured_since = ag->t0;
     if (p->mirror) {

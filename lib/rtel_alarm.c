@@ -237,7 +237,10 @@ static int eval(rtel_ctx *ctx, const subject *sb, uint32_t metric,
 int rtel__alarm_flow(rtel_ctx *ctx, const rtel_flow_record *r) {
   subject sb;
   int rv;
-  if (!ctx->alarms.active) {
+  /* a flow cut short (by a slot boundary or an eviction) has a partial
+   * FCT and throughput: it is not judged */
+  if (!ctx->alarms.active || r->end == RTEL_END_TRUNCATED ||
+      r->end == RTEL_END_EVICTED) {
     return 0;
   }
   sb.obs = r->obs;

@@ -83,6 +83,7 @@ typedef struct nio {
   uint32_t cmd_psn;
   uint32_t nsid;
   uint32_t nlb;
+  uint32_t port; /* of the command */
   uint16_t cid;
   uint8_t opcode;
   uint8_t fctype;
@@ -569,8 +570,8 @@ static void fill_record(const rtel_ctx *ctx, const nq *q, const nio *io,
                         uint32_t rflags, rtel_io_record *r) {
   memset(r, 0, sizeof(*r));
   r->obs = q->q.key.obs;
-  r->port = q->port;
-  rtel__sched_coverage(&ctx->sched, q->port, &r->coverage_start,
+  r->port = io ? io->port : q->port;
+  rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
                        &r->coverage_end);
   r->state = state;
   memcpy(r->host, q->q.key.src, 16);
@@ -1001,6 +1002,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
   io->cid = cid;
   io->opcode = b[0];
   io->cmd_psn = hd->psn;
+  io->port = pi->port;
   if (b[0] == RTEL_NVME_OP_FABRICS) {
     io->fctype = b[4];
   } else {
@@ -1341,7 +1343,7 @@ int rtel__nvme_truncate(rtel_ctx *ctx) {
     nio *io = io_at(n, i);
     nq *q = queue_at(n, io->queue);
     i = io->fnext;
-    if (!rtel__sched_port_measured(&ctx->sched, q->port) &&
+    if (!rtel__sched_port_measured(&ctx->sched, io->port) &&
         (rv = end_io(ctx, io, RTEL_IO_TRUNCATED, q->state == Q_CONFIRMED)) !=
             0) {
       return rv;

@@ -209,7 +209,9 @@ RTEL_API const rtel_mem *rtel_mem_default(void);
  * @macrosection
  *
  * Link-layer types of the bytes handed to the decoder. The values are the
- * pcap LINKTYPE_* numbers, so a pcap reader can pass its link type as is.
+ * pcap LINKTYPE_* numbers (those of a pcap file header). libpcap's
+ * pcap_datalink() returns DLT_* numbers, which are the same for these
+ * except DLT_RAW (12, or 14 on some systems): map it to RTEL_LINK_RAW.
  */
 /** Ethernet II, with any 802.1Q / 802.1ad VLAN tags (LINKTYPE_ETHERNET). */
 #define RTEL_LINK_ETHERNET 1
@@ -1363,7 +1365,11 @@ typedef struct rtel_io_aggregate {
  * @struct
  *
  * A port to be measured: |id| is what rtel_pkt_info.port carries for its
- * packets. Copied by rtel_ctx_add_port().
+ * packets. Copied by rtel_ctx_add_port(). Flows and I/Os are keyed by
+ * observation point, not port: if two ports of one device may both copy
+ * the same packet (ingress on one, egress on the other), give each port
+ * its own observation point (e.g. rtel_pkt_info.obs = port id) and its
+ * role with rtel_ctx_set_obs_role(), as examples/switch-agent.c does.
  */
 typedef struct rtel_port {
   uint32_t id;
@@ -1469,7 +1475,9 @@ typedef struct rtel_slot_event {
 /**
  * @struct
  *
- * An alarm event (on_alarm). A threshold alarm is raised by the first
+ * An alarm event (on_alarm). Flow records cut short (end truncated or
+ * evicted) are not judged: their FCT and throughput are partial. A
+ * threshold alarm is raised by the first
  * record whose value crosses the threshold (above it; below it for FET)
  * and cleared by the first later record of the same scope whose value is
  * back on the good side by 10 % of the threshold (hysteresis). A baseline
@@ -1748,7 +1756,11 @@ RTEL_API rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx);
  * Runs every timer that expired at or before |now|: polling slot
  * boundaries (first, as they truncate what they cut), flow idle and active
  * timeouts, I/O timeouts and join windows, aggregate periods, periodic
- * statistics. May invoke callbacks. |now| is in the same time
+ * statistics. May invoke callbacks. A caller that comes late past several
+ * slot boundaries gets one: the slot that contains |now| begins, the
+ * skipped slots are not reported, and the round robin moves on as if they
+ * had taken place; likewise one statistics and one aggregate report cover
+ * the periods that ended. |now| is in the same time
  * base as the packets' timestamps.
  *
  * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),

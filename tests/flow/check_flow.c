@@ -1056,6 +1056,48 @@ START_TEST(t05_two_gaps_one_episode) {
 }
 END_TEST
 
+/* The observer's own capture missed PSN 11 (a mirror drop: 11 reached the
+ * receiver, nobody resends it), then 14 is lost upstream, NAKed and resent.
+ * The stale gap must not hide the real one: one upstream loss.
+ *   10, 12 (gap [11]), 13, 15 (gap [14]), NAK(14), 14, 15 resent, 16.
+ * packets 7, retx 2, fct 8000, FET = 5000 * 8 / 8000 ns = 5 Gb/s. */
+START_TEST(t05_stale_gap_then_upstream) {
+  env e;
+  FR x;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x1010);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 1000, 12, 1000);
+  W(&e, T0 + 2000, 13, 1000);
+  W(&e, T0 + 3000, 15, 1000);
+  bk(&e, T0 + 3500, 14, 0x60);
+  W(&e, T0 + 4000, 14, 1000);
+  W(&e, T0 + 5000, 15, 1000);
+  W(&e, T0 + 8000, 16, 1000);
+  flush(&e, T0 + 9000);
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.first_ts = T0;
+  x.last_ts = T0 + 8000;
+  x.fct = 8000;
+  x.bytes = 7000;
+  x.packets = 7;
+  x.retx_packets = 2;
+  x.retx_bytes = 2000;
+  x.fet_bps = UINT64_C(5000000000);
+  x.naks_seq = 1;
+  x.psn_gaps = 2;
+  x.losses_upstream = 1;
+  x.retx_after_nak = 2;
+  x.messages = 5;
+  x.fnr = 1.0 / 7.0;
+  x.retx_ratio = 2.0 / 7.0;
+  ck_assert_uint_eq(e.c.nfl, 1);
+  fr_check(&e.c.fl[0], &x, "stale gap, then upstream loss");
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ 6 */
 
 START_TEST(t06_psn_wrap) {
@@ -1539,6 +1581,7 @@ START_TEST(t10_one_ack_no_pair) {
   bk(&e, T0 + 1100, 999, 0x1F);
   bk(&e, T0 + 1200, 5000, 0x1F);
   bk(&e, T0 + 1300, 1001, 0x1F);
+  bk(&e, T0 + 1350, 1001, 0x1F); /* the same PSN again: not a second match */
   bk(&e, T0 + 1400, 0x800000 + 1001, 0x1F);
   flush(&e, T0 + 2000);
   ck_assert_uint_eq(stats(&e).pairs_psn, 0);
@@ -2625,6 +2668,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t05_two_episodes);
   tcase_add_test(tc, t05_two_nak_episodes);
   tcase_add_test(tc, t05_two_gaps_one_episode);
+  tcase_add_test(tc, t05_stale_gap_then_upstream);
   tcase_add_test(tc, t06_psn_wrap);
   tcase_add_test(tc, t07_nak_classes);
   tcase_add_test(tc, t07_rnr_drives_retx);

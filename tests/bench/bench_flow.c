@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * make bench: flow-path throughput and memory with many concurrent flows.
+ *
+ * For F concurrent flows (default F = 1000, then F = 1000000) builds an
+ * arena of RoCEv2 packets with its own byte builder (not the library's
+ * decoder): about 10^6 data packets, F x K, interleaved round robin across
+ * the flows (flow = data index mod F: the worst case for caches), each a
+ * 128-byte mirror copy of a ~1100-byte packet; every flow sends RDMA WRITE
+ * messages of MSG_PKTS packets (FIRST with a RETH, MIDDLEs, LAST with
+ * AckReq), and every tenth packet is an ACK on the reverse QP naming a data
+ * PSN sent half a round earlier. Flow f goes from host f mod H to host
+ * f / H (H = ceil(sqrt F)) to QP 0x10000 + f; its reverse QP is
+ * 0x800000 + f. Before each pass the arena is rebuilt for that pass (not
+ * timed): PSNs move on and the message positions rotate, so flows always
+ * see new data, never retransmissions.
+ *
+ * Two contexts read the same passes, alternately, in the same process:
+ *   baseline  flow table and NVMe-oF correlator disabled: decode + counters
+ *   flow      flow table with max_flows = F, max_qp_pairs = 2 F (each
+ *             connection takes two pairing entries), NVMe-oF disabled
+ * Pass 0 is not part of either figure: the flow context creates its F
+ * flows there ("first" line). QP pairs are learned from an RDMA CM REQ/REP
+ * exchange per connection fed to both contexts before pass 0 (untimed), so
+ * the timed passes are the steady state of paired flows; with -P there is
+ * no CM and pairs are learned from ACK PSNs only (with 10% ACKs that takes
+ * about 20 passes at F = 10^6, so the figure then includes the unpaired
+ * path: one more hash and a PSN-index write per data packet).
+ *
+ * Memory is measured with a counting allocator: what rtel_ctx_new()
+ * allocates with max_flows = F minus what it allocates with the flow table
+ * disabled, per flow, with the allocations that make the difference. The
+ * same allocator checks that the timed loops allocate nothing (abort if
+ * they do).
+ *
+ * Usage: bench_flow [-f FLOWS] [-P] [-A] [SECONDS_PER_CASE]  (default 1.0)
+ *        bench_flow -n PASSES ...   exactly PASSES timed passes per context,
+ *        for instruction counts under valgrind --tool=callgrind: the timed
+ *        loops are bench_flow_pass_base() and bench_flow_pass_full(), e.g.
+ *          valgrind --tool=callgrind --toggle-collect=bench_flow_pass_full \
+ *            ./bench_flow -n 3 -f 1000
+ *        and Ir / (PASSES x packets per pass) is instructions per packet.
+ *   -f FLOWS  one case with FLOWS flows instead of 1000 and 1000000
+ *   -P        no RDMA CM: pairs from ACK PSNs only
+ *   -A        64-byte-aligned allocations (an experiment: the default
+ *             allocator returns 16-byte-aligned blocks)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rocetel/rocetel.h>
+
+#define SLOT 128         /* arena bytes per packet = the mirror's snap length */
+#define DATA_TARGET 1000000u /* data packets per pass (rounded to F x K) */
+#define MSG_PKTS 8u      /* FIRST, 6 x MIDDLE, LAST */
+#define ACK_EVERY 10u    /* every 10th packet is an ACK */
+#define PAYLOAD 1024u    /* payload on the wire (MTU 1024) */
+#define BURST 32u        /* packets per rtel_ctx_read_pkts() call */
+#define TS_STEP 20u      /* ns between packets */
+#define QPN_RSP 0x10000u /* responder (data destination) QPN base */
+#define QPN_REQ 0x800000u /* requester (data source, ACK destination) */
+#define ACK_BIT 0x80000000u
+
+/* ------------------------------------------------------------ allocator */
+
+typedef struct counting {
+  uint64_t calls; /* malloc + calloc + realloc */
+  uint64_t frees;
+  uint64_t bytes; /* requested by those calls */
+  int align64;
+  unsigned nlog; /* allocations logged since the last reset */
+  struct {
+    uint64_t nmemb, size;
+  } log[64];
+} counting;
+
+static void note(counting *c, size_t nmemb, size_t size) {
+  c->calls++;
+  c->bytes += (uint64_t)nmemb * size;
+  if (c->nlog < sizeof(c->log) / sizeof(c->log[0])) {
+    c->log[c->nlog].nmemb = nmemb;
+    c->log[c->nlog].size = size;
+    c->nlog++;
+  }
+}
+
+static void *aligned(size_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
+}
+
+static void *c_malloc(size_t size, void *ud) {
+  counting *c = ud;
+  note(c, 1, size);
+  return c->align64 ? aligned(size) : malloc(size);
+}
+
+static void *c_calloc(size_t nmemb, size_t size, void *ud) {
+  counting *c = ud;
+  void *p;
+  note(c, nmemb, size);
+  if (!c->align64) {
+    return calloc(nmemb, size);
+  }
+  if (size && nmemb > SIZE_MAX / size) {
+    return NULL;
+  }
+  p = aligned(nmemb * size);
+  if (p) {
+    memset(p, 0, nmemb * size);
+  }
+  return p;
+}
+
+static void *c_realloc(void *ptr, size_t size, void *ud) {
+  note(ud, 1, size);
+  return realloc(ptr, size); /* the library does not use it */
+}
+
+static void c_free(void *ptr, void *ud) {
+  counting *c = ud;
+  c->frees++;
+  free(ptr);
+}
+
+static counting cnt;
+static rtel_mem cmem = {&cnt, c_malloc, c_free, c_calloc, c_realloc};
+
+/* ------------------------------------------------------------ bytes */
+
+static void put16(uint8_t *p, unsigned v) {
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
+}
+static void put24(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 16);
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)v;
+}
+static void put32(uint8_t *p, uint32_t v) {
+  put16(p, v >> 16);
+  put16(p + 2, v & 0xffff);
+}
+static void put64(uint8_t *p, uint64_t v) {
+  put32(p, (uint32_t)(v >> 32));
+  put32(p + 4, (uint32_t)v);
+}
+
+/* Ethernet, IPv4, UDP and BTH of a RoCEv2 packet whose BTH is followed by
+ * |rest| bytes on the wire (extension headers + payload, ICRC excluded).
+ * Returns the offset after the BTH; *wire gets the length on the wire. */
+static size_t put_hdrs(uint8_t *p, uint32_t sip, uint32_t dip, unsigned sport,
+                       uint8_t ecn, uint8_t opcode, int ackreq, uint32_t dqpn,
+                       uint32_t psn, size_t rest, size_t *wire) {
+  size_t udp_len = 8 + 12 + rest + 4;
+  memcpy(p, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+  put16(p + 12, 0x0800);
+  p[14] = 0x45;
+  p[15] = (uint8_t)(26 << 2 | ecn);
+  put16(p + 16, (unsigned)(20 + udp_len));
+  put16(p + 18, 0);
+  put16(p + 20, 0x4000); /* DF */
+  p[22] = 64;
+  p[23] = 17;
+  put16(p + 24, 0);
+  put32(p + 26, sip);
+  put32(p + 30, dip);
+  put16(p + 34, sport);
+  put16(p + 36, 4791);
+  put16(p + 38, (unsigned)udp_len);
+  put16(p + 40, 0);
+  p[42] = opcode;
+  p[43] = 0;
+  put16(p + 44, 0xffff);
+  p[46] = 0;
+  put24(p + 47, dqpn & 0xffffff);
+  p[50] = (uint8_t)(ackreq ? 0x80 : 0);
+  put24(p + 51, psn & 0xffffff);
+  *wire = 14 + 20 + udp_len;
+  return 54;
+}
+
+/* ------------------------------------------------------------ the arena */
+
+typedef struct bench {
+  uint32_t nflows, k; /* flows, data packets per flow per pass */
+  uint32_t hosts;     /* H */
+  uint32_t lag;       /* an ACK names the data packet this many data
+                         packets before it */
+  size_t ndata, nack, n;
+  uint8_t *arena;   /* n slots of SLOT bytes */
+  uint32_t *desc;   /* per slot: data index, or ACK_BIT | data index */
+  uint16_t *cap;    /* per slot: captured and wire length */
+  uint16_t *wire;
+  uint32_t *psn0;   /* per flow: first PSN */
+} bench;
+
+static uint32_t mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+static uint32_t src_ip(const bench *b, uint32_t f) {
+  return 0x0a010000u | (f % b->hosts);
+}
+static uint32_t dst_ip(const bench *b, uint32_t f) {
+  return 0x0a020000u | (f / b->hosts);
+}
+
+/* Data packet |d| of pass |pass|. */
+static void build_data(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
+                       uint16_t *cap, uint16_t *wire) {
+  uint32_t f = (uint32_t)(d % b->nflows);
+  uint64_t s = pass * b->k + d / b->nflows; /* the flow's sequence number */
+  unsigned pos = (unsigned)((s + f) % MSG_PKTS);
+  uint8_t opcode = pos == 0 ? 0x06 : pos == MSG_PKTS - 1 ? 0x08 : 0x07;
+  size_t ext = pos == 0 ? 16 : 0, off, w;
+  uint8_t ecn = mix(f ^ (uint32_t)s * 0x9e3779b9u) % 100 == 0 ? 3 : 2;
+
+  off = put_hdrs(p, src_ip(b, f), dst_ip(b, f), 0xc000u | (f & 0x3fff), ecn,
+                 opcode, pos == MSG_PKTS - 1, QPN_RSP + f,
+                 (uint32_t)(b->psn0[f] + s), ext + PAYLOAD, &w);
+  if (ext) {
+    put64(p + off, 0x7f0000000000ull + (uint64_t)f * 0x100000u);
+    put32(p + off + 8, mix(f) | 1u);
+    put32(p + off + 12, MSG_PKTS * PAYLOAD);
+  }
+  *cap = SLOT;
+  *wire = (uint16_t)w;
+}
+
+/* The ACK after data packet |d| of pass |pass|: it names the data packet
+ * b->lag data packets earlier (of the previous pass if need be). */
+static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
+                      uint16_t *cap, uint16_t *wire) {
+  int64_t t = (int64_t)d - (int64_t)b->lag;
+  int64_t tp = (int64_t)pass;
+  uint32_t f;
+  int64_t s;
+  size_t off, w;
+
+  if (t < 0) {
+    t += (int64_t)b->ndata;
+    tp--;
+  }
+  f = (uint32_t)((uint64_t)t % b->nflows);
+  s = tp * (int64_t)b->k + (int64_t)((uint64_t)t / b->nflows);
+  off = put_hdrs(p, dst_ip(b, f), src_ip(b, f), 0xc000u | (f & 0x3fff), 2,
+                 0x11, 0, QPN_REQ + f, (uint32_t)((int64_t)b->psn0[f] + s), 4,
+                 &w);
+  p[off] = 0x1f; /* ACK, 31 credits */
+  put24(p + off + 1, (uint32_t)s & 0xffffff);
+  put32(p + off + 4, 0); /* ICRC (not verified) */
+  *cap = (uint16_t)(off + 8);
+  *wire = (uint16_t)w;
+}
+
+static void build_pass(const bench *b, uint64_t pass) {
+  size_t i;
+  for (i = 0; i < b->n; i++) {
+    uint32_t x = b->desc[i];
+    uint8_t *p = b->arena + i * SLOT;
+    if (x & ACK_BIT) {
+      build_ack(b, p, x & ~ACK_BIT, pass, &b->cap[i], &b->wire[i]);
+    } else {
+      build_data(b, p, x, pass, &b->cap[i], &b->wire[i]);
+    }
+  }
+}
+
+static int bench_init(bench *b, uint32_t nflows) {
+  size_t i, d = 0;
+  uint32_t f;
+  memset(b, 0, sizeof(*b));
+  b->nflows = nflows;
+  b->k = DATA_TARGET / nflows ? DATA_TARGET / nflows : 1;
+  b->hosts = 1;
+  while ((uint64_t)b->hosts * b->hosts < nflows) {
+    b->hosts++;
+  }
+  b->lag = nflows / 2 ? nflows / 2 : 1;
+  b->ndata = (size_t)nflows * b->k;
+  b->nack = b->ndata / (ACK_EVERY - 1);
+  b->n = b->ndata + b->nack;
+  b->arena = malloc(b->n * SLOT);
+  b->desc = malloc(b->n * sizeof(*b->desc));
+  b->cap = malloc(b->n * sizeof(*b->cap));
+  b->wire = malloc(b->n * sizeof(*b->wire));
+  b->psn0 = malloc((size_t)nflows * sizeof(*b->psn0));
+  if (!b->arena || !b->desc || !b->cap || !b->wire || !b->psn0) {
+    return -1;
+  }
+  for (f = 0; f < nflows; f++) {
+    b->psn0[f] = mix(f * 2654435761u + 1) & 0xffffff;
+  }
+  /* 9 data packets, then an ACK */
+  for (i = 0; i < b->n; i++) {
+    if (i % ACK_EVERY == ACK_EVERY - 1 && d > 0) {
+      b->desc[i] = ACK_BIT | (uint32_t)(d - 1);
+    } else if (d < b->ndata) {
+      b->desc[i] = (uint32_t)d++;
+    } else {
+      b->desc[i] = ACK_BIT | (uint32_t)(d - 1);
+    }
+  }
+  return 0;
+}
+
+static void bench_free(bench *b) {
+  free(b->arena);
+  free(b->desc);
+  free(b->cap);
+  free(b->wire);
+  free(b->psn0);
+}
+
+/* One RDMA CM REQ (host -> responder) or REP (responder -> host) of flow
+ * f's connection, to QP1. */
+static size_t build_cm(const bench *b, uint8_t *p, uint32_t f, int rep,
+                       size_t *wire) {
+  uint8_t *m, *d;
+  size_t off;
+  memset(p, 0, 400);
+  off = put_hdrs(p, rep ? dst_ip(b, f) : src_ip(b, f),
+                 rep ? src_ip(b, f) : dst_ip(b, f), 0xc000u, 2, 0x64, 0, 1,
+                 f, 8 + 256, wire);
+  put32(p + off, 0x80010000u); /* DETH: Q_Key, source QP 1 */
+  put24(p + off + 5, 1);
+  m = p + off + 8;
+  m[0] = 1;    /* base version */
+  m[1] = 0x07; /* CM */
+  m[2] = 2;
+  m[3] = 0x03; /* Send */
+  put64(m + 8, 0x1000000000ull + f); /* TID */
+  put16(m + 16, rep ? 0x0013 : 0x0010);
+  d = m + 24;
+  if (!rep) {
+    put32(d, 0x100000u + f);              /* local comm ID */
+    put64(d + 8, 0x0000000001064853ull);  /* IP-CM, TCP port space, 18515 */
+    put24(d + 32, QPN_REQ + f);           /* local QPN */
+    put24(d + 44, b->psn0[f]);            /* starting PSN */
+  } else {
+    put32(d, 0x200000u + f);
+    put32(d + 4, 0x100000u + f);
+    put24(d + 12, QPN_RSP + f);
+    put24(d + 20, mix(f) & 0xffffff);
+  }
+  return off + 8 + 256 + 4;
+}
+
+/* ------------------------------------------------------------ timing */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reads the arena into |ctx| with timestamps from |ts0|; returns seconds. */
+static double read_arena(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
+  rtel_pkt_info pis[BURST];
+  const uint8_t *pk[BURST];
+  size_t ln[BURST];
+  size_t i, j, m;
+  uint64_t before = cnt.calls + cnt.frees;
+  double t0, t1;
+
+  memset(pis, 0, sizeof(pis));
+  t0 = now_s();
+  for (i = 0; i < b->n; i += m) {
+    m = b->n - i < BURST ? b->n - i : BURST;
+    for (j = 0; j < m; j++) {
+      pis[j].ts = ts0 + (i + j) * TS_STEP;
+      pis[j].wire_len = b->wire[i + j];
+      pk[j] = b->arena + (i + j) * SLOT;
+      ln[j] = b->cap[i + j];
+    }
+    if (rtel_ctx_read_pkts(ctx, pis, pk, ln, m) != (rtel_ssize)m) {
+      fprintf(stderr, "bench_flow: rtel_ctx_read_pkts failed\n");
+      abort();
+    }
+  }
+  t1 = now_s();
+  if (cnt.calls + cnt.frees != before) {
+    fprintf(stderr, "bench_flow: the packet path allocated memory (%llu "
+                    "allocator calls)\n",
+            (unsigned long long)(cnt.calls + cnt.frees - before));
+    abort();
+  }
+  return t1 - t0;
+}
+
+/* Separate functions so that callgrind can count each one alone. */
+double bench_flow_pass_warm(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0);
+double bench_flow_pass_first(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0);
+double bench_flow_pass_base(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0);
+double bench_flow_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0);
+
+__attribute__((noinline)) double
+bench_flow_pass_warm(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
+  return read_arena(ctx, b, ts0);
+}
+__attribute__((noinline)) double
+bench_flow_pass_first(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
+  return read_arena(ctx, b, ts0);
+}
+__attribute__((noinline)) double
+bench_flow_pass_base(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
+  return read_arena(ctx, b, ts0);
+}
+__attribute__((noinline)) double
+bench_flow_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
+  return read_arena(ctx, b, ts0);
+}
+
+static void print_rate(const char *name, double secs, uint64_t pkts,
+                       double base_ns, const char *note_) {
+  double ns = secs * 1e9 / (double)pkts;
+  printf("%-9s %12.0f pkt/s %8.2f ns/pkt", name, 1e9 / ns, ns);
+  if (base_ns > 0) {
+    printf("   (%+.2f ns/pkt over baseline)", ns - base_ns);
+  }
+  if (note_) {
+    printf("   %s", note_);
+  }
+  putchar('\n');
+}
+
+/* ------------------------------------------------------------ memory */
+
+static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, uint64_t *bytes,
+                   unsigned *nlog, uint64_t (*log)[2]) {
+  uint64_t b0 = cnt.bytes;
+  unsigned i;
+  int rv;
+  cnt.nlog = 0;
+  rv = rtel_ctx_new(pctx, s, NULL, &cmem, NULL);
+  *bytes = cnt.bytes - b0;
+  *nlog = cnt.nlog;
+  for (i = 0; i < cnt.nlog; i++) {
+    log[i][0] = cnt.log[i].nmemb;
+    log[i][1] = cnt.log[i].size;
+  }
+  return rv;
+}
+
+/* Prints the allocations of |full| that |base| does not have: what the
+ * flow table costs. Both logs are in call order and differ by one run of
+ * calls (rtel__flow_init()'s), found as what is left between their common
+ * prefix and common suffix. The names follow rtel__flow_init()'s order
+ * (flow entries and buckets, pairing entries and buckets, PSN index); they
+ * are only given when there are exactly five. */
+static void print_breakdown(uint64_t (*full)[2], unsigned nfull,
+                            uint64_t (*base)[2], unsigned nbase,
+                            uint32_t nflows) {
+  static const char *const names[] = {"flow entries", "flow buckets",
+                                      "pair entries", "pair buckets",
+                                      "PSN index"};
+  unsigned pre = 0, suf = 0, i;
+  while (pre < nfull && pre < nbase && full[pre][0] == base[pre][0] &&
+         full[pre][1] == base[pre][1]) {
+    pre++;
+  }
+  while (suf < nfull - pre && suf < nbase - pre &&
+         full[nfull - 1 - suf][0] == base[nbase - 1 - suf][0] &&
+         full[nfull - 1 - suf][1] == base[nbase - 1 - suf][1]) {
+    suf++;
+  }
+  for (i = pre; i < nfull - suf; i++) {
+    uint64_t n = full[i][0], sz = full[i][1];
+    printf("          %-13s %9llu x %5llu B = %7.1f B/flow\n",
+           nfull - suf - pre == 5 ? names[i - pre] : "allocation",
+           (unsigned long long)n, (unsigned long long)sz,
+           (double)(n * sz) / nflows);
+  }
+}
+
+/* ------------------------------------------------------------ a case */
+
+static double secs_per_case = 1.0;
+static long fixed_passes;
+static int psn_pairing;
+
+static int run_case(uint32_t nflows) {
+  bench b;
+  rtel_settings sb, sf;
+  rtel_ctx *base = NULL, *full = NULL;
+  rtel_ctx_stats st, stb;
+  uint64_t bytes_b, bytes_f, log_b[64][2], log_f[64][2];
+  unsigned nlog_b, nlog_f;
+  rtel_tstamp ts = 1000000000ull;
+  double t_base = 0, t_full = 0, t_first, base_ns;
+  uint64_t pass = 0, npass = 0;
+  uint32_t f;
+  char note_[128];
+  int rv;
+
+  if (bench_init(&b, nflows) != 0) {
+    fprintf(stderr, "bench_flow: out of memory for the arena\n");
+    return 1;
+  }
+  rtel_settings_default(&sb);
+  sb.flow_flags = RTEL_FLOW_DISABLE;
+  sb.nvme_flags = RTEL_NVME_DISABLE;
+  sf = sb;
+  sf.flow_flags = 0;
+  sf.max_flows = nflows;
+  sf.max_qp_pairs = 2 * nflows;
+  sf.flow_idle_timeout = 3600000000000ull; /* no flow ends during the run */
+  if ((rv = new_ctx(&base, &sb, &bytes_b, &nlog_b, log_b)) != 0 ||
+      (rv = new_ctx(&full, &sf, &bytes_f, &nlog_f, log_f)) != 0) {
+    fprintf(stderr, "bench_flow: rtel_ctx_new: %s\n", rtel_strerror(rv));
+    return 1;
+  }
+
+  printf("\nF = %u flows: %zu packets per pass (%zu data, %u per flow, "
+         "RDMA WRITE FIRST+RETH/%u MIDDLE/LAST; %zu ACKs), round robin, "
+         "%d-byte copies of ~%u-byte packets, %zu MB arena; pairs from %s\n",
+         nflows, b.n, b.ndata, b.k, MSG_PKTS - 2, b.nack, SLOT,
+         14 + 20 + 8 + 12 + PAYLOAD + 4, b.n * SLOT >> 20,
+         psn_pairing ? "ACK PSNs" : "RDMA CM");
+  printf("memory    %9.1f B/flow  (rtel_ctx_new: %.1f MB with max_flows = "
+         "%u, max_qp_pairs = %u; %.3f MB with flows disabled)\n",
+         (double)(bytes_f - bytes_b) / nflows, (double)bytes_f / 1e6, nflows,
+         2 * nflows, (double)bytes_b / 1e6);
+  print_breakdown(log_f, nlog_f, log_b, nlog_b, nflows);
+
+  /* connections: RDMA CM REQ/REP, to both contexts (not timed) */
+  if (!psn_pairing) {
+    uint8_t pkt[512];
+    rtel_pkt_info pi;
+    memset(&pi, 0, sizeof(pi));
+    for (f = 0; f < nflows; f++) {
+      int r;
+      for (r = 0; r < 2; r++) {
+        size_t w, len = build_cm(&b, pkt, f, r, &w);
+        pi.ts = ts;
+        pi.wire_len = (uint32_t)w;
+        if (rtel_ctx_read_pkt(base, &pi, pkt, len) != 0 ||
+            rtel_ctx_read_pkt(full, &pi, pkt, len) != 0) {
+          abort();
+        }
+      }
+      ts += TS_STEP;
+    }
+  }
+
+  /* pass 0: the flow context creates its flows */
+  build_pass(&b, pass);
+  bench_flow_pass_warm(base, &b, ts);
+  t_first = bench_flow_pass_first(full, &b, ts);
+  ts += b.n * TS_STEP;
+  pass++;
+  if (rtel_ctx_get_stats(full, &st) != 0 || st.flows_created != nflows ||
+      st.flows_evicted != 0 || st.pkts_roce != st.pkts ||
+      (!psn_pairing && (st.pairs_cm != nflows || st.pairs_evicted != 0))) {
+    fprintf(stderr, "bench_flow: after pass 0: flows_created %llu (want %u), "
+                    "flows_evicted %llu, pairs_cm %llu, pairs_evicted %llu, "
+                    "RoCE %llu of %llu\n",
+            (unsigned long long)st.flows_created, nflows,
+            (unsigned long long)st.flows_evicted,
+            (unsigned long long)st.pairs_cm,
+            (unsigned long long)st.pairs_evicted,
+            (unsigned long long)st.pkts_roce, (unsigned long long)st.pkts);
+    return 1;
+  }
+
+  /* timed passes, the two contexts alternately on the same packets */
+  do {
+    build_pass(&b, pass);
+    t_base += bench_flow_pass_base(base, &b, ts);
+    t_full += bench_flow_pass_full(full, &b, ts);
+    ts += b.n * TS_STEP;
+    pass++;
+    npass++;
+  } while (fixed_passes ? (long)npass < fixed_passes
+                        : t_full < secs_per_case || t_base < secs_per_case);
+
+  if (rtel_ctx_get_stats(full, &st) != 0 ||
+      rtel_ctx_get_stats(base, &stb) != 0) {
+    return 1;
+  }
+  snprintf(note_, sizeof(note_), "(pass 0: creates %u flows)", nflows);
+  print_rate("first", t_first, b.n, 0, note_);
+  base_ns = t_base * 1e9 / (double)(npass * b.n);
+  print_rate("baseline", t_base, npass * b.n, 0, "(decode + counters)");
+  snprintf(note_, sizeof(note_), "(%llu timed passes each)",
+           (unsigned long long)npass);
+  print_rate("flow", t_full, npass * b.n, base_ns, note_);
+  printf("check     flows_created %llu, flows_evicted %llu, flows_active "
+         "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
+         "ctrl_unattributed %llu, allocator calls in timed loops 0\n",
+         (unsigned long long)st.flows_created,
+         (unsigned long long)st.flows_evicted,
+         (unsigned long long)st.flows_active,
+         (unsigned long long)st.pairs_cm, (unsigned long long)st.pairs_psn,
+         (unsigned long long)st.pairs_evicted,
+         (unsigned long long)st.ctrl_unattributed);
+  if (st.flows_created != nflows || st.flows_evicted != 0 ||
+      st.pkts_roce != st.pkts || stb.pkts_roce != stb.pkts ||
+      st.pkts != stb.pkts) {
+    fprintf(stderr, "bench_flow: unexpected counters at the end\n");
+    return 1;
+  }
+  rtel_ctx_del(full);
+  rtel_ctx_del(base);
+  bench_free(&b);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  uint32_t one = 0;
+  int i, rv = 0;
+
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+      fixed_passes = atol(argv[++i]);
+    } else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc) {
+      one = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "-P") == 0) {
+      psn_pairing = 1;
+    } else if (strcmp(argv[i], "-A") == 0) {
+      cnt.align64 = 1;
+    } else if (argv[i][0] != '-') {
+      secs_per_case = atof(argv[i]);
+    } else {
+      fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-A] "
+                      "[SECONDS_PER_CASE]\n");
+      return 2;
+    }
+  }
+  if (fixed_passes < 0) {
+    return 2;
+  }
+  printf("librocetel %s flow benchmark: parse + flow update, one core; "
+         "%u-packet bursts to rtel_ctx_read_pkts(), %u ns apart%s\n",
+         rtel_version(0)->version_str, BURST, TS_STEP,
+         cnt.align64 ? "; 64-byte-aligned allocations" : "");
+  if (one) {
+    return run_case(one);
+  }
+  rv = run_case(1000);
+  if (rv == 0) {
+    rv = run_case(1000000);
+  }
+  return rv;
+}
