@@ -47,14 +47,14 @@ void rtel_settings_default_versioned(int settings_version,
   s.stats_interval = 0;
   s.flow_flags = 0;
   s.max_flows = 4096;
-  s.max_qp_pairs = 4096;
+  s.max_qp_pairs = 0; /* max_flows */
   s.flow_idle_timeout = 100000000u; /* 100 ms */
   s.flow_active_timeout = 0;
   s.hash_seed = 0;
   s.nvme_flags = 0;
   s.max_nvme_queues = 1024;
   s.max_ios = 16384;
-  s.max_io_joins = 16384;
+  s.max_io_joins = 0; /* max_ios */
   s.io_timeout = 5000000000ull;      /* 5 s */
   s.io_join_window = 1000000000ull;  /* 1 s */
   s.nvme_ports[0] = 4420;

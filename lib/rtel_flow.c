@@ -18,10 +18,18 @@
  *   d <= 0  a retransmission. A retransmission that does not continue the
  *           previous one (its PSN is not after the previous packet's)
  *           starts a retransmission episode: one loss event, located
- *           upstream if its PSN lies in the last gap seen (the original
- *           never passed here), downstream otherwise; caused by a NAK if a
+ *           upstream if its PSN lies in an open gap (the original never
+ *           passed here), downstream otherwise; caused by a NAK if a
  *           sequence-error or RNR NAK for the flow was seen since the
- *           previous episode, by a timeout otherwise.
+ *           previous episode, by a timeout otherwise. Two gaps are kept:
+ *           the oldest open one and the latest; with three or more open
+ *           before a resend, the middle ones are forgotten.
+ * A READ RESPONSE flow's PSNs are its requester's, which also numbers its
+ * own SENDs and WRITEs: between two responses a jump is a gap only if it
+ * skips the first PSN of a READ REQUEST seen from the requester (the last
+ * four are remembered); inside a response any jump is.
+ * Timestamps: a flow's first and last times are the earliest and latest
+ * of its packets, so a capture slightly out of order does not wrap FCT.
  *
  * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
  * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
@@ -94,8 +102,8 @@ typedef struct flow {
   rtel_tstamp last_ts;
   uint64_t bytes;
   uint64_t retx_bytes;
-  uint32_t packets;
-  uint32_t retx_packets;
+  uint64_t packets;
+  uint64_t retx_packets;
   uint32_t highest;
   uint32_t last_psn;
   uint32_t gap1_lo; /* PSNs never seen here: the oldest open gap */
@@ -136,7 +144,11 @@ typedef struct flow {
   uint32_t msg_retx_pkts;
   uint32_t msg_reth_len;
   uint8_t msg_op;
-  uint8_t pad[3];
+  uint8_t rq_next;
+  uint8_t rq_n;
+  uint8_t pad;
+  /* READ RESPONSE flows: PSNs of the latest READ REQUESTs seen */
+  uint32_t rq_psn[4];
 } flow;
 
 typedef struct pair {
@@ -264,7 +276,8 @@ static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
 static void fifo_unlink(rtel__flowtab *ft, flow *f);
 
 /* Reports |f| (ending for |end|); an empty flow (restarted by the active
- * timeout, no data since) reports nothing. */
+ * timeout, no data since) reports nothing. A message in progress ends
+ * incomplete with the flow, but goes on across an active restart. */
 static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
   rtel_flow_record r;
   int rv = 0;
@@ -272,7 +285,7 @@ static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
   if (f->packets == 0) {
     return 0;
   }
-  if (f->st & ST_MSG) {
+  if ((f->st & ST_MSG) && end != RTEL_END_ACTIVE) {
     rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE);
   }
   if (rv == 0 && (ctx->cb.on_flow || ctx->alarms.active)) {
@@ -387,7 +400,11 @@ static pair *pair_get(rtel_ctx *ctx, const rtel__qkey *k) {
     return p;
   }
   if (ft->pairs.used == ft->pairs.cap) {
-    rtel__qtab_remove(&ft->pairs, rtel__qtab_oldest(&ft->pairs));
+    pair *old = (pair *)(void *)rtel__qtab_oldest(&ft->pairs);
+    /* NAKs and CNPs it held for a flow never paired are lost */
+    ctx->stats.ctrl_unattributed +=
+        old->naks_seq + old->naks_rnr + old->naks_fatal + old->cnps;
+    rtel__qtab_remove(&ft->pairs, &old->q);
     ctx->stats.pairs_evicted++;
   }
   p = (pair *)(void *)rtel__qtab_insert(&ft->pairs, k, h);
@@ -561,6 +578,11 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (p && p->peer != RTEL_QPN_NONE) {
     mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
     f = flow_find(ft, &k);
+    if (f == NULL && kind == K_CNP) {
+      /* a QP that only answers READs: its data is a response flow */
+      k.qpn |= KEY_RESP;
+      f = flow_find(ft, &k);
+    }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
     } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
@@ -616,6 +638,7 @@ static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
   }
   f->msg_op = op;
   f->msg_first_ts = pi->ts;
+  f->msg_last_ts = pi->ts;
   f->msg_first_psn = hd->psn;
   f->msg_bytes = f->msg_retx_bytes = 0;
   f->msg_pkts = f->msg_retx_pkts = 0;
@@ -647,7 +670,11 @@ static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
   }
   f->msg_pkts++;
   f->msg_bytes += hd->payload_len;
-  f->msg_last_ts = pi->ts;
+  if (pi->ts > f->msg_last_ts) {
+    f->msg_last_ts = pi->ts;
+  } else if (pi->ts < f->msg_first_ts) {
+    f->msg_first_ts = pi->ts;
+  }
   f->msg_last_psn = hd->psn;
   if (cls & P_LAST) {
     return emit_msg(ctx, f,
@@ -682,6 +709,7 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
   ctx->stats.flows_created++;
   ctx->stats.flows_active = ft->flows.used;
   f->first_ts = pi->ts;
+  f->last_ts = pi->ts;
   f->highest = hd->psn;
   f->last_psn = hd->psn;
   f->sport = hd->roce == 2 ? hd->sport : 0;
@@ -719,6 +747,21 @@ static int restart_flow(rtel_ctx *ctx, flow *f, rtel_tstamp now) {
   return rv;
 }
 
+/* Is a jump to |psn| on a READ RESPONSE flow a loss? */
+static int resp_gap(const flow *f, uint32_t psn) {
+  unsigned i;
+  if (f->st & ST_MSG) {
+    return 1; /* inside a response, its PSNs are consecutive */
+  }
+  for (i = 0; i < f->rq_n; i++) {
+    if (psn_diff(f->rq_psn[i], f->highest) > 0 &&
+        psn_diff(f->rq_psn[i], psn) < 0) {
+      return 1; /* the response to that request never passed here */
+    }
+  }
+  return 0;
+}
+
 static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cls) {
   rtel__flowtab *ft = &ctx->ft;
@@ -752,10 +795,10 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     int32_t d = psn_diff(hd->psn, f->highest);
     rtel__qtab_touch(&ft->flows, &f->q);
     if (f->packets == 0) {
-      f->first_ts = pi->ts; /* the first packet since a restart */
+      f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
     }
     if (d > 0) {
-      if (d > 1 && !(f->st & ST_SPAN)) {
+      if (d > 1 && (resp ? resp_gap(f, hd->psn) : !(f->st & ST_SPAN))) {
         uint32_t lo = (f->highest + 1) & PSN_MASK;
         uint32_t hi = (hd->psn - 1) & PSN_MASK;
         f->gaps++;
@@ -804,7 +847,11 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   f->st &= (uint8_t)~ST_SPAN;
   f->last_psn = hd->psn;
-  f->last_ts = pi->ts;
+  if (pi->ts > f->last_ts) {
+    f->last_ts = pi->ts;
+  } else if (pi->ts < f->first_ts) {
+    f->first_ts = pi->ts; /* out of order: FCT spans both */
+  }
   f->packets++;
   f->bytes += hd->payload_len;
   f->ops |= (uint8_t)((cls >> O_SHIFT) & 7u);
@@ -831,14 +878,32 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
  * cannot know), so the next data PSN may jump without a loss. */
 static void req_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd) {
+  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey k;
   flow *f;
+  pair *p;
   mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
-  f = flow_find(&ctx->ft, &k);
+  f = flow_find(ft, &k);
   if (f && psn_diff(hd->psn, f->highest) > 0) {
     f->highest = hd->psn;
     f->last_psn = hd->psn;
     f->st |= ST_SPAN;
+  }
+  /* a READ REQUEST announces the first PSN of its responses, which come
+   * back to the requester's peer QP */
+  if (hd->opcode != 0x0C && hd->opcode != 0xAC) {
+    return;
+  }
+  if ((p = pair_find(ft, &k)) == NULL || p->peer == RTEL_QPN_NONE) {
+    return;
+  }
+  mkkey(&k, pi->obs, hd->dst, hd->src, p->peer | KEY_RESP);
+  if ((f = flow_find(ft, &k)) != NULL) {
+    f->rq_psn[f->rq_next] = hd->psn;
+    f->rq_next = (uint8_t)((f->rq_next + 1) & 3u);
+    if (f->rq_n < 4) {
+      f->rq_n++;
+    }
   }
 }
 

@@ -22,6 +22,8 @@ void cfg_defaults(struct cfg *c)
   snprintf(c->obs[0].name, sizeof c->obs[0].name, "h0");
   c->obs[0].kind = 'h';
   c->pkt_truth = 1;
+  c->msg_truth = 1;
+  c->nic_burst = 4;
   c->pmtu = 4096;
   c->ack_every = 16;
   c->rto = 1000000;
@@ -56,7 +58,7 @@ void cfg_defaults(struct cfg *c)
 enum {
   O_SCENARIO, O_SEED, O_OUT, O_LIST, O_HELP,
   O_HOSTS, O_TARGETS, O_PERLEAF, O_DHOST, O_DSPINE, O_JITTER, O_GBPS,
-  O_OBS, O_CAPSTART, O_SNAPLEN, O_TRUNC, O_DUP, O_ERSPAN, O_IPV6, O_VLAN, O_NOPKT, O_FLOWIDLE,
+  O_OBS, O_CAPSTART, O_SNAPLEN, O_TRUNC, O_DUP, O_ERSPAN, O_IPV6, O_VLAN, O_NOPKT, O_PKT, O_NOMSG, O_BURST, O_FLOWIDLE,
   O_PMTU, O_PSNWRAP, O_ACKEVERY, O_ACKDELAY, O_RTO, O_RNRDELAY, O_CNPINT, O_CMDELAY, O_LOSS, O_LOSSWHERE,
   O_LOSSON, O_ECN, O_FECN, O_RNR, O_NOCM,
   O_WORKLOAD, O_GPUHOSTS, O_QPS, O_MSGSIZE, O_ITER, O_MSGSPERQP, O_OUTST, O_RDMAOP, O_GPUGAP,
@@ -77,7 +79,7 @@ static const struct opt opts[] = {
     {"link-delay", 1, O_DHOST}, {"spine-delay", 1, O_DSPINE}, {"jitter", 1, O_JITTER}, {"gbps", 1, O_GBPS},
     {"obs", 1, O_OBS}, {"capture-start", 1, O_CAPSTART}, {"snaplen", 1, O_SNAPLEN}, {"trunc", 1, O_TRUNC},
     {"dup-rate", 1, O_DUP}, {"erspan", 1, O_ERSPAN}, {"ipv6", 0, O_IPV6}, {"vlan", 1, O_VLAN},
-    {"no-packet-truth", 0, O_NOPKT}, {"flow-idle", 1, O_FLOWIDLE}, {"pmtu", 1, O_PMTU},
+    {"no-packet-truth", 0, O_NOPKT}, {"packet-truth", 0, O_PKT}, {"no-msg-truth", 0, O_NOMSG}, {"nic-burst", 1, O_BURST}, {"flow-idle", 1, O_FLOWIDLE}, {"pmtu", 1, O_PMTU},
     {"psn-wrap", 0, O_PSNWRAP}, {"ack-every", 1, O_ACKEVERY}, {"ack-delay", 1, O_ACKDELAY}, {"rto", 1, O_RTO},
     {"rnr-delay", 1, O_RNRDELAY}, {"cnp-interval", 1, O_CNPINT}, {"cm-delay", 1, O_CMDELAY},
     {"loss", 1, O_LOSS}, {"loss-where", 1, O_LOSSWHERE}, {"loss-on", 1, O_LOSSON}, {"ecn", 1, O_ECN},
@@ -260,6 +262,14 @@ static int set_opt(struct cfg *c, int id, const char *v)
   case O_NOPKT:
     c->pkt_truth = 0;
     return 0;
+  case O_PKT:
+    c->pkt_truth = 1;
+    return 0;
+  case O_NOMSG:
+    c->msg_truth = 0;
+    return 0;
+  case O_BURST:
+    return parse_u32(v, &c->nic_burst, 1, 1024);
   case O_FLOWIDLE:
     return parse_duration(v, &c->flow_idle);
   case O_PMTU:

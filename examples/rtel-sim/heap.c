@@ -1,11 +1,11 @@
-/* heap.c - binary min-heap of events */
+/* heap.c - 4-ary min-heap of events */
 #include "heap.h"
 
 #include <stdlib.h>
 
-static int ev_lt(const struct ev *a, const struct ev *b)
+static inline int ev_lt(const struct ev *a, const struct ev *b)
 {
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+  return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
 int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg)
@@ -18,10 +18,10 @@ int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg)
     h->v = nv;
     h->cap = nc;
   }
-  struct ev e = {t, h->seq++, kind, arg};
+  struct ev e = {t, (h->seq++ << 5) | (kind & 31u), arg};
   size_t i = h->n++;
   while (i > 0) {
-    size_t p = (i - 1) / 2;
+    size_t p = (i - 1) / 4;
     if (!ev_lt(&e, &h->v[p]))
       break;
     h->v[i] = h->v[p];
@@ -38,20 +38,22 @@ int heap_pop(struct heap *h, struct ev *out)
   *out = h->v[0];
   struct ev last = h->v[--h->n];
   size_t n = h->n, i = 0;
+  struct ev *v = h->v;
   for (;;) {
-    size_t l = 2 * i + 1;
-    if (l >= n)
+    size_t c = 4 * i + 1;
+    if (c >= n)
       break;
-    size_t c = l;
-    if (l + 1 < n && ev_lt(&h->v[l + 1], &h->v[l]))
-      c = l + 1;
-    if (!ev_lt(&h->v[c], &last))
+    size_t best = c, end = c + 4 < n ? c + 4 : n;
+    for (size_t k = c + 1; k < end; k++)
+      if (ev_lt(&v[k], &v[best]))
+        best = k;
+    if (!ev_lt(&v[best], &last))
       break;
-    h->v[i] = h->v[c];
-    i = c;
+    v[i] = v[best];
+    i = best;
   }
   if (n)
-    h->v[i] = last;
+    v[i] = last;
   return 1;
 }
 

@@ -95,7 +95,7 @@ static int open_outputs(struct sim *s)
     return -1;
   for (unsigned o = 0; o < s->c.nobs; o++) {
     snprintf(path, sizeof path, "%s/%s.pcap", s->c.out, s->c.obs[o].name);
-    if (pcap_open(&s->pcap[o], path, s->c.snaplen ? s->c.snaplen : 65535) < 0)
+    if (pcap_open(&s->pcap[o], path, s->c.snaplen && !s->c.trunc_mirror ? s->c.snaplen : 65535) < 0)
       return -1;
   }
   snprintf(path, sizeof path, "%s/truth.jsonl", s->c.out);
@@ -211,7 +211,7 @@ static void run(struct sim *s)
     s->now = e.t;
     if (s->now > 3600000000000ull)
       break;
-    switch (e.kind) {
+    switch (EV_KIND(&e)) {
     case EV_NIC:
       rc_nic(s, e.arg);
       break;
@@ -247,8 +247,8 @@ static void run(struct sim *s)
       nvme_timeout(s, e.arg);
       break;
     default:
-      if (e.kind >= EV_OBS0 && e.kind < EV_OBS0 + MAXLINKS) {
-        truth_obs(s, e.arg, e.kind - EV_OBS0);
+      if (EV_KIND(&e) >= EV_OBS0 && EV_KIND(&e) < EV_OBS0 + MAXLINKS) {
+        truth_obs(s, e.arg, EV_KIND(&e) - EV_OBS0);
         pkt_release(s, e.arg);
       }
       break;

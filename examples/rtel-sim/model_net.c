@@ -281,7 +281,11 @@ void net_send(struct sim *s, uint32_t pi)
   /* ECN CE marking at a switch egress (links 1..L-1) */
   p->ce = 0xff;
   if (s->c.ecn > 0 && p->what == W_DATA && rng_chance(&s->rng, s->c.ecn))
+  {
     p->ce = (uint8_t)(1 + rng_below(&s->rng, L - 1));
+    if (s->c.fecn)
+      p->flags |= PF_FECN; /* set by the marking switch, seen downstream of it */
+  }
   p->refs = 0;
   for (unsigned k = 0; k < cn->nobs; k++) {
     unsigned j = obs_pos(cn, p->dir, k, NULL);

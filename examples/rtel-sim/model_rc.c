@@ -206,7 +206,7 @@ static void arm_rto(struct sim *s, uint32_t e)
   if (q->rto_armed || !outstanding(q))
     return;
   q->rto_armed = 1;
-  sim_schedule(s, q->progress + s->c.rto, EV_RTO, e);
+  sim_schedule(s, q->progress + (s->c.rto << q->rto_shift), EV_RTO, e);
 }
 
 static void app_complete(struct sim *s, uint32_t mi)
@@ -312,8 +312,10 @@ static void advance(struct sim *s, uint32_t e)
     if (psn_lt(curpsn, q->una))
       q->cur_off = psn_diff(q->una, m->psn0);
   }
-  if (q->una != old)
+  if (q->una != old) {
     q->progress = s->now;
+    q->rto_shift = 0;
+  }
 }
 
 static void rewind_to(struct sim *s, uint32_t e, uint32_t psn, unsigned cause)
@@ -351,28 +353,28 @@ static void nvme_tx_note(struct sim *s, const struct pkt *p)
     if (p->why == WHY_RETX)
       io->cmd_retx = 1;
     else if ((p->flags & PF_FIRST) && !io->t_cmd_send)
-      io->t_cmd_send = s->now;
+      io->t_cmd_send = p->t_send;
     break;
   case NV_RSP:
     if (p->why == WHY_RETX)
       io->rsp_retx = 1;
     else if ((p->flags & PF_FIRST) && !io->t_rsp_send)
-      io->t_rsp_send = s->now;
+      io->t_rsp_send = p->t_send;
     break;
   case NV_WREQ:
     if (!io->t_q_send)
-      io->t_q_send = s->now;
+      io->t_q_send = p->t_send;
     break;
   case NV_WDATA:
     if (!io->t_p1_send)
-      io->t_p1_send = s->now;
+      io->t_p1_send = p->t_send;
     break;
   default:
     break;
   }
 }
 
-static uint32_t emit_rresp(struct sim *s, uint32_t e)
+static uint32_t emit_rresp(struct sim *s, uint32_t e, uint64_t t)
 {
   struct qp *q = &s->qps[e];
   uint32_t ji = q->rr_head;
@@ -423,7 +425,7 @@ static uint32_t emit_rresp(struct sim *s, uint32_t e)
     q->rsp_any = 1;
   }
   m->refs++;
-  p->t_send = s->now;
+  p->t_send = t;
   if (p->io != NONE)
     nvme_tx_note(s, p);
   j->sent++;
@@ -437,7 +439,7 @@ static uint32_t emit_rresp(struct sim *s, uint32_t e)
   return pi;
 }
 
-static uint32_t emit_req(struct sim *s, uint32_t e)
+static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
 {
   struct qp *q = &s->qps[e];
   uint32_t mi = q->cur;
@@ -537,9 +539,9 @@ static uint32_t emit_req(struct sim *s, uint32_t e)
     q->una = p->psn;
   /* the transport timer runs from the last new transmission or progress */
   if (was_idle || p->why == WHY_NEW)
-    q->progress = s->now;
+    q->progress = t;
   m->refs++;
-  p->t_send = s->now;
+  p->t_send = t;
   if (p->io != NONE)
     nvme_tx_note(s, p);
   net_send(s, pi);
@@ -560,14 +562,18 @@ void rc_nic(struct sim *s, uint32_t node)
     q->in_nic = 0;
     if (!has_work(s, q))
       continue;
-    uint32_t pi;
-    if (q->rr_head != NONE && s->rr[q->rr_head].t_ready <= s->now)
-      pi = emit_rresp(s, e);
-    else
-      pi = emit_req(s, e);
-    uint32_t wire = rc_wire_len(s, &s->pkts[pi]);
+    /* a burst of up to nic_burst packets from this QP, back to back */
+    uint64_t t = s->now;
+    for (uint32_t b = 0; b < s->c.nic_burst && has_work(s, q); b++) {
+      uint32_t pi;
+      if (q->rr_head != NONE && s->rr[q->rr_head].t_ready <= s->now)
+        pi = emit_rresp(s, e, t);
+      else
+        pi = emit_req(s, e, t);
+      t += net_ser_ns(s, rc_wire_len(s, &s->pkts[pi]));
+    }
+    n->nic_busy = t; /* before nic_add(): it may kick */
     nic_add(s, e);
-    n->nic_busy = s->now + net_ser_ns(s, wire);
     if (n->nic_head != NONE && !n->nic_sched) {
       n->nic_sched = 1;
       sim_schedule(s, n->nic_busy, EV_NIC, node);
@@ -862,8 +868,10 @@ void rc_rto(struct sim *s, uint32_t e)
     arm_rto(s, e);
     return;
   }
-  if (s->now >= q->progress + s->c.rto) {
+  if (s->now >= q->progress + (s->c.rto << q->rto_shift)) {
     q->progress = s->now;
+    if (q->rto_shift < 6)
+      q->rto_shift++;
     rewind_to(s, e, q->una, CAUSE_TIMEOUT);
   }
   arm_rto(s, e);

@@ -108,6 +108,7 @@ enum {
   EV_NV_TIMEOUT,/* arg = io: host I/O timeout */
   EV__N
 };
+_Static_assert(EV__N <= 32, "event kinds must fit the heap key's 5 bits");
 
 struct obscfg {
   char name[16];
@@ -140,9 +141,10 @@ struct cfg {
   int ipv6;
   uint16_t vlan;      /* 0 = untagged */
   int pkt_truth;      /* per-packet records */
+  int msg_truth;      /* per-message records */
   uint64_t flow_idle; /* 0 = one flow per key for the whole trace */
   /* transport */
-  uint32_t pmtu;
+  uint32_t pmtu, nic_burst;
   int psn_wrap;
   uint32_t ack_every;
   uint64_t ack_delay, rto, rnr_ns, cnp_interval, cm_delay;
@@ -250,6 +252,7 @@ struct qp {
   uint8_t cause;      /* cause for retransmissions after the last rewind */
   uint8_t in_nic, rto_armed, rnr_wait, ackt_armed, nak_state;
   uint8_t becn_pending;
+  uint8_t rto_shift;  /* exponential back-off of the transport timer */
   uint8_t ready;      /* connection established on this side */
   /* responder */
   uint32_t epsn;      /* expected PSN */

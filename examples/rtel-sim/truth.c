@@ -439,6 +439,8 @@ void truth_rewind(struct sim *s, uint32_t conn, unsigned dir, uint32_t psn, unsi
 
 void truth_msg(struct sim *s, uint32_t mi)
 {
+  if (!s->c.msg_truth)
+    return;
   const struct msg *m = &s->msgs[mi];
   const struct conn *cn = &s->conns[m->conn];
   uint32_t src = m->dir ? cn->b : cn->a, dst = m->dir ? cn->a : cn->b;

@@ -1454,12 +1454,14 @@ START_TEST(t09_cm_mismatch) {
   ck_assert_uint_eq(stats(&e).pairs_cm, 0);
   W(&e, T0, 10, 1000);
   pk(&e, T0 + 500, IP_B, IP_A, QA, OP_SEND_ONLY, 0x900, 0, 100);
+  pk(&e, T0 + 600, IP_B, IP_A, QA, OP_READ_REQ, 0x950, 256, 0);
+  pk(&e, T0 + 700, IP_A, IP_B, QB, OP_RRESP_ONLY, 0x950, 0, 256);
   W(&e, T0 + 1000, 11, 1000);
   bk(&e, T0 + 1500, 12, 0x60); /* held: the pair is not known */
+  ctl(&e, T0 + 1600, IP_A, IP_B, QB, 0x901, 0x22); /* RNR for B -> QA, held */
   ck_assert_uint_eq(stats(&e).pairs_cm, 0);
   cm_rep(&e, T0 + 1800, IP_A, IP_B, QA, QB, 0x2001);
   ck_assert_uint_eq(stats(&e).pairs_cm, 1);
-  ctl(&e, T0 + 1900, IP_A, IP_B, QB, 0x901, 0x22); /* RNR for B -> QA */
   W(&e, T0 + 2000, 12, 1000);
   flush(&e, T0 + 3000);
   fr_init(&x, IP_A, IP_B, QB);
@@ -1473,8 +1475,8 @@ START_TEST(t09_cm_mismatch) {
   x.naks_seq = 1;
   x.messages = 3;
   x.fnr = 1.0 / 3.0;
-  ck_assert_uint_eq(e.c.nfl, 2);
-  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "late REP");
+  ck_assert_uint_eq(e.c.nfl, 3);
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_WRITE), &x, "late REP");
   /* the responder's flow, running when the REP came, is paired too */
   fr_init(&x, IP_B, IP_A, QA);
   fr_paired(&x, QB);
@@ -1486,6 +1488,17 @@ START_TEST(t09_cm_mismatch) {
   x.messages = 1;
   x.fnr = 0.0;
   fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "late REP, reverse");
+  /* and so is the READ RESPONSE flow A -> QB */
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.ops = RTEL_OP_READ_RESP;
+  x.first_ts = x.last_ts = T0 + 700;
+  x.bytes = 256;
+  x.packets = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP), &x,
+           "late REP, READ RESPONSEs");
   env_free(&e);
 }
 END_TEST
@@ -1649,14 +1662,16 @@ START_TEST(t10_psn_pairing_reverse_flow) {
   W(&e, T0 + 1000, 1001, 1000);
   pk(&e, T0 + 1500, IP_B, IP_A, QA, OP_SEND_ONLY, 5000, 0, 100);
   pk(&e, T0 + 1600, IP_B, IP_A, QA, OP_SEND_ONLY, 5001, 0, 100);
+  pk(&e, T0 + 1650, IP_B, IP_A, QA, OP_READ_REQ, 5002, 256, 0);
+  pk(&e, T0 + 1700, IP_A, IP_B, QB, OP_RRESP_ONLY, 5002, 0, 256);
   bk(&e, T0 + 2000, 1000, 0x1F);
   bk(&e, T0 + 2100, 1001, 0x1F);
   ck_assert_uint_eq(stats(&e).pairs_psn, 1);
   ctl(&e, T0 + 2200, IP_A, IP_B, QB, 5000, 0x1F);
   ctl(&e, T0 + 2300, IP_A, IP_B, QB, 5001, 0x1F);
-  ctl(&e, T0 + 2400, IP_A, IP_B, QB, 5002, 0x60);
+  ctl(&e, T0 + 2400, IP_A, IP_B, QB, 5003, 0x60);
   flush(&e, T0 + 3000);
-  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.nfl, 3);
   fr_init(&x, IP_A, IP_B, QB);
   fr_paired(&x, QA);
   x.first_ts = T0;
@@ -1667,7 +1682,17 @@ START_TEST(t10_psn_pairing_reverse_flow) {
   x.fet_bps = UINT64_C(16000000000);
   x.messages = 2;
   x.fnr = 0.0;
-  fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "A->QB");
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_WRITE), &x, "A->QB");
+  fr_init(&x, IP_A, IP_B, QB);
+  fr_paired(&x, QA);
+  x.ops = RTEL_OP_READ_RESP;
+  x.first_ts = x.last_ts = T0 + 1700;
+  x.bytes = 256;
+  x.packets = 1;
+  x.messages = 1;
+  x.fnr = 0.0;
+  fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP), &x,
+           "A->QB READ RESPONSEs");
   fr_init(&x, IP_B, IP_A, QA);
   fr_paired(&x, QB);
   x.ops = RTEL_OP_SEND;
@@ -2058,6 +2083,34 @@ START_TEST(t13_message_across_restart) {
   m.bytes = 4096;
   m.packets = 4;
   mr_check(&e.c.ms[0], &m, "message across the restart");
+  env_free(&e);
+}
+END_TEST
+
+/* After a restart the flow's first_ts is its first packet since, not the
+ * restart time: restart at 1 ms, packets at 1.3 and 1.8 ms. */
+START_TEST(t13_restart_first_ts) {
+  env e;
+  FR x;
+  rtel_settings s;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  W(&e, T0, 10, 1000);
+  W(&e, T0 + 500000, 11, 1000);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + ACT), 0);
+  W(&e, T0 + 1300000, 12, 1000);
+  W(&e, T0 + 1800000, 13, 1000);
+  flush(&e, T0 + 1900000);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  fr_init(&x, IP_A, IP_B, QB);
+  x.first_ts = T0 + 1300000;
+  x.last_ts = T0 + 1800000;
+  x.fct = 500000;
+  x.bytes = 2000;
+  x.packets = 2;
+  x.fet_bps = UINT64_C(32000000); /* 2000 * 8 / 500 us */
+  x.messages = 2;
+  fr_check(&e.c.fl[1], &x, "after restart");
   env_free(&e);
 }
 END_TEST
@@ -2688,6 +2741,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t13_active_boundary);
   tcase_add_test(tc, t13_active_timeout);
   tcase_add_test(tc, t13_message_across_restart);
+  tcase_add_test(tc, t13_restart_first_ts);
   tcase_add_test(tc, t13_active_timeout_late);
   tcase_add_test(tc, t14_messages);
   tcase_add_test(tc, t14_message_retx);
