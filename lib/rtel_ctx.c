@@ -99,7 +99,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     return rv;
   }
   if (mem == NULL) {
-    mem = rtel_mem_default();
+    mem = rtel__mem_default();
   }
   if (!mem->malloc || !mem->free || !mem->calloc || !mem->realloc) {
     return RTEL_ERR_INVALID_ARGUMENT;

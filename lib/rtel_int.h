@@ -21,6 +21,9 @@
 #  define rtel__unlikely(x) (x)
 #endif
 
+/* The default allocator (rtel_mem_default() for the library's own use). */
+const rtel_mem *rtel__mem_default(void);
+
 /* Largest table capacity a setting may ask for. */
 #define RTEL__MAX_TABLE (1u << 26)
 

@@ -79,7 +79,8 @@ static uint16_t csum_fold(uint32_t sum)
   return (uint16_t)~sum;
 }
 
-size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, uint32_t *wire_len)
+size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, uint32_t *wire_len,
+                  uint32_t *frame_len)
 {
   const struct cfg *c = &s->c;
   const struct conn *cn = &s->conns[p->conn];
@@ -168,6 +169,7 @@ size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, 
   q += xl;
   uint32_t hlen = (uint32_t)(q - f);
   uint32_t inner_wire = hlen + plen + pad + 4;
+  *frame_len = inner_wire;
 
   /* explicit payload bytes (the rest is zero) */
   uint8_t exbuf[1100];

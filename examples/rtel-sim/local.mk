@@ -1,1 +1,47 @@
-# fragment: see HACKING.md
+# examples/rtel-sim/local.mk - rtel-sim, the RoCEv2 / NVMe-oF traffic simulator with
+# ground truth (man/rtel-sim.1), and its tests (tests/sim/).  Included from the
+# top-level Makefile.am; it only appends to shared variables.
+#
+# rtel-sim is plain C11 with its own encoder: it must not use the library's
+# parser or headers, because the tests compare the two.
+
+noinst_PROGRAMS += examples/rtel-sim/rtel-sim
+examples_rtel_sim_rtel_sim_SOURCES = \
+	examples/rtel-sim/main.c \
+	examples/rtel-sim/config.c \
+	examples/rtel-sim/scenario.c \
+	examples/rtel-sim/model_net.c \
+	examples/rtel-sim/model_rc.c \
+	examples/rtel-sim/model_cm.c \
+	examples/rtel-sim/model_gpu.c \
+	examples/rtel-sim/model_nvme.c \
+	examples/rtel-sim/truth.c \
+	examples/rtel-sim/encode.c \
+	examples/rtel-sim/crc.c \
+	examples/rtel-sim/crc.h \
+	examples/rtel-sim/rng.c \
+	examples/rtel-sim/rng.h \
+	examples/rtel-sim/heap.c \
+	examples/rtel-sim/heap.h \
+	examples/rtel-sim/out.c \
+	examples/rtel-sim/out.h \
+	examples/rtel-sim/sim.h
+examples_rtel_sim_rtel_sim_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
+examples_rtel_sim_rtel_sim_LDADD = -lm
+
+RTEL_SIM_TESTS = \
+	tests/sim/sim-cli.sh \
+	tests/sim/sim-man.sh \
+	tests/sim/sim-determinism.sh \
+	tests/sim/sim-icrc.sh \
+	tests/sim/sim-truth.sh \
+	tests/sim/sim-tshark.sh
+TESTS += $(RTEL_SIM_TESTS)
+check_SCRIPTS += $(RTEL_SIM_TESTS)
+EXTRA_DIST += \
+	$(RTEL_SIM_TESTS) \
+	tests/sim/simcheck.py \
+	tests/sim/sim_truth.py \
+	tests/sim/sim_tshark.py \
+	tests/sim/sim_icrc.py \
+	man/rtel-sim.1

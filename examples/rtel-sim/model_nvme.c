@@ -118,7 +118,7 @@ static uint32_t new_cmd(struct sim *s, uint32_t qi, unsigned kind)
         io->inv = rng_below(&s->rng, 100) < c->inv_pct;
     } else
       io->sgl_null = 1;
-    io->stall = rng_chance(&s->rng, c->stall_rate);
+    io->stall = (uint8_t)rng_chance(&s->rng, c->stall_rate);
     break;
   }
   case IOK_CONNECT:

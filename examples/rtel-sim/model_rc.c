@@ -163,7 +163,7 @@ uint32_t rc_wire_len(const struct sim *s, const struct pkt *p)
   uint32_t l3 = s->c.ipv6 ? 40 : 20;
   uint32_t pad = (4 - (p->len & 3)) & 3;
   uint32_t pl = p->opcode == OP_CNP ? 16 : p->len + pad;
-  return 14 + (s->c.vlan ? 4 : 0) + l3 + 8 + 12 + ext_len(p->opcode) + pl + 4;
+  return 14u + (s->c.vlan ? 4u : 0u) + l3 + 8 + 12 + ext_len(p->opcode) + pl + 4;
 }
 
 void nic_kick(struct sim *s, uint32_t node)

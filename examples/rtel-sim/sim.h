@@ -474,7 +474,8 @@ void truth_finish(struct sim *s);
 struct flowacc *flow_at(struct sim *s, uint32_t conn, unsigned dir, unsigned k);
 
 /* encode.c */
-size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, uint32_t *wire_len);
+size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, uint32_t *orig_len,
+                  uint32_t *frame_len);
 
 /* scenario.c / config.c */
 void cfg_defaults(struct cfg *c);

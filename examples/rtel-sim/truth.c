@@ -128,7 +128,7 @@ static int flow_has_any(const struct flowacc *f)
 /* ------------------------------------------------------------ packet */
 
 static void pkt_record(struct sim *s, const struct pkt *p, unsigned o, uint64_t frame, uint64_t ts,
-                       uint32_t wire, uint32_t cap, int ce, int fecn, int dup)
+                       uint32_t orig, uint32_t cap, uint32_t wire, int ce, int fecn, int dup)
 {
   const struct conn *cn = &s->conns[p->conn];
   uint32_t src = p->dir ? cn->b : cn->a, dst = p->dir ? cn->a : cn->b;
@@ -160,6 +160,8 @@ static void pkt_record(struct sim *s, const struct pkt *p, unsigned o, uint64_t 
   q = j_u64(q, p->opcode == OP_CNP ? 0 : p->len);
   q = j_key(q, "wire");
   q = j_u64(q, wire);
+  q = j_key(q, "orig");
+  q = j_u64(q, orig);
   q = j_key(q, "cap");
   q = j_u64(q, cap);
   q = j_key(q, "ce");
@@ -321,8 +323,8 @@ void truth_obs(struct sim *s, uint32_t pi, unsigned k)
   unsigned o = cn->obs_id[k];
   if (s->now < s->c.capture_start)
     return;
-  uint32_t wire;
-  size_t cap = encode_pkt(s, p, k, s->fbuf, &wire);
+  uint32_t orig, wire;
+  size_t cap = encode_pkt(s, p, k, s->fbuf, &orig, &wire);
   uint64_t ts = obs_ts(s, o, s->now);
   unsigned link;
   obs_pos(cn, p->dir, k, &link);
@@ -330,14 +332,14 @@ void truth_obs(struct sim *s, uint32_t pi, unsigned k)
   int fecn = ce && s->c.fecn;
   int copies = 1 + (s->c.dup_rate > 0 && rng_chance(&s->rng, s->c.dup_rate));
   for (int c = 0; c < copies; c++) {
-    pcap_record(&s->pcap[o], ts, s->fbuf, (uint32_t)cap, wire);
+    pcap_record(&s->pcap[o], ts, s->fbuf, (uint32_t)cap, orig);
     uint64_t frame = ++s->frames[o];
     s->frames_total++;
     if (c)
       s->dup_frames++;
     account(s, p, k, o, ts, ce, fecn, c);
     if (s->c.pkt_truth)
-      pkt_record(s, p, o, frame, ts, wire, (uint32_t)cap, ce, fecn, c);
+      pkt_record(s, p, o, frame, ts, orig, (uint32_t)cap, wire, ce, fecn, c);
   }
 }
 

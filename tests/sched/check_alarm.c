@@ -17,7 +17,7 @@
 #define A_IP 0x0A000001u
 #define B_IP 0x0A000002u
 #define C_IP 0x0A000003u
-#define IDLE 1000u
+#define IDLE 10000000u /* longer than every FCT below */
 
 #define R_ RTEL_ALARM_RAISED
 #define C_ RTEL_ALARM_CLEARED
@@ -179,8 +179,8 @@ START_TEST(test_fct_port_scope) {
   w[1] = (want){RTEL_METRIC_FCT, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, R_,
                 1600, 1000};
   ck_alarms(&h, m, w, 2);
-  /* 1200: clears neither (pair: > 1350; port: > 900) */
-  m = flow_fct(&h, &t, IDLE, 3, A_IP, C_IP, 0x16, 1200, 64);
+  /* 1400: clears neither (pair: > 1350; port: > 900) */
+  m = flow_fct(&h, &t, IDLE, 3, A_IP, C_IP, 0x16, 1400, 64);
   ck_alarms(&h, m, w, 0);
   /* 1000: clears the pair only */
   m = flow_fct(&h, &t, IDLE, 3, A_IP, C_IP, 0x17, 1000, 64);
@@ -452,6 +452,74 @@ START_TEST(test_iol_dal_dpl) {
   ck_alarms(&h, m, w, 3);
   ck_assert_uint_eq(h_stats(&h).alarms_raised, 3);
   ck_assert_uint_eq(h_stats(&h).alarms_cleared, 2);
+  h_free(&h);
+}
+END_TEST
+
+/* "Flow records cut short (end truncated or evicted) are not judged":
+ * neither raised nor cleared by them. */
+START_TEST(test_cut_flows_not_judged) {
+  H h;
+  rtel_settings st;
+  static const uint32_t ids[2] = {1, 2};
+  const rtel_tstamp S = 100000, P0 = 3000000;
+  size_t m;
+
+  rtel_settings_default(&st);
+  st.flow_idle_timeout = 10000;
+  st.max_flows = 2;
+  h_init(&h, &st);
+  h.ids = ids;
+  h.nids = 2;
+  h_add_port(&h, 1, 0);
+  h_add_port(&h, 2, 0);
+  ck_assert_int_eq(
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 1000),
+      0);
+  /* evicted: FCT 2000 */
+  h_data(&h, 1000, 1, A_IP, B_IP, 0x10, 0, 64);
+  h_data(&h, 3000, 1, A_IP, B_IP, 0x10, 1, 64);
+  h_data(&h, 3100, 1, A_IP, B_IP, 0x11, 0, 64);
+  m = h.n;
+  h_data(&h, 3200, 1, A_IP, B_IP, 0x12, 0, 64);
+  ck_assert_uint_eq(h_count(&h, m, EV_FLOW), 1);
+  ck_assert_uint_eq(h_nth(&h, m, EV_FLOW, 0)->flow.end, RTEL_END_EVICTED);
+  ck_assert_uint_eq(h_nth(&h, m, EV_FLOW, 0)->flow.fct, 2000);
+  ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
+  h_advance(&h, 2000000);
+  ck_assert_uint_eq(h_count(&h, 0, EV_ALARM), 0);
+
+  /* truncated: FCT 5000 on port 1, cut at the end of slot 0 */
+  ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 1, S, 0, P0), 0); /* {1} */
+  h_data(&h, P0 + 90000, 1, A_IP, B_IP, 0x13, 0, 64);
+  h_data(&h, P0 + 95000, 1, A_IP, B_IP, 0x13, 1, 64);
+  m = h.n;
+  h_advance(&h, P0 + S + 1); /* {2} */
+  ck_assert_uint_eq(h_count(&h, m, EV_FLOW), 1);
+  ck_assert_uint_eq(h_nth(&h, m, EV_FLOW, 0)->flow.end, RTEL_END_TRUNCATED);
+  ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
+
+  /* a complete flow raises: the threshold is live */
+  h_advance(&h, P0 + 2 * S); /* {1} */
+  ck_assert_int_eq(rtel_ctx_port_measured(h.ctx, 1), 1);
+  h_data(&h, P0 + 2 * S + 100, 1, A_IP, B_IP, 0x14, 0, 64);
+  h_data(&h, P0 + 2 * S + 2100, 1, A_IP, B_IP, 0x14, 1, 64);
+  m = h.n;
+  h_advance(&h, P0 + 2 * S + 50000);
+  ck_one(&h, m, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, R_, 2000, 1000);
+  /* a truncated one-packet flow (FCT 0) does not clear it */
+  h_data(&h, P0 + 2 * S + 95000, 1, A_IP, B_IP, 0x15, 0, 64);
+  m = h.n;
+  h_advance(&h, P0 + 3 * S); /* {2} */
+  ck_assert_uint_eq(h_count(&h, m, EV_FLOW), 1);
+  ck_assert_uint_eq(h_nth(&h, m, EV_FLOW, 0)->flow.end, RTEL_END_TRUNCATED);
+  ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
+  /* a complete one does */
+  h_advance(&h, P0 + 4 * S); /* {1} */
+  h_data(&h, P0 + 4 * S + 100, 1, A_IP, B_IP, 0x16, 0, 64);
+  m = h.n;
+  h_advance(&h, P0 + 4 * S + 50000);
+  ck_one(&h, m, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, C_, 0, 1000);
   h_free(&h);
 }
 END_TEST
@@ -777,6 +845,7 @@ Suite *alarm_suite(void) {
   tcase_add_test(tc, test_retx_ratio);
   tcase_add_test(tc, test_cnp_rate);
   tcase_add_test(tc, test_iol_dal_dpl);
+  tcase_add_test(tc, test_cut_flows_not_judged);
   tcase_add_test(tc, test_threshold_remove);
   tcase_add_test(tc, test_threshold_readd_consistent);
   tcase_add_test(tc, test_invalid_args);

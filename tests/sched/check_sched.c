@@ -11,6 +11,7 @@
  *  alarm   thresholds, hysteresis, scopes, baselines (check_alarm.c)
  *  agg     I/O aggregates and their latency quantiles (check_agg.c)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,17 @@ START_TEST(test_sched_random) {
 
   rng_seed(&r, 0x5C4ED000ull + (uint64_t)_i * 7919u);
   n = 1 + (uint32_t)rng_below(&r, 100);
-  per = 1 + (uint32_t)rng_below(&r, n + 3);
+  switch (rng_below(&r, 3)) {
+  case 0: /* anywhere in 1 .. N + 3 */
+    per = 1 + (uint32_t)rng_below(&r, n + 3);
+    break;
+  case 1: /* few seats: long windows, tight bounds */
+    per = 1 + (uint32_t)rng_below(&r, 3);
+    break;
+  default: /* around N */
+    per = n + 3 - (uint32_t)rng_below(&r, n < 6 ? n + 3 : 6);
+    break;
+  }
   if (rng_below(&r, 10) == 0) {
     slot = 1 + rng_below(&r, 8);
   } else {
@@ -163,7 +174,18 @@ START_TEST(test_sched_random) {
     }
     slot = 3 + rng_below(&r, p10);
   }
-  prio = rng_below(&r, 2) ? 1 + rng_below(&r, 4 * slot) : 0;
+  switch (rng_below(&r, 4)) {
+  case 0:
+  case 1:
+    prio = 0;
+    break;
+  case 2:
+    prio = 1 + rng_below(&r, 4 * slot);
+    break;
+  default: /* every alarm stays young: the priority seat is always taken */
+    prio = UINT64_C(1) << 50;
+    break;
+  }
   alarms = prio ? rng_below(&r, 5) != 0 : rng_below(&r, 3) == 0;
   idle = 1 + rng_below(&r, 2 * slot + 2);
 
@@ -193,6 +215,19 @@ START_TEST(test_sched_random) {
                         h_stats(&s.h).flows_active > 0,
                     1);
   sim_finish(&s);
+  if (getenv("SCHED_VERBOSE")) {
+    fprintf(stderr,
+            "config %d: N=%u P=%u slot=%llu prio=%llu alarms=%d idle=%llu "
+            "slots=%llu raised=%llu cleared=%llu prio-checks=%llu "
+            "truncated=%llu unscheduled=%llu\n",
+            _i, n, per, (unsigned long long)slot, (unsigned long long)prio,
+            alarms, (unsigned long long)idle,
+            (unsigned long long)s.nevents, (unsigned long long)s.nraised,
+            (unsigned long long)s.ncleared,
+            (unsigned long long)s.prio_checks,
+            (unsigned long long)s.trunc_records,
+            (unsigned long long)s.exp_unsched);
+  }
   sim_free(&s);
 }
 END_TEST
@@ -409,58 +444,8 @@ START_TEST(test_prio_p1_parity) {
 END_TEST
 
 /* "a port whose alarm was raised less than alarm_priority ns ago may take
- * one seat of a slot out of turn". Here the alarm is raised when port 2
- * stops at T+1000 (its flow is delivered truncated and crosses the FCT
- * threshold); at T+2000 it is 1000 ns old, below alarm_priority = 1500, so
- * port 2 must get a seat in slot 2 (the round robin alone gives {5, 6}). */
-START_TEST(test_prio_window_from_raise_trunc) {
-  H h;
-  static const uint32_t ids[6] = {1, 2, 3, 4, 5, 6};
-  rtel_settings st;
-  const rtel_tstamp T = 10000;
-  size_t i, m;
-  entry *e;
-  uint32_t got[6];
-  size_t ng;
-
-  rtel_settings_default(&st);
-  st.flow_idle_timeout = 1000000;
-  h_init(&h, &st);
-  h.ids = ids;
-  h.nids = 6;
-  for (i = 0; i < 6; i++) {
-    h_add_port(&h, ids[i], 0);
-  }
-  ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10),
-      0);
-  ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 2, 1000, 1500, T), 0);
-  h_data(&h, T + 50, 2, A_IP, B_IP, 0x222, 0, 100);
-  h_data(&h, T + 100, 2, A_IP, B_IP, 0x222, 1, 100);
-  m = h.n;
-  h_advance(&h, T + 1000);
-  e = one_event(&h, m);
-  ck_set(e->started, e->nstarted, (const uint32_t[]){3, 4}, 2, "started",
-         1);
-  ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 1);
-  e = h_nth(&h, m, EV_ALARM, 0);
-  ck_assert_uint_eq(e->alarm.port, 2);
-  ck_assert_uint_eq(e->call_now, T + 1000); /* raised now */
-  m = h.n;
-  h_advance(&h, T + 2000);
-  (void)one_event(&h, m);
-  ng = measured_now(&h, ids, 6, got);
-  ck_assert_msg(has_id(got, ng, 2),
-                "slot 2 at T+2000: port 2's alarm was raised at T+1000 "
-                "(1000 ns ago, alarm_priority 1500) but port 2 has no seat "
-                "(measured: %u %u)",
-                got[0], ng > 1 ? got[1] : 0);
-  h_free(&h);
-}
-END_TEST
-
-/* Same rule, alarm raised by a flow that ends idle: five ports, three
- * seats; port 1 is measured in slots 0 and 1, its flow (last packet T+100)
+ * one seat of a slot out of turn". An alarm is raised when its record is
+ * delivered: for a flow, when it ends. Five ports, three seats; port 1 is measured in slots 0 and 1, its flow (last packet T+100)
  * ends idle at T+1300 and raises the alarm then; at T+2000 the alarm is
  * 700 ns old (alarm_priority 1500): port 1 must have a seat in slot 2
  * (the round robin alone gives {2, 3, 4}). */
@@ -912,6 +897,50 @@ START_TEST(test_truncation_untouched) {
 }
 END_TEST
 
+/* An I/O belongs to the port of its command (not of the packet that
+ * revealed its queue): the queue is opened on port 1, a read is sent on
+ * port 2 while port 2 is measured; when port 2 stops, the read is
+ * truncated with port 2's coverage window, although port 1 is measured. */
+START_TEST(test_truncation_io_command_port) {
+  H h;
+  static const uint32_t ids[2] = {1, 2};
+  rtel_settings st;
+  const rtel_tstamp T = 100000, S = 10000;
+  nvq q = {1, 0x0A010001u, 0x0A020001u, 0x11, 0x22, 100, 500};
+  size_t m;
+  entry *e;
+
+  rtel_settings_default(&st);
+  st.flow_idle_timeout = 1000000000;
+  st.io_timeout = 1000000000000ull;
+  h_init(&h, &st);
+  h.ids = ids;
+  h.nids = 2;
+  h_add_port(&h, 1, 0);
+  h_add_port(&h, 2, 0);
+  nv_connect(&h, &q, 1000, 1, 1);
+  nv_rsp(&h, &q, 1100, 1, 0);
+  ck_assert_uint_eq(h_count(&h, 0, EV_IO), 1);
+  ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 1, S, 0, T), 0); /* {1} */
+  h_advance(&h, T + S);                                           /* {2} */
+  ck_assert_int_eq(rtel_ctx_port_measured(h.ctx, 2), 1);
+  q.port = 2;
+  nv_cmd(&h, &q, T + S + 100, RTEL_NVME_OP_READ, 7, 1, 0, 0xAD000000ull,
+         4096, 0x79);
+  m = h.n;
+  h_advance(&h, T + 2 * S); /* {1}: port 2 stops */
+  ck_assert_uint_eq(h_count(&h, m, EV_IO), 1);
+  e = h_nth(&h, m, EV_IO, 0);
+  ck_assert_uint_eq(e->io.state, RTEL_IO_TRUNCATED);
+  ck_assert_uint_eq(e->io.cid, 7);
+  ck_assert_uint_eq(e->io.port, 2);
+  ck_assert_uint_eq(e->io.coverage_start, T + S);
+  ck_assert_uint_eq(e->io.coverage_end, T + 2 * S);
+  ck_assert_uint_eq(e->io.t_cmd, T + S + 100);
+  h_free(&h);
+}
+END_TEST
+
 /* ------------------------------------------------------------- unregistered */
 
 /* Full mode measures unregistered ports; polling mode does not. A flow of
@@ -1063,7 +1092,6 @@ Suite *sched_suite(void) {
   tc = tcase_create("priority");
   tcase_add_test(tc, test_prio_basic);
   tcase_add_test(tc, test_prio_p1_parity);
-  tcase_add_test(tc, test_prio_window_from_raise_trunc);
   tcase_add_test(tc, test_prio_window_from_raise_idle);
   suite_add_tcase(s, tc);
   return s;
@@ -1080,6 +1108,7 @@ Suite *mode_suite(void) {
   tc = tcase_create("truncation");
   tcase_add_test(tc, test_truncation_flow_io);
   tcase_add_test(tc, test_truncation_untouched);
+  tcase_add_test(tc, test_truncation_io_command_port);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("ports");

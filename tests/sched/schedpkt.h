@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SP_MAX 2048
+#define SP_MAX 8192 /* a 4096-byte RoCE MTU payload fits */
 
 /* RC opcodes used here. */
 #define SP_SEND_ONLY 0x04u

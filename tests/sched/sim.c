@@ -499,13 +499,16 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 void sim_set(sim *s, uint32_t mode, uint32_t per, rtel_tstamp slot_ns,
              rtel_tstamp prio, rtel_tstamp now) {
   uint32_t i;
+  sim_traffic(s, now);
   if (mode == RTEL_SCHED_POLL && s->mode == RTEL_SCHED_FULL &&
       s->unreg_quiet >= now) {
-    /* let the unregistered ports' flows end first (see the dedicated
-     * tests for what happens to them otherwise) */
+    /* let the unregistered ports' flows end first, without new traffic
+     * (the dedicated tests check what happens to them otherwise) */
     now = s->unreg_quiet + 1;
+    h_advance(&s->h, now);
+    process(s);
+    s->t = now;
   }
-  sim_traffic(s, now);
   if (mode == RTEL_SCHED_POLL) {
     if (!s->polled) {
       s->rr_known = 1; /* a fresh context begins with the first port */

@@ -58,7 +58,9 @@ def check_frames(name, out, recs, meta):
             check(ts == r["ts"], "%s: ts %d != %d" % (where, ts, r["ts"]))
             check(ts >= last, "%s: timestamps go back" % where)
             last = ts
-            check(cap == r["cap"] and orig == r["wire"], "%s: lengths %d/%d vs %d/%d" % (where, cap, orig, r["cap"], r["wire"]))
+            check(cap == r["cap"] and orig == r["orig"], "%s: lengths %d/%d vs %d/%d" % (where, cap, orig, r["cap"], r["orig"]))
+            olen = {0: 0, 2: 50, 3: 54}[meta["erspan"]]
+            check(r["wire"] + olen >= cap, "%s: wire length below the captured length" % where)
             d = decode(data)
             check(d["src"] == r["src"] and d["dst"] == r["dst"], "%s: addresses" % where)
             if meta["vlan"]:
@@ -67,7 +69,7 @@ def check_frames(name, out, recs, meta):
                 check(d["erspan"] == meta["erspan"], "%s: ERSPAN type" % where)
             check(d["ttl"] < 64 or d["ttl"] == 64, "%s: TTL" % where)
             if d["opcode"] is None:
-                check(cap < r["wire"], "%s: BTH missing in an untruncated frame" % where)
+                check(cap < r["wire"] + olen, "%s: BTH missing in an untruncated frame" % where)
                 continue
             check(d["opcode"] == r["op"] and d["psn"] == r["psn"] and d["dqpn"] == r["dqpn"],
                   "%s: BTH %s/%s/%s vs record %s/%s/%s" % (where, d["opcode"], d["psn"], d["dqpn"], r["op"], r["psn"], r["dqpn"]))
@@ -75,8 +77,9 @@ def check_frames(name, out, recs, meta):
             check(d["fecn"] == r["fecn"] and d["becn"] == r["becn"], "%s: FECN/BECN" % where)
             if "paylen" in d:
                 check(d["paylen"] == r["len"], "%s: payload length %d vs %d" % (where, d["paylen"], r["len"]))
-            check(d["complete"] == (cap == r["wire"] and not d.get("erspan_t")) or meta["trunc"] == "mirror",
-                  "%s: completeness" % where)
+            check(d["complete"] == (cap >= r["wire"] + olen), "%s: completeness" % where)
+            if meta["erspan"]:
+                check(d.get("erspan_t", 0) == (cap < r["wire"] + olen and meta["trunc"] == "mirror"), "%s: ERSPAN T bit" % where)
             if d["complete"]:
                 off = d.get("inner_off", 0)
                 inner = data[off:]
