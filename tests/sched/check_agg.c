@@ -167,11 +167,89 @@ START_TEST(test_agg_quantiles) {
 }
 END_TEST
 
+/* Reporting periods of report_interval, aligned to the first packet: one
+ * report per aggregate that saw an I/O, none for an empty period, and a
+ * late caller gets one report covering the periods that ended. Timeouts
+ * and NVMe errors are counted. */
+START_TEST(test_agg_periods) {
+  H h;
+  rtel_settings st;
+  const rtel_tstamp T0 = 5000, IV = 1000000;
+  nvq q = {6, 0x0A010001u, 0x0A020001u, 0x11, 0x22, 100, 500};
+  size_t m, i;
+
+  rtel_settings_default(&st);
+  st.report_interval = IV;
+  st.io_timeout = 100000;
+  h_init(&h, &st);
+  nv_connect(&h, &q, T0, 1, 1);
+  nv_rsp(&h, &q, T0 + 10, 1, 0);
+  /* period 1: a read (IOL 2000), a write (IOL 3000) with an error */
+  nv_cmd(&h, &q, 10000, RTEL_NVME_OP_READ, 2, 1, 0, 0xC0000000ull, 4096, 1);
+  nv_wdata(&h, &q, 11000, 0xC0000000ull, 1, 4096);
+  nv_rsp(&h, &q, 12000, 2, 0);
+  nv_cmd(&h, &q, 20000, RTEL_NVME_OP_WRITE, 3, 2, 0, 0xC1000000ull, 4096, 2);
+  {
+    uint32_t psn = nv_rdreq(&h, &q, 20500, 0xC1000000ull, 2, 4096);
+    nv_rdresp(&h, &q, 21500, psn, 4096);
+  }
+  nv_rsp(&h, &q, 23000, 3, 0x0281);
+  m = h.n;
+  h_advance(&h, T0 + IV);
+  /* read: nsid 1 and all; write: nsid 2 and all */
+  ck_assert_uint_eq(h_count(&h, m, EV_AGG), 4);
+  for (i = 0; i < 4; i++) {
+    const rtel_io_aggregate *a = &h_nth(&h, m, EV_AGG, i)->agg;
+    int wr = a->opcode == RTEL_NVME_OP_WRITE;
+    ck_assert_uint_eq(a->period_start, T0);
+    ck_assert_uint_eq(a->period_end, T0 + IV);
+    ck_assert_uint_eq(a->count, 1);
+    ck_assert_uint_eq(a->bytes, 4096);
+    ck_assert(a->nsid == RTEL_NSID_ALL || a->nsid == (wr ? 2u : 1u));
+    ck_assert_uint_eq(a->errors, (uint64_t)wr);
+    ck_assert_uint_eq(a->timeouts, 0);
+    ck_assert_int_eq(a->iol.p50, wr ? 3000 : 2000);
+    ck_assert_int_eq(a->iol.max, wr ? 3000 : 2000);
+    ck_assert_int_eq(a->dal.min, wr ? 500 + 1500 : 1000);
+    ck_assert_uint_eq(a->dpl.count, (uint64_t)wr);
+    if (wr) {
+      ck_assert_int_eq(a->dpl.mean, 1000);
+    }
+  }
+  /* period 2: nothing, no report */
+  m = h.n;
+  h_advance(&h, T0 + 2 * IV);
+  ck_assert_uint_eq(h_count(&h, m, EV_AGG), 0);
+  /* period 3: a read; one without a response; then a late call at the
+   * middle of period 5 */
+  nv_cmd(&h, &q, T0 + 2 * IV + 100, RTEL_NVME_OP_READ, 4, 1, 8,
+         0xC2000000ull, 4096, 3);
+  nv_rsp(&h, &q, T0 + 2 * IV + 5100, 4, 0);
+  nv_cmd(&h, &q, T0 + 2 * IV + 6000, RTEL_NVME_OP_READ, 5, 1, 16,
+         0xC3000000ull, 4096, 4);
+  m = h.n;
+  h_expire(&h, T0 + 4 * IV + IV / 2);
+  ck_assert_uint_eq(h_count(&h, m, EV_AGG), 2);
+  for (i = 0; i < 2; i++) {
+    const rtel_io_aggregate *a = &h_nth(&h, m, EV_AGG, i)->agg;
+    ck_assert_uint_eq(a->opcode, RTEL_NVME_OP_READ);
+    ck_assert_uint_eq(a->period_start, T0 + 2 * IV);
+    ck_assert_uint_eq(a->period_end, T0 + 4 * IV);
+    ck_assert_uint_eq(a->count, 1);
+    ck_assert_uint_eq(a->timeouts, 1);
+    ck_assert_int_eq(a->iol.p999, 5000);
+  }
+  ck_assert_uint_eq(rtel_ctx_get_expiry(h.ctx), T0 + 5 * IV);
+  h_free(&h);
+}
+END_TEST
+
 Suite *agg_suite(void) {
   Suite *s = suite_create("agg");
   TCase *tc = tcase_create("quantiles");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_agg_quantiles, 0, 40);
+  tcase_add_test(tc, test_agg_periods);
   suite_add_tcase(s, tc);
   return s;
 }
