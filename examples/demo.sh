@@ -1,7 +1,7 @@
 #!/bin/sh
 # The README's first command: installs what a fresh Debian 12 machine
 # lacks, builds libroceTel and rtel-analyze, and runs the analyzer on the
-# bundled sample capture (made by rtel-sim, see examples/data/README).
+# bundled sample capture (examples/data/README.md says how it was made).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/install-deps.sh" build
@@ -13,6 +13,10 @@ mkdir -p build/demo
 cd build/demo
 [ -f Makefile ] || "$top/configure" -q
 make -j2 >/dev/null
-set -x
-./examples/rtel-analyze --packets "$top/examples/data/sample.pcap" | head -n 25
-./examples/rtel-analyze "$top/examples/data/sample.pcap"
+sample=$top/examples/data/sample.pcap
+run() { echo; echo "\$ rtel-analyze $*"; ./examples/rtel-analyze "$@"; }
+run --packets "$sample" | head -n 12
+run --flows "$sample"
+run --ios "$sample" | head -n 12
+run --summary "$sample"
+run --stats "$sample"

@@ -1,4 +1,5 @@
 # examples/local.mk - programs around the library (see HACKING.md)
+EXTRA_DIST += examples/demo.sh examples/data/sample.pcap examples/data/README.md
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c

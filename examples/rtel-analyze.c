@@ -954,7 +954,7 @@ static void print_stats(const options *opt, const char *obs,
   }
   printf("== %s ==\n", obs);
   for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-    printf("  %-16s %12" PRIu64 "\n", rows[i].name, rows[i].v);
+    printf("  %-22s %12" PRIu64 "\n", rows[i].name, rows[i].v);
   }
   for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
     if (st->malformed[i]) {

@@ -817,7 +817,8 @@ static int join_offer(rtel_ctx *ctx, const rtel_io_record *r) {
   uint32_t h = join_hash(r), i;
   njoin *j;
 
-  if (role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
+  /* one observation point so far: nothing to join with */
+  if (!n->multi_obs || role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
     return 0;
   }
   for (i = n->join_buckets[h & n->join_mask]; i != RTEL__NIL;
@@ -1194,7 +1195,13 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     return 0;
   }
   if (pi->ts > n->now || n->now == 0) {
+    if (n->now == 0) {
+      n->first_obs = pi->obs;
+    }
     n->now = pi->ts;
+  }
+  if (rtel__unlikely(pi->obs != n->first_obs)) {
+    n->multi_obs = 1; /* joins become possible */
   }
   /* NVMe-oF runs on RC QPs */
   if (op > 0x1f || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |

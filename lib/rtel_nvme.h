@@ -63,6 +63,8 @@ typedef struct rtel__nvme {
   uint8_t role[64];
 
   rtel_tstamp now; /* latest packet time seen */
+  uint32_t first_obs; /* the first observation point seen ... */
+  uint32_t multi_obs; /* ... and whether another one was seen since */
 } rtel__nvme;
 
 int rtel__nvme_init(struct rtel_ctx *ctx);

@@ -916,7 +916,8 @@ typedef struct rtel_ctx_stats {
   uint64_t nvme_data_unmatched;
   /** Retransmitted capsules ignored (same PSN seen before). */
   uint64_t nvme_capsule_dups;
-  /** Segmented records delivered, and completed I/Os that found no twin. */
+  /** Segmented records delivered, and completed I/Os that found no twin
+   * (counted only once a second observation point has been seen). */
   uint64_t segments;
   uint64_t io_join_unmatched;
   /** I/Os not aggregated because the aggregation table was full. */
