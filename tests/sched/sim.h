@@ -27,7 +27,8 @@ typedef struct sim {
   rtel_tstamp cur_start, cur_end; /* cur_end NONE in full mode */
   rtel_tstamp t;                  /* time reached by the driver */
   uint64_t seq;                   /* next slot number */
-  uint64_t nevents;
+  uint64_t nevents; /* on_slot events */
+  uint64_t npoll;   /* ... of polling slots */
   int rr_known;
   uint32_t rr;
   int polled; /* a polling phase happened */
