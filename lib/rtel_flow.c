@@ -30,6 +30,11 @@
  * four are remembered); inside a response any jump is.
  * Timestamps: a flow's first and last times are the earliest and latest
  * of its packets, so a capture slightly out of order does not wrap FCT.
+ * A jump between resent PSNs is remembered as a gap too (those resent
+ * copies were lost before this point). A copy of the previous packet less
+ * than DUP_NS later is a duplicate: a retransmission by the PSN rule, but
+ * no loss event and no cause. FECN is counted on the flow's data, BECN on
+ * the ACKs, NAKs and CNPs that come back for it.
  *
  * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
  * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
@@ -94,28 +99,44 @@ static const uint16_t op_class[256] = {
  * are a flow of their own even on the same QP. */
 #define KEY_RESP 0x01000000u
 
+/* A packet with the PSN of the flow's previous packet, seen less than this
+ * after it, is a duplicate copy (a mirror's), not a retransmission: a
+ * sender's resend follows a NAK or a timeout, microseconds later. */
+#define DUP_NS 1000u
+
 typedef struct flow {
+  /* hot: read or written for every data packet (kept in the first two
+   * cache lines of the entry) */
   rtel__qent q;
-  uint32_t fifo_prev; /* creation order, for the active timeout */
-  uint32_t fifo_next;
-  rtel_tstamp first_ts;
   rtel_tstamp last_ts;
   uint64_t bytes;
-  uint64_t retx_bytes;
   uint64_t packets;
-  uint64_t retx_packets;
   uint32_t highest;
   uint32_t last_psn;
+  uint32_t peer_qpn;
+  uint32_t msg_first_psn;
+  rtel_tstamp msg_last_ts;
+  uint32_t msg_last_psn;
+  uint32_t msg_bytes;
+  uint32_t msg_pkts;
+  uint32_t ecn_ce;
+  uint8_t st;
+  uint8_t ops;
+  uint8_t fl; /* RTEL_FLOW_F_* */
+  uint8_t msg_op;
+  /* warm: retransmissions, control packets, message boundaries */
+  rtel_tstamp first_ts;
+  rtel_tstamp msg_first_ts;
+  uint64_t retx_bytes;
+  uint64_t retx_packets;
   uint32_t gap1_lo; /* PSNs never seen here: the oldest open gap */
   uint32_t gap1_hi;
   uint32_t gap2_lo; /* and the latest one after it */
   uint32_t gap2_hi;
-  uint32_t peer_qpn;
   uint32_t naks_seq;
   uint32_t naks_rnr;
   uint32_t naks_fatal;
   uint32_t cnps;
-  uint32_t ecn_ce;
   uint32_t fecn;
   uint32_t becn;
   uint32_t gaps;
@@ -126,24 +147,16 @@ typedef struct flow {
   uint32_t retx_nak;
   uint32_t retx_to;
   uint32_t messages;
+  uint32_t msg_retx_bytes;
+  uint32_t msg_retx_pkts;
+  uint32_t msg_reth_len;
+  /* cold: attributes and bookkeeping */
+  uint32_t fifo_prev; /* creation order, for the active timeout */
+  uint32_t fifo_next;
+  uint32_t port;
   uint16_t sport;
   uint16_t vlan;
   uint8_t dscp;
-  uint8_t st;
-  uint8_t ops;
-  uint8_t fl; /* RTEL_FLOW_F_* */
-  uint32_t port;
-  /* the message in progress */
-  rtel_tstamp msg_first_ts;
-  rtel_tstamp msg_last_ts;
-  uint32_t msg_first_psn;
-  uint32_t msg_last_psn;
-  uint32_t msg_bytes;
-  uint32_t msg_retx_bytes;
-  uint32_t msg_pkts;
-  uint32_t msg_retx_pkts;
-  uint32_t msg_reth_len;
-  uint8_t msg_op;
   uint8_t rq_next;
   uint8_t rq_n;
   uint8_t pad;
@@ -585,6 +598,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
+      f->becn += hd->becn; /* BECN comes back on ACKs, NAKs and CNPs */
     } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ctx->stats.ctrl_unattributed++;
     }
@@ -818,7 +832,29 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
       retx = 1;
     }
   }
-  if (retx) {
+  if (retx && hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
+      pi->ts >= f->last_ts) {
+    /* the same packet again at once: a duplicate mirror copy, not a
+     * resend - a retransmission by the PSN rule, but no loss event */
+    f->retx_packets++;
+    f->retx_bytes += hd->payload_len;
+    retx = 2;
+  } else if (retx) {
+    if ((f->st & ST_EPISODE) && psn_diff(hd->psn, f->last_psn) > 1) {
+      /* a jump inside a resend: those resent copies never passed here,
+       * so the episode that resends them again is an upstream loss */
+      uint32_t lo = (f->last_psn + 1) & PSN_MASK;
+      uint32_t hi = (hd->psn - 1) & PSN_MASK;
+      if (!(f->st & ST_GAP)) {
+        f->gap1_lo = lo;
+        f->gap1_hi = hi;
+        f->st |= ST_GAP;
+      } else {
+        f->gap2_lo = lo;
+        f->gap2_hi = hi;
+        f->st |= ST_GAP2;
+      }
+    }
     if (!(f->st & ST_EPISODE) || psn_diff(hd->psn, f->last_psn) <= 0) {
       /* a new retransmission episode: one loss event, located by whether
        * its first PSN ever passed here */
@@ -857,7 +893,6 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   f->ops |= (uint8_t)((cls >> O_SHIFT) & 7u);
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
-  f->becn += hd->becn;
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
     uint32_t tag = psn_tag(ft, pi->obs, hd->src, hd->dst);
     rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);

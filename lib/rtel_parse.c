@@ -69,6 +69,18 @@ static int malformed(dstate *s, uint32_t reason) {
   return RTEL_ERR_MALFORMED;
 }
 
+/* An IP (or GRH) length beyond the packet's end: a copy that a mirror cut
+ * short without telling (its "wire" length is the copy's). The header's
+ * length is taken as the truth, the packet flagged truncated, and what was
+ * copied is decoded. */
+static void cut_copy(dstate *s, size_t end) {
+  s->hd->flags |= RTEL_HD_F_TRUNCATED;
+  if (s->depth == 0 && end > s->hd->wire_len) {
+    s->hd->wire_len = (uint32_t)end; /* the outermost packet's real length */
+  }
+  s->lim = end;
+}
+
 /* |n| bytes from the current offset must be captured. Beyond the capture
  * but within the wire packet: truncated; beyond the wire packet: the
  * given reason. */
@@ -447,8 +459,11 @@ static int decode_ipv4(dstate *s) {
   }
   tot = rtel__get16(p + 2);
   ip_end = s->off + tot;
-  if (rtel__unlikely(tot < ihl || ip_end > s->lim)) {
+  if (rtel__unlikely(tot < ihl)) {
     return malformed(s, RTEL_MALFORMED_IP_LEN);
+  }
+  if (rtel__unlikely(ip_end > s->lim)) {
+    cut_copy(s, ip_end);
   }
   NEED(s, ihl, RTEL_MALFORMED_IP_LEN);
   fill_ipv4(hd, p, s->off, tot);
@@ -481,7 +496,7 @@ static int decode_ipv6(dstate *s) {
   }
   ip_end = s->off + 40 + rtel__get16(p + 4);
   if (rtel__unlikely(ip_end > s->lim)) {
-    return malformed(s, RTEL_MALFORMED_IP_LEN);
+    cut_copy(s, ip_end);
   }
   hd->l3_off = (uint16_t)s->off;
   hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
@@ -541,7 +556,7 @@ static int decode_grh(dstate *s) {
   }
   end = s->off + 40 + rtel__get16(p + 4);
   if (rtel__unlikely(end > s->lim)) {
-    return malformed(s, RTEL_MALFORMED_IP_LEN);
+    cut_copy(s, end);
   }
   hd->l3_off = (uint16_t)s->off;
   hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);

@@ -1332,26 +1332,34 @@ START_TEST(test_lying_lengths) {
   tb t;
   rtel_pkt_hd hd;
   size_t ip = 14, udp = 34;
-  /* IPv4 total length beyond the wire */
+  /* IPv4 total length beyond the wire: a copy a mirror cut short without
+   * keeping the original length. The IP length is believed: the packet is
+   * decoded, flagged truncated, and its wire length raised to it; but the
+   * UDP length must still fit in the IP packet. */
   build(&t, 4, 0x0A, 32, 0);
   tb_set16(&t, ip + 2, (uint16_t)(t.n - ip + 1));
   tb_refresh(&t);
-  ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
-  ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_IP_LEN);
+  ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
+  ck_assert(hd.flags & RTEL_HD_F_TRUNCATED);
+  ck_assert_uint_eq(hd.wire_len, t.n + 1);
+  ck_assert_uint_eq(hd.ip_len, t.n - ip + 1);
   /* ... also when only part of the packet was captured */
-  ck_assert_int_eq(decode(&hd, NULL, t.b, 60, t.n), RTEL_ERR_MALFORMED);
-  ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_IP_LEN);
+  ck_assert_int_eq(decode(&hd, NULL, t.b, 60, t.n), 0);
+  ck_assert(hd.flags & RTEL_HD_F_TRUNCATED);
+  ck_assert_uint_eq(hd.wire_len, t.n + 1);
+  (void)udp;
   /* IPv4 total length below the header length */
   build(&t, 4, 0x0A, 32, 0);
   tb_set16(&t, ip + 2, 19);
   tb_refresh(&t);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
   ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_IP_LEN);
-  /* IPv6 payload length beyond the wire */
+  /* IPv6 payload length beyond the wire: a cut copy, as for IPv4 */
   build(&t, 6, 0x0A, 32, 0);
   tb_set16(&t, ip + 4, (uint16_t)(t.n - ip - 40 + 1));
-  ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
-  ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_IP_LEN);
+  ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
+  ck_assert(hd.flags & RTEL_HD_F_TRUNCATED);
+  ck_assert_uint_eq(hd.wire_len, t.n + 1);
   /* UDP length below 8 */
   build(&t, 4, 0x0A, 32, 0);
   tb_set16(&t, udp + 4, 7);
@@ -1383,10 +1391,11 @@ START_TEST(test_lying_lengths) {
   tb_refresh(&t);
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
   ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_ROCE_LEN);
-  /* GRH PayLen beyond the wire */
+  /* GRH PayLen beyond the wire: a cut copy */
   build(&t, 1, 0x04, 16, 0);
   tb_set16(&t, ip + 4, (uint16_t)(t.n - ip - 40 + 1));
-  ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_MALFORMED);
+  ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
+  ck_assert(hd.flags & RTEL_HD_F_TRUNCATED);
 }
 END_TEST
 
@@ -2036,8 +2045,15 @@ static void check_invariants(const uint8_t *pkt, size_t caplen, size_t wire,
   size_t wl = wire < caplen ? caplen : wire;
   ck_assert_msg(rc == 0 || rc == RTEL_ERR_NOT_ROCE || rc == RTEL_ERR_MALFORMED,
                 "%s: rc %d", what, rc);
-  ck_assert_msg(!!(hd.flags & RTEL_HD_F_TRUNCATED) == (caplen < wl),
+  /* truncated iff the capture is shorter than the wire length - the
+   * caller's, or the IP header's when a mirror cut the copy short */
+  /* (an encapsulated packet cut inside its tunnel is truncated although
+   * the outer packet is whole) */
+  ck_assert_msg(!!(hd.flags & RTEL_HD_F_TRUNCATED) ==
+                        (caplen < wl || hd.wire_len > wl) ||
+                    ((hd.flags & RTEL_HD_F_TRUNCATED) && hd.nencap > 0),
                 "%s: TRUNCATED flag", what);
+  ck_assert_msg(hd.wire_len >= wl, "%s: wire_len lowered", what);
   ck_assert_uint_eq(hd.cap_len, caplen);
   if (rc == RTEL_ERR_MALFORMED) {
     ck_assert_msg(hd.malformed >= 1 && hd.malformed <= RTEL_MALFORMED_LINKTYPE,
@@ -2057,8 +2073,8 @@ static void check_invariants(const uint8_t *pkt, size_t caplen, size_t wire,
                 what);
   if (!(hd.flags & RTEL_HD_F_HDR_TRUNC)) {
     size_t end = (size_t)hd.payload_off + hd.payload_len + hd.pad + 4;
-    ck_assert_msg(end <= wl, "%s: packet end %zu beyond wire %zu", what, end,
-                  wl);
+    ck_assert_msg(end <= hd.wire_len, "%s: packet end %zu beyond wire %u",
+                  what, end, hd.wire_len);
     ck_assert_msg(hd.payload_off <= caplen, "%s: payload_off", what);
     ck_assert_msg(hd.payload_cap <= caplen - hd.payload_off &&
                       hd.payload_cap <= hd.payload_len,

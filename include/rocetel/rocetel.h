@@ -334,7 +334,9 @@ typedef struct rtel_decode_opts {
 #define RTEL_MALFORMED_IP_VERSION 3u
 /** IPv4 header length below 20 bytes. */
 #define RTEL_MALFORMED_IP_HLEN 4u
-/** IP length field below the header length or beyond the wire length. */
+/** IP length field below the header length. (A length beyond the end of
+ * the packet is a copy cut short by a mirror: decoded, flagged
+ * RTEL_HD_F_TRUNCATED, with wire_len raised to what the header says.) */
 #define RTEL_MALFORMED_IP_LEN 5u
 /** IPv6 extension header chain too long or beyond the IP payload. */
 #define RTEL_MALFORMED_IPV6_EXT 6u
@@ -640,7 +642,10 @@ typedef struct rtel_pkt_hd {
  *
  * A copy cut short by a mirror or snap length is decoded as far as it goes:
  * lengths come from the IP and UDP headers, RTEL_HD_F_TRUNCATED is set,
- * and RTEL_HD_F_HDR_TRUNC if transport headers are missing.
+ * and RTEL_HD_F_HDR_TRUNC if transport headers are missing. A mirror that
+ * cuts copies without keeping the original length hands over a "wire"
+ * length shorter than the IP header's: the IP length wins and wire_len is
+ * raised to it.
  *
  * Use the rtel_pkt_decode() macro, which passes RTEL_PKT_HD_VERSION and
  * RTEL_DECODE_OPTS_VERSION.

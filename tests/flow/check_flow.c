@@ -1325,7 +1325,7 @@ START_TEST(t08_cnp_ecn) {
   h.fecn = 1;
   h.becn = 0;
   pkh(&e, T0 + 5000, &h, 1000, 0, 1000);
-  /* an ACK with CE, FECN, BECN: control packets are not data */
+  /* an ACK with CE, FECN, BECN: not data, but its BECN counts */
   h = hdr(IP_B, IP_A, QA, OP_ACK, 15);
   h.ecn = 3;
   h.fecn = 1;
@@ -1345,7 +1345,8 @@ START_TEST(t08_cnp_ecn) {
   x.cnps = 3;
   x.ecn_ce = 2; /* 11, 13 (ECN 1 and 2 are not CE) */
   x.fecn = 3;   /* 11, 13, 15 */
-  x.becn = 1;   /* 14 */
+  x.becn = 4;   /* BECN comes back on control packets: the 3 CNPs of
+                 * this flow and the ACK at +5100 (not data packet 14) */
   x.messages = 6;
   x.fnr = 0.0;
   ck_assert_uint_eq(e.c.nfl, 1);
