@@ -39,6 +39,7 @@ typedef struct options {
   uint64_t interval_ns;
   int stats;
   uint32_t max_flows;
+  uint32_t max_ios;
   uint64_t flow_idle_ns;
   uint64_t io_timeout_ns;
   const char *compute_side;
@@ -627,7 +628,11 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
       printf(",\"qid\":%u", io->qid);
     }
     fputs(",\"op\":", stdout);
-    json_nvme_op(io->opcode, io->flags);
+    if (io->state == RTEL_IO_ORPHAN) {
+      fputs("null", stdout); /* no command: the opcode is unknown */
+    } else {
+      json_nvme_op(io->opcode, io->flags);
+    }
     printf(",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64 ",\"nlb\":%" PRIu32
            ",\"bytes\":%" PRIu64 ",\"nvme_status\":%u,\"state\":\"%s\""
            ",\"incapsule\":%s",
@@ -930,6 +935,12 @@ static void print_stats(const options *opt, const char *obs,
       {"segments", st->segments},
       {"io_join_unmatched", st->io_join_unmatched},
       {"aggregates_dropped", st->aggregates_dropped},
+      {"ios_truncated", st->ios_truncated},
+      {"unscheduled", st->pkts_unscheduled},
+      {"slots", st->slots},
+      {"alarms_raised", st->alarms_raised},
+      {"alarms_cleared", st->alarms_cleared},
+      {"alarms_dropped", st->alarms_dropped},
   };
   size_t i;
   int first = 1;
@@ -1057,6 +1068,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
   }
   if (opt->io_timeout_ns) {
     settings.io_timeout = opt->io_timeout_ns;
+  }
+  if (opt->max_ios) {
+    settings.max_ios = opt->max_ios;
   }
   settings.report_interval = opt->interval_ns;
   memset(&cb, 0, sizeof(cb));
@@ -1187,6 +1201,7 @@ static void usage(FILE *f) {
           "                      retx_ratio cnp_rate; fet<VALUE); units ns us ms s\n"
           "                      k M G\n"
           "  --max-flows N       flow table capacity (default 4096)\n"
+          "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
           "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
           "  --stats             per-file counters (default without "
           "--packets)\n"
@@ -1358,6 +1373,18 @@ int main(int argc, char **argv) {
       } else {
         opt.storage_side = argv[++a];
       }
+    } else if (strcmp(arg, "--max-ios") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      char *end;
+      unsigned long n;
+      errno = 0;
+      n = v ? strtoul(v, &end, 10) : 0;
+      if (v == NULL || errno || *end || end == v || n == 0 ||
+          n > (1ul << 26)) {
+        free(inputs);
+        return usage_error("invalid --max-ios '%s' (1-67108864)", v ? v : "");
+      }
+      opt.max_ios = (uint32_t)n;
     } else if (strcmp(arg, "--max-flows") == 0 ||
                strcmp(arg, "--flow-idle") == 0 ||
                strcmp(arg, "--io-timeout") == 0 ||

@@ -28,7 +28,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, alarms_dropped)
+             ? rtel__struct_len(rtel_ctx_stats, ios_truncated)
              : 0;
 }
 

@@ -59,6 +59,15 @@ typedef struct nq {
   uint32_t rdreq_next;
   uint32_t port; /* of the packet that revealed the queue */
   rtel__rdreq rdreq[RTEL__RDREQ_RING];
+  /* pairing by CID (no CM, no ACK PSNs, no keyed data yet): a completion
+   * on host QP |cand| matched an outstanding CID; a second one confirms */
+  uint32_t cand;
+  uint32_t cand_cid;
+  rtel_tstamp cand_ts;
+  uint32_t cand_psn;
+  uint16_t cand_status;
+  uint8_t cand_inval;
+  uint8_t cand_n;
 } nq;
 
 typedef struct nrev {
@@ -376,6 +385,7 @@ static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
   q->state = state;
   q->qid = -1;
   q->port = port;
+  q->cand = RTEL_QPN_NONE;
   q->wr_io = q->rr_io = q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
     q->rdreq[i].io = RTEL__NIL;
@@ -434,8 +444,14 @@ void rtel__nvme_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
   ctx->stats.nvme_queues_cm++;
 }
 
+static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
+                      uint64_t va);
+static void join_expire(rtel__nvme *n, rtel_ctx *ctx, uint32_t obs,
+                        rtel_tstamp obs_now);
+
 /* The queue a target -> host packet belongs to, learning the pair from
- * the flow table when the NVMe side does not know it yet. */
+ * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
+ * not know it yet. */
 static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
   rtel__nvme *n = &ctx->nvme;
   rtel__qkey k;
@@ -454,6 +470,22 @@ static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
   }
   tqpn = rtel__flow_peer(ctx, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
+    /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
+     * outstanding command's keyed SGL names that command's queue: of the
+     * unpaired queues between these two hosts, the one that holds it. */
+    uint32_t i;
+    if (!(hd->flags & RTEL_HD_F_RETH)) {
+      return NULL;
+    }
+    for (i = n->unpaired_head; i != RTEL__NIL; i = queue_at(n, i)->up_next) {
+      q = queue_at(n, i);
+      if (q->q.key.obs == obs && memcmp(q->q.key.src, hd->dst, 16) == 0 &&
+          memcmp(q->q.key.dst, hd->src, 16) == 0 &&
+          io_by_key(n, i, hd->reth_rkey, hd->reth_va)) {
+        queue_set_hqpn(ctx, q, hd->dqpn);
+        return q;
+      }
+    }
     return NULL;
   }
   q = queue_find(n, obs, hd->dst, hd->src, tqpn);
@@ -652,6 +684,9 @@ static int deliver(rtel_ctx *ctx, const rtel_io_record *r) {
   case RTEL_IO_ORPHAN:
     ctx->stats.ios_orphan++;
     break;
+  case RTEL_IO_TRUNCATED:
+    ctx->stats.ios_truncated++;
+    break;
   default:
     ctx->stats.ios_evicted++;
     break;
@@ -693,7 +728,8 @@ static uint32_t join_hash(const rtel_io_record *r) {
 
 static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
   return a->target_qpn == b->target_qpn && a->cid == b->cid &&
-         a->opcode == b->opcode && a->slba == b->slba &&
+         a->opcode == b->opcode && a->fctype == b->fctype &&
+         a->nsid == b->nsid && a->slba == b->slba &&
          a->bytes == b->bytes && memcmp(a->host, b->host, 16) == 0 &&
          memcmp(a->target, b->target, 16) == 0;
 }
@@ -817,31 +853,35 @@ static int join_offer(rtel_ctx *ctx, const rtel_io_record *r) {
   uint32_t h = join_hash(r), i;
   njoin *j;
 
-  /* one observation point so far: nothing to join with */
-  if (!n->multi_obs || role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
+  if (role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
     return 0;
   }
+  /* the oldest waiting twin (the chain holds the newest first) */
+  j = NULL;
   for (i = n->join_buckets[h & n->join_mask]; i != RTEL__NIL;
        i = join_at(n, i)->hnext) {
-    j = join_at(n, i);
-    if (j->hash == h && j->obs != r->obs && join_same(&j->rec, r)) {
-      rtel_segment_record s;
-      int ok = segment(n, &j->rec, r, &s);
-      join_remove(n, j);
-      if (!ok) {
-        return 0;
-      }
-      ctx->stats.segments++;
-      if (ctx->cb.on_segment &&
-          ctx->cb.on_segment(ctx, &s, ctx->user_data) != 0) {
-        return RTEL_ERR_CALLBACK_FAILURE;
-      }
+    njoin *c = join_at(n, i);
+    if (c->hash == h && c->obs != r->obs && join_same(&c->rec, r)) {
+      j = c;
+    }
+  }
+  if (j != NULL) {
+    rtel_segment_record s;
+    int ok = segment(n, &j->rec, r, &s);
+    join_remove(n, j);
+    if (!ok) {
       return 0;
     }
+    ctx->stats.segments++;
+    if (ctx->cb.on_segment &&
+        ctx->cb.on_segment(ctx, &s, ctx->user_data) != 0) {
+      return RTEL_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
   }
   if (n->join_free == RTEL__NIL) {
     /* full: the oldest waiter gives up */
-    ctx->stats.io_join_unmatched++;
+    ctx->stats.io_join_unmatched += n->multi_obs;
     join_remove(n, join_at(n, n->join_fifo_head));
   }
   i = n->join_free;
@@ -852,7 +892,7 @@ static int join_offer(rtel_ctx *ctx, const rtel_io_record *r) {
   j->hash = h;
   j->obs = r->obs;
   j->rec = *r;
-  j->expire = n->now + n->join_window;
+  j->expire = r->t_rsp + n->join_window;
   j->hnext = n->join_buckets[h & n->join_mask];
   n->join_buckets[h & n->join_mask] = i;
   j->fprev = n->join_fifo_tail;
@@ -1044,13 +1084,27 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
 /* Finds the queue and I/O a completion belongs to when the host QPN of
  * the queue is unknown: the one unpaired queue between these two hosts
  * with an outstanding command of this CID. */
-static nq *pair_by_cid(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd,
-                       uint16_t cid) {
+static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
+                    uint16_t status, uint32_t flags);
+
+/* A completion on a host QP that no queue is paired with: of the unpaired
+ * queues between these two hosts, the one with an outstanding command of
+ * this CID is a candidate. A CID alone proves little (the completion may
+ * answer a command sent before the capture began), so two completions in
+ * a row from that host QP must each match the candidate before the pair
+ * is believed; the first is held and delivered then. Returns the queue
+ * once paired (the current completion is then handled by the caller). */
+static nq *pair_by_cid(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cid, uint16_t status,
+                       uint32_t flags, int *prv) {
   rtel__nvme *n = &ctx->nvme;
   uint32_t i, found = RTEL__NIL, count = 0;
+  nq *q;
+
+  *prv = 0;
   for (i = n->unpaired_head; i != RTEL__NIL; i = queue_at(n, i)->up_next) {
-    nq *q = queue_at(n, i);
-    if (q->q.key.obs == obs && memcmp(q->q.key.src, hd->dst, 16) == 0 &&
+    q = queue_at(n, i);
+    if (q->q.key.obs == pi->obs && memcmp(q->q.key.src, hd->dst, 16) == 0 &&
         memcmp(q->q.key.dst, hd->src, 16) == 0 && io_find(n, i, cid)) {
       found = i;
       count++;
@@ -1059,39 +1113,43 @@ static nq *pair_by_cid(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd,
   if (count != 1) {
     return NULL;
   }
-  queue_set_hqpn(ctx, queue_at(n, found), hd->dqpn);
-  return queue_at(n, found);
+  q = queue_at(n, found);
+  if (q->cand != hd->dqpn || q->cand_n == 0) {
+    /* first evidence: hold this completion */
+    q->cand = hd->dqpn;
+    q->cand_n = 1;
+    q->cand_cid = cid;
+    q->cand_ts = pi->ts;
+    q->cand_psn = hd->psn;
+    q->cand_status = status;
+    q->cand_inval = (flags & RTEL_IO_F_INVALIDATE) != 0;
+    return NULL;
+  }
+  /* second evidence from the same host QP: the pair is believed, and the
+   * held completion is delivered first */
+  queue_set_hqpn(ctx, q, hd->dqpn);
+  q->cand_n = 0;
+  q->t2h_psn = q->cand_psn;
+  q->t2h_valid = 1;
+  *prv = complete(ctx, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
+                  q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
+  return q;
 }
 
-static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                    const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
+/* The completion of CID |cid| on |q| at |ts|. */
+static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
+                    uint16_t status, uint32_t flags) {
   rtel__nvme *n = &ctx->nvme;
-  const uint8_t *c = pkt + hd->payload_off;
-  uint16_t cid = le16(c + 12);
-  uint16_t status = (uint16_t)(le16(c + 14) >> 1);
-  uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   rtel_io_record r;
   nio *io;
   int rv;
 
-  if (q == NULL) {
-    q = pair_by_cid(ctx, pi->obs, hd, cid);
-    if (q == NULL) {
-      return 0;
-    }
-  }
-  if (q->t2h_valid && psn_diff(hd->psn, q->t2h_psn) <= 0) {
-    ctx->stats.nvme_capsule_dups++;
-    return 0;
-  }
-  q->t2h_psn = hd->psn;
-  q->t2h_valid = 1;
   io = io_find(n, rtel__qtab_idx(&n->queues, &q->q), cid);
   if (io == NULL) {
     if (q->state != Q_CONFIRMED) {
       return 0;
     }
-    fill_record(ctx, q, NULL, RTEL_IO_ORPHAN, pi->ts, status, flags, &r);
+    fill_record(ctx, q, NULL, RTEL_IO_ORPHAN, ts, status, flags, &r);
     r.cid = cid;
     return deliver(ctx, &r);
   }
@@ -1100,7 +1158,7 @@ static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
     q->state = Q_CONFIRMED;
     ctx->stats.nvme_queues_confirmed++;
   }
-  fill_record(ctx, q, io, RTEL_IO_COMPLETE, pi->ts, status, flags, &r);
+  fill_record(ctx, q, io, RTEL_IO_COMPLETE, ts, status, flags, &r);
   io_unlink(n, io);
   if ((rv = deliver(ctx, &r)) != 0) {
     return rv;
@@ -1108,10 +1166,33 @@ static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
   return join_offer(ctx, &r);
 }
 
+static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                    const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
+  const uint8_t *c = pkt + hd->payload_off;
+  uint16_t cid = le16(c + 12);
+  uint16_t status = (uint16_t)(le16(c + 14) >> 1);
+  uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
+  int rv;
+
+  if (q == NULL) {
+    q = pair_by_cid(ctx, pi, hd, cid, status, flags, &rv);
+    if (q == NULL || rv != 0) {
+      return rv;
+    }
+  }
+  if (q->t2h_valid && psn_diff(hd->psn, q->t2h_psn) <= 0) {
+    ctx->stats.nvme_capsule_dups++;
+    return 0;
+  }
+  q->t2h_psn = hd->psn;
+  q->t2h_valid = 1;
+  return complete(ctx, q, cid, pi->ts, status, flags);
+}
+
 /* ------------------------------------------------------------ data */
 
 static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, nq *q, int first) {
+                      const rtel_pkt_hd *hd, nq *q, int first, int last) {
   rtel__nvme *n = &ctx->nvme;
   nio *io = NULL;
   if (first) {
@@ -1133,6 +1214,9 @@ static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
     io->t_d1 = pi->ts;
   }
   io->t_dn = pi->ts;
+  if (last) {
+    q->wr_io = RTEL__NIL; /* a MIDDLE without its FIRST matches nothing */
+  }
 }
 
 static void read_request(rtel_ctx *ctx, const rtel_pkt_info *pi,
@@ -1157,16 +1241,22 @@ static void read_request(rtel_ctx *ctx, const rtel_pkt_info *pi,
 }
 
 static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                          const rtel_pkt_hd *hd, nq *q, int first) {
+                          const rtel_pkt_hd *hd, nq *q, int first, int last) {
   rtel__nvme *n = &ctx->nvme;
   nio *io = NULL;
   unsigned i;
-  if (first) {
+  if (first || q->rr_io == RTEL__NIL) {
+    /* responses carry their request's PSNs onward: the READ REQUEST with
+     * the nearest PSN at or before this one (a MIDDLE or LAST whose FIRST
+     * was lost still finds it) */
+    int32_t best = INT32_MAX;
     q->rr_io = RTEL__NIL;
     for (i = 0; i < RTEL__RDREQ_RING; i++) {
-      if (q->rdreq[i].io != RTEL__NIL && q->rdreq[i].psn == hd->psn) {
+      int32_t d = psn_diff(hd->psn, q->rdreq[i].psn);
+      if (q->rdreq[i].io != RTEL__NIL && d >= 0 && d < best &&
+          (first ? d == 0 : d < 65536)) {
+        best = d;
         q->rr_io = q->rdreq[i].io;
-        break;
       }
     }
   }
@@ -1181,6 +1271,9 @@ static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
     io->t_p1 = pi->ts;
   }
   io->t_pn = pi->ts;
+  if (last) {
+    q->rr_io = RTEL__NIL;
+  }
 }
 
 /* ------------------------------------------------------------ entry */
@@ -1202,6 +1295,9 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   if (rtel__unlikely(pi->obs != n->first_obs)) {
     n->multi_obs = 1; /* joins become possible */
+  }
+  if (n->join_fifo_head != RTEL__NIL) {
+    join_expire(n, ctx, pi->obs, pi->ts);
   }
   /* NVMe-oF runs on RC QPs */
   if (op > 0x1f || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
@@ -1249,7 +1345,8 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
         q->t2h_psn = hd->psn;
         q->t2h_valid = 1;
       }
-      read_data(ctx, pi, hd, q, base == 0x06 || base == 0x0A);
+      read_data(ctx, pi, hd, q, base == 0x06 || base == 0x0A,
+                base == 0x08 || base == 0x0A);
     }
     return 0;
   case 0x0C: /* RDMA READ REQUEST: the target fetches write data */
@@ -1268,7 +1365,8 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   case 0x0F:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(ctx, pi, hd, q, base == 0x0D || base == 0x10);
+      read_response(ctx, pi, hd, q, base == 0x0D || base == 0x10,
+                    base == 0x0F || base == 0x10);
     }
     return 0;
   default:
@@ -1286,10 +1384,6 @@ rtel_tstamp rtel__nvme_expiry(const rtel_ctx *ctx) {
   }
   if (n->io_fifo_head != RTEL__NIL) {
     t = io_at(n, n->io_fifo_head)->t_cmd + n->io_timeout;
-  }
-  if (n->join_fifo_head != RTEL__NIL &&
-      join_at(n, n->join_fifo_head)->expire < t) {
-    t = join_at(n, n->join_fifo_head)->expire;
   }
   return t;
 }
@@ -1310,12 +1404,22 @@ int rtel__nvme_expire(rtel_ctx *ctx, rtel_tstamp now) {
       return rv;
     }
   }
-  while (n->join_fifo_head != RTEL__NIL &&
-         join_at(n, n->join_fifo_head)->expire <= now) {
-    ctx->stats.io_join_unmatched++;
-    join_remove(n, join_at(n, n->join_fifo_head));
-  }
   return 0;
+}
+
+/* Completed I/Os wait for their twin for join_window of their own
+ * observation point's clock (the latest packet seen there), so that points
+ * with unrelated clocks never compare times. */
+static void join_expire(rtel__nvme *n, rtel_ctx *ctx, uint32_t obs,
+                        rtel_tstamp obs_now) {
+  while (n->join_fifo_head != RTEL__NIL) {
+    njoin *j = join_at(n, n->join_fifo_head);
+    if (j->obs != obs || j->expire > obs_now) {
+      break;
+    }
+    ctx->stats.io_join_unmatched += n->multi_obs;
+    join_remove(n, j);
+  }
 }
 
 int rtel__nvme_flush(rtel_ctx *ctx, uint32_t state) {
@@ -1332,7 +1436,7 @@ int rtel__nvme_flush(rtel_ctx *ctx, uint32_t state) {
     }
   }
   while (n->join_fifo_head != RTEL__NIL) {
-    ctx->stats.io_join_unmatched++;
+    ctx->stats.io_join_unmatched += n->multi_obs;
     join_remove(n, join_at(n, n->join_fifo_head));
   }
   return 0;

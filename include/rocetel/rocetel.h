@@ -783,7 +783,8 @@ typedef struct rtel_settings {
    * state RTEL_IO_TIMEOUT. Default 5 s. */
   rtel_tstamp io_timeout;
   /** How long a completed I/O waits for its twin from another observation
-   * point. Default 1 s. */
+   * point, in its own point's time (the latest packet seen there).
+   * Default 1 s. */
   rtel_tstamp io_join_window;
   /** NVMe-oF/RDMA service ports recognised in RDMA CM service IDs; zeros
    * are unused, and all zeros means {4420}. To watch 4421 as well as
@@ -909,12 +910,13 @@ typedef struct rtel_ctx_stats {
   uint64_t nvme_queues_confirmed;
   /** NVMe-oF queues removed to make room (their I/Os end "evicted"). */
   uint64_t nvme_queues_evicted;
-  /** I/O records by state. */
+  /** I/O records by state (truncated: see ios_truncated below). */
   uint64_t ios_complete;
   uint64_t ios_timeout;
   uint64_t ios_orphan;
   uint64_t ios_evicted;
-  /** Commands that found the I/O table full (not tracked). */
+  /** Commands that found the I/O table full: the oldest outstanding
+   * command was evicted to make room (its record counts in ios_evicted). */
   uint64_t ios_untracked;
   /** Data transfers (RDMA WRITE / READ REQUEST / READ RESPONSE) on NVMe-oF
    * queues that matched no outstanding I/O. */
@@ -937,6 +939,8 @@ typedef struct rtel_ctx_stats {
   uint64_t alarms_cleared;
   /** Records not evaluated for alarms because the alarm table was full. */
   uint64_t alarms_dropped;
+  /** I/O records of state RTEL_IO_TRUNCATED (end of capture, slot end). */
+  uint64_t ios_truncated;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 
@@ -1195,6 +1199,12 @@ typedef struct rtel_msg_record {
  *   dpl  = P1 - Q (write); none otherwise
  *   xfer = Dn - D1 (read); Pn - P1 (write); last - first capsule packet
  *          (in-capsule write)
+ *
+ * D1..Dn and P1..Pn count the data packets seen up to R: copies resent
+ * after the response (a go-back-N resend of data already delivered) are
+ * not part of the I/O's latency. An orphan record (a response whose
+ * command was not seen) knows only cid, nvme_status and t_rsp: its opcode
+ * is 0 and meaningless.
  *
  * Delivered by on_io; valid during the call only.
  */

@@ -23,9 +23,10 @@
  * flows there ("first" line). QP pairs are learned from an RDMA CM REQ/REP
  * exchange per connection fed to both contexts before pass 0 (untimed), so
  * the timed passes are the steady state of paired flows; with -P there is
- * no CM and pairs are learned from ACK PSNs only (with 10% ACKs that takes
- * about 20 passes at F = 10^6, so the figure then includes the unpaired
- * path: one more hash and a PSN-index write per data packet).
+ * no CM and pairs are learned from ACK PSNs only (at F = 10^3 within pass
+ * 0; at F = 10^6, where a flow sees an ACK about every ninth pass, only
+ * about 10^5 flows are paired after four passes, so the figure is mostly
+ * the unpaired path: one more hash and a PSN-index write per data packet).
  *
  * Memory is measured with a counting allocator: what rtel_ctx_new()
  * allocates with max_flows = F minus what it allocates with the flow table
@@ -39,8 +40,9 @@
  *        bench_flow -n PASSES ...   exactly PASSES timed passes per context,
  *        for instruction counts under valgrind --tool=callgrind: the timed
  *        loops are bench_flow_pass_base() and bench_flow_pass_full(), e.g.
- *          valgrind --tool=callgrind --toggle-collect=bench_flow_pass_full \
- *            ./bench_flow -n 3 -f 1000
+ *          ./libtool --mode=execute valgrind --tool=callgrind \
+ *            --toggle-collect=bench_flow_pass_full tests/bench/bench_flow \
+ *            -n 3 -f 1000
  *        and Ir / (PASSES x packets per pass) is instructions per packet.
  *   -f FLOWS  one case with FLOWS flows instead of 1000 and 1000000
  *   -P        no RDMA CM: pairs from ACK PSNs only
@@ -665,7 +667,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (fixed_passes < 0) {
+  if (fixed_passes < 0 || one > 4000000) {
+    fprintf(stderr, "bench_flow: -n must be >= 0, -f at most 4000000\n");
     return 2;
   }
   printf("librocetel %s flow benchmark: parse + flow update, one core; "

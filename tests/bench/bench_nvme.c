@@ -55,8 +55,9 @@
  *        for instruction counts under valgrind --tool=callgrind: the timed
  *        loops are bench_nvme_pass_decode(), bench_nvme_pass_base() and
  *        bench_nvme_pass_full(), e.g.
- *          valgrind --tool=callgrind --toggle-collect=bench_nvme_pass_full \
- *            ./bench_nvme -n 3 -q 64
+ *          ./libtool --mode=execute valgrind --tool=callgrind \
+ *            --toggle-collect=bench_nvme_pass_full tests/bench/bench_nvme \
+ *            -n 3 -q 64
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -859,6 +860,8 @@ int main(int argc, char **argv) {
     }
   }
   if (fixed_passes < 0 || one > 65536 || io_joins > (1L << 26)) {
+    fprintf(stderr, "bench_nvme: -n must be >= 0, -q at most 65536, -j at "
+                    "most 2^26\n");
     return 2;
   }
   printf("librocetel %s NVMe-oF benchmark: parse + flows + I/O correlation, "
