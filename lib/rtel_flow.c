@@ -34,7 +34,7 @@
  * copies were lost before this point). A copy of the previous packet less
  * than DUP_NS later is a duplicate: a retransmission by the PSN rule, but
  * no loss event and no cause. FECN is counted on the flow's data, BECN on
- * the ACKs, NAKs and CNPs that come back for it.
+ * the ACKs and NAKs that come back for it (a CNP always has BECN set).
  *
  * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
  * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
@@ -598,7 +598,9 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
-      f->becn += hd->becn; /* BECN comes back on ACKs, NAKs and CNPs */
+      if (kind == K_ACK) {
+        f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
+      }
     } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ctx->stats.ctrl_unattributed++;
     }
@@ -675,6 +677,15 @@ static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
       /* capture began mid-message, or its first packet was lost */
       msg_start(f, pi, hd, op, 1);
     }
+  } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
+             (cls & P_FIRST) && psn_diff(hd->psn, f->msg_first_psn) < 0) {
+    /* the resent FIRST of a message whose original FIRST never passed
+     * here: the message now starts where it really does */
+    f->st &= (uint8_t)~ST_MSG_INC;
+    f->msg_first_psn = hd->psn;
+    f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
+    f->msg_retx_pkts++;
+    f->msg_retx_bytes += hd->payload_len;
   } else if (!(f->st & ST_MSG) ||
              psn_diff(hd->psn, f->msg_first_psn) < 0) {
     return 0; /* a resend of a message that already ended */

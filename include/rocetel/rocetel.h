@@ -1056,7 +1056,8 @@ typedef struct rtel_flow_record {
   uint64_t naks_fatal;
   /** CNPs towards the sender's QP. */
   uint64_t cnps;
-  /** Data packets with ECN CE, FECN, BECN. */
+  /** Data packets with ECN CE and with FECN; ACKs and NAKs of the flow
+   * (reverse direction) with BECN. */
   uint64_t ecn_ce;
   uint64_t fecn;
   uint64_t becn;
@@ -1093,8 +1094,11 @@ typedef struct rtel_flow_record {
  * @struct
  *
  * A message: one SEND, RDMA WRITE or RDMA READ response, from its FIRST to
- * its LAST packet (or an ONLY packet), at one observation point. Delivered
- * by on_message when the message ends; valid during the call only.
+ * its LAST packet (or an ONLY packet), at one observation point. The
+ * message ends at the first LAST (or ONLY) packet seen: resends of its
+ * packets after that count in the flow, not in the message; resends before
+ * it count in retx_packets. Delivered by on_message when the message ends;
+ * valid during the call only.
  */
 typedef struct rtel_msg_record {
   uint32_t obs;

@@ -1345,8 +1345,8 @@ START_TEST(t08_cnp_ecn) {
   x.cnps = 3;
   x.ecn_ce = 2; /* 11, 13 (ECN 1 and 2 are not CE) */
   x.fecn = 3;   /* 11, 13, 15 */
-  x.becn = 4;   /* BECN comes back on control packets: the 3 CNPs of
-                 * this flow and the ACK at +5100 (not data packet 14) */
+  x.becn = 1;   /* BECN comes back on ACKs/NAKs: the ACK at +5100 (not
+                 * data packet 14, not the CNPs, which always carry it) */
   x.messages = 6;
   x.fnr = 0.0;
   ck_assert_uint_eq(e.c.nfl, 1);

@@ -330,9 +330,9 @@ def derive(truth, obs, pt, dpsn):
             f["retx_packets"] += 1
             f["retx_bytes"] += p["len"]
         if p.get("dup"):
-            # a second mirror copy of the packet before it: no loss event
-            if retx:
-                f["retx_after_" + prev_orig_cause.get(last_nondup, "timeout")] += 1
+            # a second mirror copy of the packet before it: a retransmission
+            # by the PSN rule, but no loss event and no cause (the library's
+            # documented rule: it is not a resend)
             continue
         last_nondup = p["frame"]
         if not retx:
@@ -527,17 +527,36 @@ def check_obs(res, tag, truth, obs, recs, dpsn, cm):
                "truth %d lib %d" % (exp_u, stats[0]["ctrl_unattributed"]))
 
 
+# RC/UC/XRC opcodes (low 5 bits) that end a message: SEND LAST (with
+# immediate, with invalidate), SEND ONLY..., WRITE LAST, WRITE ONLY...,
+# READ RESPONSE LAST and ONLY
+LAST_OPS = {0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0A, 0x0B, 0x0F, 0x10,
+            0x16, 0x17}
+
+
 def check_messages(res, tag, truth, obs, recs):
     lmsgs = [r for r in recs if r["type"] == "message"]
     # truth: per message at this point, from the pkt records
+    # The library's message ends at its first LAST (or ONLY) packet seen
+    # here; resends of its packets after that count in the flow, not in the
+    # message (documented in rtel_msg_record). The truth's packet records
+    # give the same view when cut there.
     per = collections.defaultdict(lambda: dict(packets=0, bytes=0, first=None,
-                                               last=None, retx=0, dup=0))
+                                               last=None, retx=0, dup=0,
+                                               ended=False))
     hi = {}
     for p in truth.pkts.get(obs, ()):
         if p["what"] != "data" or p.get("msg") is None:
             continue
         k = (p["src"], p["dst"], p["dqpn"], part_of(p["op"]))
         e = per[p["msg"]]
+        h0 = hi.get(k)
+        if e["ended"]:
+            if h0 is None or psn_diff(p["psn"], h0) > 0:
+                hi[k] = p["psn"]
+            continue
+        if (p["op"] & 0x1f) in LAST_OPS:
+            e["ended"] = True
         e["packets"] += 1
         e["bytes"] += p["len"]
         e["first"] = p["ts"] if e["first"] is None else min(e["first"], p["ts"])
@@ -572,8 +591,8 @@ def check_messages(res, tag, truth, obs, recs):
         cands = [r for r in lib_by.get(k, ()) if 0 <= psn_diff(r["first_psn"], m["psn0"]) < m["npkts"]]
         clean = (m["retx_pkts"] == 0 and m["msg"] not in lost and e["dup"] == 0
                  and e["retx"] == 0)
-        exp = dict(packets=to["pkts"], bytes=e["bytes"], first_ts_ns=to["first"],
-                   last_ts_ns=to["last"], fct_ns=to["last"] - to["first"],
+        exp = dict(packets=e["packets"], bytes=e["bytes"], first_ts_ns=e["first"],
+                   last_ts_ns=e["last"], fct_ns=(e["last"] or 0) - (e["first"] or 0),
                    retx_packets=e["retx"])
         if clean:
             exp.update(first_psn=m["psn0"], last_psn=(m["psn0"] + m["npkts"] - 1) & PSN_MASK,
