@@ -59,6 +59,10 @@ typedef struct nq {
   uint32_t rdreq_next;
   uint32_t port; /* of the packet that revealed the queue */
   rtel__rdreq rdreq[RTEL__RDREQ_RING];
+  /* RDMA WRITEs (read data) begun recently: their first PSN and I/O, so
+   * that a resend starting mid-message finds its I/O */
+  uint32_t wrs_next;
+  rtel__rdreq wrs[RTEL__RDREQ_RING];
   /* pairing by CID (no CM, no ACK PSNs, no keyed data yet): a completion
    * on host QP |cand| matched an outstanding CID; a second one confirms */
   uint32_t cand;
@@ -389,6 +393,7 @@ static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
   q->wr_io = q->rr_io = q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
     q->rdreq[i].io = RTEL__NIL;
+    q->wrs[i].io = RTEL__NIL;
   }
   /* on the unpaired list until the host QPN is known */
   q->up_prev = RTEL__NIL;
@@ -582,6 +587,9 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   for (d = 0; d < RTEL__RDREQ_RING; d++) {
     if (q->rdreq[d].io == i) {
       q->rdreq[d].io = RTEL__NIL;
+    }
+    if (q->wrs[d].io == i) {
+      q->wrs[d].io = RTEL__NIL;
     }
   }
   io->used = 0;
@@ -1203,8 +1211,25 @@ static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
     q->wr_io = io ? (uint32_t)((size_t)((uint8_t *)io - n->ios) /
                                sizeof(nio))
                   : RTEL__NIL;
+    if (io) {
+      q->wrs[q->wrs_next].psn = hd->psn;
+      q->wrs[q->wrs_next].io = q->wr_io;
+      q->wrs_next = (q->wrs_next + 1) % RTEL__RDREQ_RING;
+    }
   } else if (q->wr_io != RTEL__NIL) {
     io = io_at(n, q->wr_io);
+  } else {
+    /* a MIDDLE or LAST with no write under way: a resend that restarted
+     * mid-message; the write begun nearest before its PSN is its own */
+    int32_t best = INT32_MAX;
+    unsigned i;
+    for (i = 0; i < RTEL__RDREQ_RING; i++) {
+      int32_t d = psn_diff(hd->psn, q->wrs[i].psn);
+      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best && d < 65536) {
+        best = d;
+        io = io_at(n, q->wrs[i].io);
+      }
+    }
   }
   if (io == NULL) {
     ctx->stats.nvme_data_unmatched++;
