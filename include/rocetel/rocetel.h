@@ -1206,7 +1206,10 @@ typedef struct rtel_msg_record {
  *
  * D1..Dn and P1..Pn count the data packets seen up to R: copies resent
  * after the response (a go-back-N resend of data already delivered) are
- * not part of the I/O's latency. An orphan record (a response whose
+ * not part of the I/O's latency. Read data is tied to its I/O by the RETH
+ * of an RDMA WRITE FIRST or ONLY: MIDDLE and LAST packets seen before any
+ * FIRST of their write (the FIRST lost before this point) cannot be
+ * attributed and are counted in nvme_data_unmatched. An orphan record (a response whose
  * command was not seen) knows only cid, nvme_status and t_rsp: its opcode
  * is 0 and meaningless.
  *
@@ -1780,7 +1783,11 @@ RTEL_API rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx);
  * slot boundaries gets one: the slot that contains |now| begins, the
  * skipped slots are not reported, and the round robin moves on as if they
  * had taken place; likewise one statistics and one aggregate report cover
- * the periods that ended. |now| is in the same time
+ * the periods that ended. The timers compare the times of records (each in
+ * its observation point's clock) with |now|: the observation points of one
+ * context need clocks that agree within a small part of the timeouts;
+ * points with unrelated clocks belong in separate contexts (joins of
+ * completed I/Os across points wait in each point's own time). |now| is in the same time
  * base as the packets' timestamps.
  *
  * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),
