@@ -264,8 +264,11 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
     return 0;
   }
-  if ((rv = rtel__flow_packet(ctx, pi, hd)) != 0 ||
-      (rv = rtel__nvme_packet(ctx, pi, hd, pkt)) != 0) {
+  /* (the disabled checks here save the modules' call setup) */
+  if ((!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
+       (rv = rtel__flow_packet(ctx, pi, hd)) != 0) ||
+      (!(ctx->nvme.flags & RTEL_NVME_DISABLE) &&
+       (rv = rtel__nvme_packet(ctx, pi, hd, pkt)) != 0)) {
     ctx->failed = 1;
     return rv;
   }

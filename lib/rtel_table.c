@@ -27,6 +27,7 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
   t->seed = seed;
   for (i = 0; i < cap; i++) {
     rtel__qtab_at(t, i)->hnext = i + 1 < cap ? i + 1 : RTEL__NIL;
+    rtel__qtab_at(t, i)->idx = i;
   }
   t->free_head = 0;
   t->lru_head = t->lru_tail = RTEL__NIL;
@@ -85,6 +86,7 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h) {
   e = rtel__qtab_at(t, i);
   t->free_head = e->hnext;
   memset(e, 0, t->stride);
+  e->idx = i;
   e->key = *k;
   e->hash = h;
   e->hnext = t->buckets[h & t->mask];

@@ -29,6 +29,8 @@ typedef struct rtel__qent {
   uint32_t prev;  /* LRU neighbours */
   uint32_t next;
   uint32_t hash;
+  uint32_t idx;   /* own index (a division by the stride costs more) */
+  uint32_t pad;
 } rtel__qent;
 
 typedef struct rtel__qtab {
@@ -56,7 +58,8 @@ static inline rtel__qent *rtel__qtab_at(const rtel__qtab *t, uint32_t i) {
 
 static inline uint32_t rtel__qtab_idx(const rtel__qtab *t,
                                       const rtel__qent *e) {
-  return (uint32_t)((size_t)((const uint8_t *)e - t->ents) / t->stride);
+  (void)t;
+  return e->idx;
 }
 
 uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k);
