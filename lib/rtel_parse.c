@@ -477,6 +477,20 @@ static int decode_ipv4(dstate *s) {
   return NEXT_L4;
 }
 
+/* The fields of an IPv6 header or a RoCEv1 GRH (same layout) at |off|,
+ * the packet ending at |end|. */
+static inline void fill_ipv6(rtel_pkt_hd *hd, const uint8_t *p, size_t off,
+                             size_t end) {
+  hd->l3_off = (uint16_t)off;
+  hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
+  hd->ecn = (uint8_t)((p[1] >> 4) & 3);
+  hd->flow_label = rtel__get24(p + 1) & 0xfffffu;
+  hd->ttl = p[7];
+  hd->ip_len = (uint32_t)(end - off);
+  memcpy(hd->src, p + 8, 16);
+  memcpy(hd->dst, p + 24, 16);
+}
+
 static int is_ipv6_ext(uint8_t nh) {
   return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60 ||
          nh == 135 || nh == 139 || nh == 140;
@@ -498,14 +512,7 @@ static int decode_ipv6(dstate *s) {
   if (rtel__unlikely(ip_end > s->lim)) {
     cut_copy(s, ip_end);
   }
-  hd->l3_off = (uint16_t)s->off;
-  hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
-  hd->ecn = (uint8_t)((p[1] >> 4) & 3);
-  hd->flow_label = rtel__get24(p + 1) & 0xfffffu;
-  hd->ttl = p[7];
-  hd->ip_len = (uint32_t)(ip_end - s->off);
-  memcpy(hd->src, p + 8, 16);
-  memcpy(hd->dst, p + 24, 16);
+  fill_ipv6(hd, p, s->off, ip_end);
   hd->flags |= RTEL_HD_F_IPV6;
   nh = p[6];
   s->off += 40;
@@ -558,15 +565,8 @@ static int decode_grh(dstate *s) {
   if (rtel__unlikely(end > s->lim)) {
     cut_copy(s, end);
   }
-  hd->l3_off = (uint16_t)s->off;
-  hd->dscp = (uint8_t)((rtel__get16(p) >> 6) & 0x3f);
-  hd->ecn = (uint8_t)((p[1] >> 4) & 3);
-  hd->flow_label = rtel__get24(p + 1) & 0xfffffu;
-  hd->ttl = p[7];
+  fill_ipv6(hd, p, s->off, end);
   hd->ip_proto = p[6];
-  hd->ip_len = (uint32_t)(end - s->off);
-  memcpy(hd->src, p + 8, 16);
-  memcpy(hd->dst, p + 24, 16);
   hd->flags |= RTEL_HD_F_GRH;
   s->off += 40;
   hd->l4_off = (uint16_t)s->off;
