@@ -86,7 +86,7 @@ void rtel__hist_summary(const rtel__hist *h, rtel_latency *out) {
   out->count = h->count;
   out->min = h->count ? h->min : 0;
   out->max = h->count ? h->max : 0;
-  out->mean = h->count ? (int64_t)(h->sum / h->count) : 0;
+  out->mean = h->count ? (int64_t)(h->sum / h->count) : 0; /* floor */
   out->p50 = rtel__hist_quantile(h, 0.50);
   out->p90 = rtel__hist_quantile(h, 0.90);
   out->p99 = rtel__hist_quantile(h, 0.99);

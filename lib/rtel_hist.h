@@ -20,7 +20,12 @@ typedef struct rtel__hist {
   uint64_t count;
   int64_t min;
   int64_t max;
-  uint64_t sum; /* of the clamped values, for the mean */
+#ifdef __SIZEOF_INT128__
+  unsigned __int128 sum; /* of the clamped values, for the mean (2^48 x
+                          * 2^64 values would overflow 64 bits) */
+#else
+  double sum;
+#endif
   uint32_t b[RTEL__HIST_BUCKETS];
 } rtel__hist;
 
