@@ -395,9 +395,8 @@ START_TEST(test_iol_dal_dpl) {
   ck_assert_int_eq(
       rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_DPL, RTEL_SCOPE_PAIR, 3000),
       0);
-  nv_connect(&h, &q, t, 1, 1);
-  nv_rsp(&h, &q, t + 100, 1, 0);
-  ck_assert_uint_eq(h_count(&h, 0, EV_IO), 1);
+  nv_open(&h, &q, t, 1);
+  ck_assert_uint_eq(h_count(&h, 0, EV_IO), 2);
   ck_assert_uint_eq(h_count(&h, 0, EV_ALARM), 0);
 
   /* read, IOL 8000, DAL 2000: nothing */
@@ -770,6 +769,60 @@ START_TEST(test_baseline_fct) {
 }
 END_TEST
 
+/* The clear of a baseline alarm: "cleared when a value is back within
+ * k / 2 deviations". After the raise, values approach the (documented
+ * EWMA) mean by 3 % of their deviation per record; the clear event reports
+ * mean + k sd, which gives sd: the clearing value is within k/2 sd, the
+ * one before it was not (within the drift of sd over one record). */
+START_TEST(test_baseline_clear_half_k) {
+  H h;
+  rtel_tstamp t = 10000;
+  ewma b = {0, 0};
+  size_t m, i;
+  const double k = 4;
+  double dev = 8000, prev = 0;
+  int cleared = 0;
+
+  init(&h, 100000, 0);
+  ck_assert_int_eq(
+      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, k, 16),
+      0);
+  for (i = 0; i < 40; i++) {
+    rtel_tstamp v = 10000 + (i * 37) % 41 - 20;
+    flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x100 + (uint32_t)i, v, 64);
+    ewma_add(&b, (double)v);
+  }
+  m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x200, 20000, 64);
+  ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 1);
+  ewma_add(&b, 20000);
+  for (i = 0; i < 300 && !cleared; i++) {
+    double mean = b.mean;
+    rtel_tstamp v = (rtel_tstamp)(mean + dev + 0.5);
+    double d = (double)v - mean;
+    m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x300 + (uint32_t)i, v, 64);
+    if (h_count(&h, m, EV_ALARM)) {
+      const rtel_alarm *a = &h_nth(&h, m, EV_ALARM, 0)->alarm;
+      double sd = (a->limit - mean) / k;
+      ck_assert_uint_eq(a->state, C_);
+      ck_assert_uint_eq(a->kind, RTEL_ALARM_BASELINE);
+      ck_assert_msg(sd > 0, "limit %g not above the mean %g", a->limit, mean);
+      ck_assert_msg(d <= k * sd / 2 * 1.0001,
+                    "cleared at %g deviations", d / sd);
+      ck_assert_msg(prev > 0.45 * k * sd,
+                    "the record before the clear was %g deviations off "
+                    "(clear expected within k/2 = %g)",
+                    prev / sd, k / 2);
+      cleared = 1;
+    }
+    prev = d;
+    ewma_add(&b, (double)v);
+    dev *= 0.97;
+  }
+  ck_assert(cleared);
+  h_free(&h);
+}
+END_TEST
+
 /* FET is bad when low: a low outlier raises (limit below the mean), a
  * high one does nothing. Two ports, each with its own baseline. */
 START_TEST(test_baseline_fet_below) {
@@ -855,6 +908,7 @@ Suite *alarm_suite(void) {
 
   tc = tcase_create("baseline");
   tcase_add_test(tc, test_baseline_fct);
+  tcase_add_test(tc, test_baseline_clear_half_k);
   tcase_add_test(tc, test_baseline_fet_below);
   tcase_add_test(tc, test_baseline_warmup);
   suite_add_tcase(s, tc);

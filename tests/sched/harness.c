@@ -296,6 +296,19 @@ void nv_connect(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t qid) {
   nv_send(h, ts, q->port, q->host, q->target, q->tqpn, q->hpsn++, sqe, 64);
 }
 
+void nv_propget(H *h, nvq *q, rtel_tstamp ts, uint16_t cid) {
+  uint8_t sqe[64];
+  sp_sqe_fabrics(sqe, cid, 0x04);
+  nv_send(h, ts, q->port, q->host, q->target, q->tqpn, q->hpsn++, sqe, 64);
+}
+
+void nv_open(H *h, nvq *q, rtel_tstamp ts, uint16_t qid) {
+  nv_connect(h, q, ts, 0xF0, qid);
+  nv_rsp(h, q, ts + 10, 0xF0, 0);
+  nv_propget(h, q, ts + 20, 0xF1);
+  nv_rsp(h, q, ts + 30, 0xF1, 0);
+}
+
 void nv_rsp(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t sf) {
   uint8_t cqe[16];
   sp_cqe(cqe, cid, sf);

@@ -112,6 +112,12 @@ typedef struct nvq {
 } nvq;
 
 void nv_connect(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t qid);
+/* A Fabrics Property Get (fctype 0x04) command. */
+void nv_propget(H *h, nvq *q, rtel_tstamp ts, uint16_t cid);
+/* Opens the queue at |ts|: Connect (CID 0xF0, response at +10) and a
+ * Property Get (CID 0xF1 at +20, response at +30). The host's QP is known
+ * once two completions agree: both Fabrics records are delivered at +30. */
+void nv_open(H *h, nvq *q, rtel_tstamp ts, uint16_t qid);
 void nv_rsp(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t sf);
 void nv_cmd(H *h, nvq *q, rtel_tstamp ts, uint8_t opcode, uint16_t cid,
             uint32_t nsid, uint64_t slba, uint64_t va, uint32_t len,

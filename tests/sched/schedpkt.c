@@ -152,6 +152,15 @@ void sp_sqe_connect(uint8_t sqe[64], uint16_t cid, uint16_t qid) {
   le16(sqe + 44, 127); /* SQSIZE */
 }
 
+void sp_sqe_fabrics(uint8_t sqe[64], uint16_t cid, uint8_t fctype) {
+  memset(sqe, 0, 64);
+  sqe[0] = 0x7F;
+  sqe[1] = 0x40;
+  le16(sqe + 2, cid);
+  sqe[4] = fctype;
+  sqe[39] = 0x01; /* no data: an empty in-capsule descriptor */
+}
+
 void sp_cqe(uint8_t cqe[16], uint16_t cid, uint16_t sf) {
   memset(cqe, 0, 16);
   le16(cqe + 8, 1); /* SQHD */

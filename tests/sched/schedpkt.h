@@ -57,6 +57,8 @@ void sp_sqe_rw(uint8_t sqe[64], uint8_t opcode, uint16_t cid, uint32_t nsid,
                uint64_t slba, uint16_t nlb0, uint64_t va, uint32_t len,
                uint32_t key);
 void sp_sqe_connect(uint8_t sqe[64], uint16_t cid, uint16_t qid);
+/* Another Fabrics command (fctype: 0x04 Property Get, ...). */
+void sp_sqe_fabrics(uint8_t sqe[64], uint16_t cid, uint8_t fctype);
 /* CQE with |cid| and status field |sf| (the 15 bits above the phase). */
 void sp_cqe(uint8_t cqe[16], uint16_t cid, uint16_t sf);
 
