@@ -92,6 +92,7 @@ static double root(double x) {
 }
 
 typedef struct subject {
+  int dropped; /* a key could not be stored: the record was not judged */
   uint32_t obs;
   uint32_t port;
   const uint8_t *src;
@@ -101,7 +102,7 @@ typedef struct subject {
   const rtel_io_record *io;
 } subject;
 
-static akey *key_get(rtel_ctx *ctx, const subject *sb, uint32_t metric,
+static akey *key_get(rtel_ctx *ctx, subject *sb, uint32_t metric,
                      uint32_t scope, uint32_t kind) {
   rtel__alarms *a = &ctx->alarms;
   rtel__qkey k;
@@ -121,7 +122,7 @@ static akey *key_get(rtel_ctx *ctx, const subject *sb, uint32_t metric,
   if (e == NULL) {
     e = (akey *)(void *)rtel__qtab_insert(&a->keys, &k, h);
     if (e == NULL) {
-      ctx->stats.alarms_dropped++;
+      sb->dropped = 1;
     }
   }
   return e;
@@ -133,7 +134,8 @@ static int fire(rtel_ctx *ctx, const subject *sb, uint32_t metric,
   rtel_alarm al;
   if (state == RTEL_ALARM_RAISED) {
     ctx->stats.alarms_raised++;
-    rtel__sched_alarm(ctx, sb->port, sb->ts);
+    /* the priority window runs from when the alarm was raised */
+    rtel__sched_alarm(ctx, sb->port, ctx->clock);
   } else {
     ctx->stats.alarms_cleared++;
   }
@@ -162,7 +164,7 @@ static int fire(rtel_ctx *ctx, const subject *sb, uint32_t metric,
 }
 
 /* Evaluates one value of |metric| for |sb| in every scope. */
-static int eval(rtel_ctx *ctx, const subject *sb, uint32_t metric,
+static int eval(rtel_ctx *ctx, subject *sb, uint32_t metric,
                 double value) {
   rtel__alarms *a = &ctx->alarms;
   int below = metric == RTEL_METRIC_FET; /* bad when low */
@@ -234,6 +236,45 @@ static int eval(rtel_ctx *ctx, const subject *sb, uint32_t metric,
   return 0;
 }
 
+/* The metrics of a flow record, in every scope. */
+static int eval_flow(rtel_ctx *ctx, subject *sb, const rtel_flow_record *r) {
+  int rv;
+  if ((rv = eval(ctx, sb, RTEL_METRIC_FCT, (double)r->fct)) != 0 ||
+      (rv = eval(ctx, sb, RTEL_METRIC_RETX_RATIO, r->retx_ratio)) != 0) {
+    return rv;
+  }
+  if ((r->flags & RTEL_FLOW_F_PAIRED) &&
+      (rv = eval(ctx, sb, RTEL_METRIC_FNR, r->fnr)) != 0) {
+    return rv;
+  }
+  if (r->fct > 0) {
+    double secs = (double)r->fct / 1e9;
+    if ((rv = eval(ctx, sb, RTEL_METRIC_FET, (double)r->fet_bps)) != 0 ||
+        (rv = eval(ctx, sb, RTEL_METRIC_CNP_RATE,
+                   (double)r->cnps / secs)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+/* The metrics of a completed I/O record, in every scope. */
+static int eval_io(rtel_ctx *ctx, subject *sb, const rtel_io_record *r) {
+  int rv;
+  if ((rv = eval(ctx, sb, RTEL_METRIC_IOL, (double)r->iol)) != 0) {
+    return rv;
+  }
+  if (r->dal != RTEL_DURATION_NONE &&
+      (rv = eval(ctx, sb, RTEL_METRIC_DAL, (double)r->dal)) != 0) {
+    return rv;
+  }
+  if (r->dpl != RTEL_DURATION_NONE &&
+      (rv = eval(ctx, sb, RTEL_METRIC_DPL, (double)r->dpl)) != 0) {
+    return rv;
+  }
+  return 0;
+}
+
 int rtel__alarm_flow(rtel_ctx *ctx, const rtel_flow_record *r) {
   subject sb;
   int rv;
@@ -243,6 +284,7 @@ int rtel__alarm_flow(rtel_ctx *ctx, const rtel_flow_record *r) {
       r->end == RTEL_END_EVICTED) {
     return 0;
   }
+  sb.dropped = 0;
   sb.obs = r->obs;
   sb.port = r->port;
   sb.src = r->src;
@@ -250,23 +292,9 @@ int rtel__alarm_flow(rtel_ctx *ctx, const rtel_flow_record *r) {
   sb.ts = r->last_ts;
   sb.flow = r;
   sb.io = NULL;
-  if ((rv = eval(ctx, &sb, RTEL_METRIC_FCT, (double)r->fct)) != 0 ||
-      (rv = eval(ctx, &sb, RTEL_METRIC_RETX_RATIO, r->retx_ratio)) != 0) {
-    return rv;
-  }
-  if ((r->flags & RTEL_FLOW_F_PAIRED) &&
-      (rv = eval(ctx, &sb, RTEL_METRIC_FNR, r->fnr)) != 0) {
-    return rv;
-  }
-  if (r->fct > 0) {
-    double secs = (double)r->fct / 1e9;
-    if ((rv = eval(ctx, &sb, RTEL_METRIC_FET, (double)r->fet_bps)) != 0 ||
-        (rv = eval(ctx, &sb, RTEL_METRIC_CNP_RATE,
-                   (double)r->cnps / secs)) != 0) {
-      return rv;
-    }
-  }
-  return 0;
+  rv = eval_flow(ctx, &sb, r);
+  ctx->stats.alarms_dropped += (uint64_t)sb.dropped; /* once per record */
+  return rv;
 }
 
 int rtel__alarm_io(rtel_ctx *ctx, const rtel_io_record *r) {
@@ -275,6 +303,7 @@ int rtel__alarm_io(rtel_ctx *ctx, const rtel_io_record *r) {
   if (!ctx->alarms.active || r->state != RTEL_IO_COMPLETE) {
     return 0;
   }
+  sb.dropped = 0;
   sb.obs = r->obs;
   sb.port = r->port;
   sb.src = r->host;
@@ -282,16 +311,7 @@ int rtel__alarm_io(rtel_ctx *ctx, const rtel_io_record *r) {
   sb.ts = r->t_rsp;
   sb.flow = NULL;
   sb.io = r;
-  if ((rv = eval(ctx, &sb, RTEL_METRIC_IOL, (double)r->iol)) != 0) {
-    return rv;
-  }
-  if (r->dal != RTEL_DURATION_NONE &&
-      (rv = eval(ctx, &sb, RTEL_METRIC_DAL, (double)r->dal)) != 0) {
-    return rv;
-  }
-  if (r->dpl != RTEL_DURATION_NONE &&
-      (rv = eval(ctx, &sb, RTEL_METRIC_DPL, (double)r->dpl)) != 0) {
-    return rv;
-  }
-  return 0;
+  rv = eval_io(ctx, &sb, r);
+  ctx->stats.alarms_dropped += (uint64_t)sb.dropped;
+  return rv;
 }

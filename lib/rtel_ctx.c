@@ -225,6 +225,9 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->stats.pkts_ts_backwards++;
   }
   ctx->last_ts = pi->ts;
+  if (pi->ts > ctx->clock) {
+    ctx->clock = pi->ts;
+  }
   if (rtel__unlikely(ctx->stats_next == RTEL_TSTAMP_NONE &&
                      ctx->settings.stats_interval != 0)) {
     ctx->stats_next = pi->ts + ctx->settings.stats_interval;
@@ -360,6 +363,9 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
   }
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
+  }
+  if (now > ctx->clock) {
+    ctx->clock = now;
   }
   /* slot boundaries first: they truncate what they cut */
   if ((rv = rtel__sched_expire(ctx, now)) != 0 ||

@@ -21,6 +21,8 @@ struct rtel_ctx {
   rtel_ctx_stats stats;
   /* timestamp of the previous packet, RTEL_TSTAMP_NONE before the first */
   rtel_tstamp last_ts;
+  /* the latest time the context was told (packets, handle_expiry) */
+  rtel_tstamp clock;
   /* end of the current statistics period, RTEL_TSTAMP_NONE if unarmed */
   rtel_tstamp stats_next;
   /* nonzero once a fatal error happened */

@@ -59,6 +59,8 @@ int rtel__sched_init(rtel_ctx *ctx) {
   s->sch.mode = RTEL_SCHED_FULL;
   s->next = RTEL_TSTAMP_NONE;
   s->epoch = RTEL_TSTAMP_NONE;
+  s->unreg_start = RTEL_TSTAMP_NONE;
+  s->unreg_end = RTEL_TSTAMP_NONE;
   return 0;
 }
 
@@ -87,8 +89,10 @@ void rtel__sched_coverage(const rtel__sched *s, uint32_t port,
                           rtel_tstamp *start, rtel_tstamp *end) {
   const rtel__port *p = port_find(s, port);
   if (p == NULL) {
-    *start = s->epoch;
-    *end = RTEL_TSTAMP_NONE;
+    /* unregistered: measured in full mode, since it (or the first
+     * packet) began */
+    *start = s->unreg_start != RTEL_TSTAMP_NONE ? s->unreg_start : s->epoch;
+    *end = s->sch.mode == RTEL_SCHED_FULL ? RTEL_TSTAMP_NONE : s->unreg_end;
     return;
   }
   *start = p->cov_start;
@@ -186,7 +190,7 @@ static void choose(rtel__sched *s, rtel_tstamp now) {
 
 /* Begins a slot (or the full mode) at |t|: reports the ports that start
  * and stop, then truncates the records of the stopped ones. */
-static int begin(rtel_ctx *ctx, rtel_tstamp t) {
+static int begin(rtel_ctx *ctx, rtel_tstamp t, int unreg_stop) {
   rtel__sched *s = &ctx->sched;
   rtel_slot_event ev;
   uint32_t i;
@@ -218,7 +222,7 @@ static int begin(rtel_ctx *ctx, rtel_tstamp t) {
   if (ctx->cb.on_slot && ctx->cb.on_slot(ctx, &ev, ctx->user_data) != 0) {
     return RTEL_ERR_CALLBACK_FAILURE;
   }
-  if (ev.nstopped) {
+  if (ev.nstopped || unreg_stop) {
     if ((rv = rtel__flow_truncate(ctx)) != 0 ||
         (rv = rtel__nvme_truncate(ctx)) != 0) {
       return rv;
@@ -245,9 +249,25 @@ int rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
        (schedule->ports_per_slot == 0 || schedule->slot_ns == 0))) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  ctx->sched.sch = *schedule;
-  if ((rv = begin(ctx, now)) != 0) {
-    ctx->failed = 1;
+  {
+    rtel__sched *s = &ctx->sched;
+    int was_full = s->sch.mode == RTEL_SCHED_FULL;
+    int unreg_stop = 0;
+    s->sch = *schedule;
+    if (was_full && schedule->mode == RTEL_SCHED_POLL) {
+      /* unregistered ports stop being measured */
+      s->unreg_end = now;
+      if (s->unreg_start == RTEL_TSTAMP_NONE) {
+        s->unreg_start = s->epoch;
+      }
+      unreg_stop = 1;
+    } else if (!was_full && schedule->mode == RTEL_SCHED_FULL) {
+      s->unreg_start = now;
+      s->unreg_end = RTEL_TSTAMP_NONE;
+    }
+    if ((rv = begin(ctx, now, unreg_stop)) != 0) {
+      ctx->failed = 1;
+    }
   }
   return rv;
 }
@@ -276,7 +296,7 @@ int rtel__sched_expire(rtel_ctx *ctx, rtel_tstamp now) {
                                             : s->nports;
     late = skip % s->nports;
     s->rr = (uint32_t)((s->rr + late * per) % s->nports);
-    s->slot += skip;
   }
-  return begin(ctx, t);
+  s->slot += skip;
+  return begin(ctx, t, 0);
 }

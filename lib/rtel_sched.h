@@ -34,7 +34,10 @@ typedef struct rtel__sched {
   rtel_tstamp next;  /* end of the current polling slot, NONE if none */
   uint32_t rr;       /* round robin cursor */
   uint32_t prio_rr;  /* cursor over alarmed ports */
-  rtel_tstamp epoch; /* first packet: coverage start of unregistered ports */
+  rtel_tstamp epoch; /* first packet */
+  /* coverage of unregistered ports: measured in full mode only */
+  rtel_tstamp unreg_start;
+  rtel_tstamp unreg_end;
 } rtel__sched;
 
 int rtel__sched_init(struct rtel_ctx *ctx);

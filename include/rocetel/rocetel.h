@@ -932,7 +932,8 @@ typedef struct rtel_ctx_stats {
   /** Packets of ports not measured in the current polling slot (counted,
    * not decoded). */
   uint64_t pkts_unscheduled;
-  /** Polling slots begun. */
+  /** Slot boundaries begun: polling slots, and each rtel_ctx_set_schedule()
+   * (a change to full mode included). */
   uint64_t slots;
   /** Alarm events raised and cleared. */
   uint64_t alarms_raised;
@@ -1524,6 +1525,9 @@ typedef struct rtel_alarm {
   /** The record's value and the limit it was compared with. */
   double value;
   double limit;
+  /** The record's time: its last packet (flows) or its response (I/Os).
+   * The alarm priority window of rtel_schedule runs from when the alarm
+   * was raised instead (the latest packet or handle_expiry time). */
   rtel_tstamp ts;
   /** The record that raised or cleared the alarm: one of these is set. */
   const rtel_flow_record *flow;
