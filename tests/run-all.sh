@@ -86,7 +86,7 @@ case $skip in *" asan "*) ;; *)
     make -C "$out/asan" -j"$jobs" >"$out/asan/build.out" 2>&1 ||
     { tail -n 40 "$out/asan/build.out"; bad 1 asan-build; }
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    RTEL_SANITIZED=1 run_check "$out/asan" asan
+    RTEL_SAN_FLAGS="$san" run_check "$out/asan" asan
 esac
 
 case $skip in *" fuzz "*) ;; *)
