@@ -1061,7 +1061,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   settings.roce_udp_port = opt->roce_port;
   if (opt->max_flows) {
     settings.max_flows = opt->max_flows;
-    settings.max_qp_pairs = opt->max_flows;
+    settings.max_qp_pairs = 0; /* the default: 2 x max_flows */
   }
   if (opt->flow_idle_ns) {
     settings.flow_idle_timeout = opt->flow_idle_ns;

@@ -203,7 +203,11 @@ int rtel__flow_init(rtel_ctx *ctx) {
   rtel__flowtab *ft = &ctx->ft;
   const rtel_settings *s = &ctx->settings;
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
-  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs : nflows;
+  /* two entries per connection (one per direction); a connection may
+   * carry data one way only */
+  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs
+                    : nflows <= RTEL__MAX_TABLE / 2 ? 2 * nflows
+                                                    : RTEL__MAX_TABLE;
   uint32_t npsn = 1;
   int rv;
 

@@ -757,8 +757,8 @@ typedef struct rtel_settings {
   /** Capacity of the flow table (directional flows), allocated by
    * rtel_ctx_new(). Default 4096. */
   uint32_t max_flows;
-  /** Capacity of the QP pairing table (learned QP pairs). Default
-   * max_flows. */
+  /** Capacity of the QP pairing table (two entries per learned QP pair,
+   * one per direction). Default 2 x max_flows. */
   uint32_t max_qp_pairs;
   /** Reserved: set to 0. */
   uint32_t reserved1;
