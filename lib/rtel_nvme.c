@@ -103,7 +103,7 @@ typedef struct nio {
   uint8_t nsgl;
   uint8_t incapsule;
   uint8_t used;
-  uint8_t pad;
+  uint8_t in_rings; /* it was put in the queue's rdreq/wrs rings */
   uint64_t slba;
   uint64_t bytes;
   rtel_tstamp t_cmd;
@@ -584,7 +584,9 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   if (q->cap_io == i) {
     q->cap_io = RTEL__NIL;
   }
-  for (d = 0; d < RTEL__RDREQ_RING; d++) {
+  /* only an I/O that had data rings entries to forget (a completion of
+   * one without data skips the scan) */
+  for (d = 0; io->in_rings && d < RTEL__RDREQ_RING; d++) {
     if (q->rdreq[d].io == i) {
       q->rdreq[d].io = RTEL__NIL;
     }
@@ -1215,6 +1217,7 @@ static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
       q->wrs[q->wrs_next].psn = hd->psn;
       q->wrs[q->wrs_next].io = q->wr_io;
       q->wrs_next = (q->wrs_next + 1) % RTEL__RDREQ_RING;
+      io->in_rings = 1;
     }
   } else if (q->wr_io != RTEL__NIL) {
     io = io_at(n, q->wr_io);
@@ -1263,6 +1266,7 @@ static void read_request(rtel_ctx *ctx, const rtel_pkt_info *pi,
   q->rdreq[q->rdreq_next].io =
       (uint32_t)((size_t)((uint8_t *)io - n->ios) / sizeof(nio));
   q->rdreq_next = (q->rdreq_next + 1) % RTEL__RDREQ_RING;
+  io->in_rings = 1;
 }
 
 static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
@@ -1312,11 +1316,9 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
-  if (pi->ts > n->now || n->now == 0) {
-    if (n->now == 0) {
-      n->first_obs = pi->obs;
-    }
-    n->now = pi->ts;
+  if (rtel__unlikely(!n->seen)) {
+    n->seen = 1;
+    n->first_obs = pi->obs;
   }
   if (rtel__unlikely(pi->obs != n->first_obs)) {
     n->multi_obs = 1; /* joins become possible */

@@ -62,7 +62,7 @@ typedef struct rtel__nvme {
   uint32_t role_obs[64];
   uint8_t role[64];
 
-  rtel_tstamp now; /* latest packet time seen */
+  uint32_t seen;      /* a packet was seen */
   uint32_t first_obs; /* the first observation point seen ... */
   uint32_t multi_obs; /* ... and whether another one was seen since */
 } rtel__nvme;
