@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Per-period aggregates of NVMe-oF I/O records (rtel_io_aggregate(3)):
+ * the hub adds every I/O record it delivers; at the end of a period each
+ * aggregate goes up through the sink and the table is emptied.
+ */
 #include "rtel_agg.h"
 
-#include "rtel_ctx.h"
 #include "rtel_hist.h"
 
 typedef struct dirstat {
@@ -21,34 +25,27 @@ typedef struct aggent {
   dirstat d[2]; /* read, write */
 } aggent;
 
-int rtel__agg_init(rtel_ctx *ctx) {
-  rtel__agg *a = &ctx->agg;
-  uint32_t cap = ctx->settings.max_aggregates ? ctx->settings.max_aggregates
-                                              : 128;
+int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
+                   const rtel__env *env) {
+  uint32_t cap = s->max_aggregates ? s->max_aggregates : 128;
   memset(a, 0, sizeof(*a));
-  a->interval = ctx->settings.report_interval;
+  a->env = *env;
+  a->interval = s->report_interval;
   a->start = a->next = RTEL_TSTAMP_NONE;
-  if (ctx->settings.nvme_flags & RTEL_NVME_DISABLE) {
+  if (s->nvme_flags & RTEL_NVME_DISABLE) {
     return 0;
   }
   return rtel__qtab_init(&a->keys, cap, sizeof(aggent),
-                         ctx->settings.hash_seed ^ 0x61c88647u, &ctx->mem);
+                         s->hash_seed ^ 0x61c88647u, env->mem);
 }
 
-void rtel__agg_free(rtel_ctx *ctx) { rtel__qtab_free(&ctx->agg.keys, &ctx->mem); }
-
-void rtel__agg_clock(rtel_ctx *ctx, rtel_tstamp ts) {
-  rtel__agg *a = &ctx->agg;
-  if (rtel__unlikely(a->start == RTEL_TSTAMP_NONE)) {
-    a->start = ts;
-    if (a->interval) {
-      a->next = ts + a->interval;
-    }
+void rtel__agg_free(rtel__agg *a) {
+  if (a->env.mem) {
+    rtel__qtab_free(&a->keys, a->env.mem);
   }
 }
 
-static void add_to(rtel_ctx *ctx, const rtel_io_record *r, uint32_t nsid) {
-  rtel__agg *a = &ctx->agg;
+static void add_to(rtel__agg *a, const rtel_io_record *r, uint32_t nsid) {
   rtel__qkey k;
   uint32_t h;
   aggent *e;
@@ -63,7 +60,7 @@ static void add_to(rtel_ctx *ctx, const rtel_io_record *r, uint32_t nsid) {
   if (e == NULL) {
     e = (aggent *)(void *)rtel__qtab_insert(&a->keys, &k, h);
     if (e == NULL) {
-      ctx->stats.aggregates_dropped++;
+      a->env.stats->aggregates_dropped++;
       return;
     }
     e->flags = r->flags & RTEL_IO_F_IPV6;
@@ -85,30 +82,28 @@ static void add_to(rtel_ctx *ctx, const rtel_io_record *r, uint32_t nsid) {
   }
 }
 
-void rtel__agg_io(rtel_ctx *ctx, const rtel_io_record *r) {
-  if (ctx->agg.keys.ents == NULL ||
+void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
+  if (a->keys.ents == NULL ||
       (r->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) ||
       (r->opcode != RTEL_NVME_OP_READ && r->opcode != RTEL_NVME_OP_WRITE) ||
       (r->state != RTEL_IO_COMPLETE && r->state != RTEL_IO_TIMEOUT)) {
     return;
   }
-  add_to(ctx, r, r->nsid);
-  add_to(ctx, r, RTEL_NSID_ALL);
+  add_to(a, r, r->nsid);
+  add_to(a, r, RTEL_NSID_ALL);
 }
-
-rtel_tstamp rtel__agg_expiry(const rtel_ctx *ctx) { return ctx->agg.next; }
 
 /* Reports every aggregate of the period [start, end) and empties the
  * table. */
-static int report(rtel_ctx *ctx, rtel_tstamp end) {
-  rtel__agg *a = &ctx->agg;
+static int report(rtel__agg *a, rtel_tstamp end) {
+  const rtel__sink *sink = a->env.sink;
   rtel_io_aggregate g;
   int rv = 0;
 
   while (a->keys.used) {
     aggent *e = (aggent *)(void *)rtel__qtab_oldest(&a->keys);
     unsigned dir;
-    for (dir = 0; dir < 2 && rv == 0 && ctx->cb.on_io_aggregate; dir++) {
+    for (dir = 0; dir < 2 && rv == 0; dir++) {
       const dirstat *d = &e->d[dir];
       if (d->count == 0 && d->timeouts == 0) {
         continue;
@@ -129,9 +124,7 @@ static int report(rtel_ctx *ctx, rtel_tstamp end) {
       rtel__hist_summary(&d->iol, &g.iol);
       rtel__hist_summary(&d->dal, &g.dal);
       rtel__hist_summary(&d->dpl, &g.dpl);
-      if (ctx->cb.on_io_aggregate(ctx, &g, ctx->user_data) != 0) {
-        rv = RTEL_ERR_CALLBACK_FAILURE;
-      }
+      rv = sink->aggregate(sink->hub, &g);
     }
     rtel__qtab_remove(&a->keys, &e->q);
   }
@@ -139,8 +132,7 @@ static int report(rtel_ctx *ctx, rtel_tstamp end) {
   return rv;
 }
 
-int rtel__agg_expire(rtel_ctx *ctx, rtel_tstamp now) {
-  rtel__agg *a = &ctx->agg;
+int rtel__agg_expire(rtel__agg *a, rtel_tstamp now) {
   rtel_tstamp end;
   if (a->next == RTEL_TSTAMP_NONE || now < a->next) {
     return 0;
@@ -149,12 +141,12 @@ int rtel__agg_expire(rtel_ctx *ctx, rtel_tstamp now) {
    * periods that ended since the last one */
   end = a->next + (now - a->next) / a->interval * a->interval;
   a->next = end + a->interval;
-  return report(ctx, end);
+  return report(a, end);
 }
 
-int rtel__agg_flush(rtel_ctx *ctx, rtel_tstamp now) {
-  if (ctx->agg.start == RTEL_TSTAMP_NONE) {
+int rtel__agg_flush(rtel__agg *a, rtel_tstamp now) {
+  if (a->start == RTEL_TSTAMP_NONE) {
     return 0;
   }
-  return report(ctx, now);
+  return report(a, now);
 }

@@ -8,26 +8,42 @@
 #define RTEL_AGG_H
 
 #include "rtel_int.h"
+#include "rtel_sink.h"
 #include "rtel_table.h"
 
-struct rtel_ctx;
-
 typedef struct rtel__agg {
+  rtel__env env;
   rtel__qtab keys; /* key (obs, host, target, nsid) */
   rtel_tstamp interval;
   rtel_tstamp start; /* current period's start, NONE before any packet */
   rtel_tstamp next;  /* end of the current period, NONE if unarmed */
 } rtel__agg;
 
-int rtel__agg_init(struct rtel_ctx *ctx);
-void rtel__agg_free(struct rtel_ctx *ctx);
+int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
+                   const rtel__env *env);
+void rtel__agg_free(rtel__agg *a);
+
 /* Notes the time of a packet (starts the first period). */
-void rtel__agg_clock(struct rtel_ctx *ctx, rtel_tstamp ts);
-/* Adds an I/O record. */
-void rtel__agg_io(struct rtel_ctx *ctx, const rtel_io_record *r);
-rtel_tstamp rtel__agg_expiry(const struct rtel_ctx *ctx);
-int rtel__agg_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+static inline void rtel__agg_clock(rtel__agg *a, rtel_tstamp ts) {
+  if (rtel__unlikely(a->start == RTEL_TSTAMP_NONE)) {
+    a->start = ts;
+    if (a->interval) {
+      a->next = ts + a->interval;
+    }
+  }
+}
+
+/* Adds an I/O record (reads and writes that completed or timed out). */
+void rtel__agg_io(rtel__agg *a, const rtel_io_record *r);
+
+/* End of the current period, or RTEL_TSTAMP_NONE. */
+static inline rtel_tstamp rtel__agg_expiry(const rtel__agg *a) {
+  return a->next;
+}
+
+/* Reports the period that ended, if any, through the sink. */
+int rtel__agg_expire(rtel__agg *a, rtel_tstamp now);
 /* Reports the current period as ending at |now|. */
-int rtel__agg_flush(struct rtel_ctx *ctx, rtel_tstamp now);
+int rtel__agg_flush(rtel__agg *a, rtel_tstamp now);
 
 #endif /* RTEL_AGG_H */

@@ -1,10 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The context and its packet path:
- *   rtel_ctx_read_pkt -> rtel__decode -> counters -> on_packet
- * (the flow table, NVMe-oF correlator and scheduler will follow the
- * decoder here). Timers are pulled: rtel_ctx_get_expiry() /
- * rtel_ctx_handle_expiry().
+ * The context: the hub of the library.
+ *
+ * Every packet enters here and goes, in this order, through
+ *   the scheduler's admission (rtel_sched: is its port measured now?)
+ *   -> the decoder (rtel_parse) -> the counters -> on_packet
+ *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow)
+ *   -> the NVMe-oF correlator (rtel_nvme).
+ * The modules never call the hub or each other upwards: what they produce
+ * comes back through the sink (rtel_sink.h), whose functions below are the
+ * only places that call the application. Each counts the record, stamps
+ * its port's coverage window, delivers it in the struct version the
+ * application was built for (out()), then feeds what reads records: the
+ * aggregates (I/Os) and the alarms (flows, I/Os), whose events are
+ * delivered right after the record that caused them and mark the port for
+ * the scheduler's priority seat.
+ *
+ * Timers are pulled (rtel_ctx_get_expiry(), rtel_ctx_handle_expiry()) and
+ * run in one order at |now|:
+ *   1. a polling slot boundary: on_slot, then the flows and I/Os of the
+ *      ports that stopped, delivered truncated (truncated records are not
+ *      judged by the alarms: their figures are partial);
+ *   2. flow timers (idle, active): on_message, on_flow, on_alarm;
+ *   3. I/O timeouts: on_io, on_alarm;
+ *   4. the end of a reporting period: on_io_aggregate;
+ *   5. the end of a statistics period: on_stats.
  */
 #include "rtel_ctx.h"
 
@@ -30,6 +50,53 @@ size_t rtel__ctx_stats_len(int version) {
   return version == RTEL_CTX_STATS_V1
              ? rtel__struct_len(rtel_ctx_stats, ios_truncated)
              : 0;
+}
+
+/*
+ * The sizes of the structs that the callbacks of |callbacks_version|
+ * receive. The latest version receives the library's structs; an older one
+ * the prefix its own structs had, named by their last field. Returns 0, or
+ * RTEL_ERR_UNSUPPORTED_VERSION for a version this library does not know.
+ */
+static int out_lens(int callbacks_version, size_t len[RTEL__OUT_N]) {
+  if (callbacks_version == RTEL_CALLBACKS_VERSION) {
+    len[RTEL__OUT_HD] = sizeof(rtel_pkt_hd);
+    len[RTEL__OUT_STATS] = sizeof(rtel_ctx_stats);
+    len[RTEL__OUT_FLOW] = sizeof(rtel_flow_record);
+    len[RTEL__OUT_MSG] = sizeof(rtel_msg_record);
+    len[RTEL__OUT_IO] = sizeof(rtel_io_record);
+    len[RTEL__OUT_SEGMENT] = sizeof(rtel_segment_record);
+    len[RTEL__OUT_AGGREGATE] = sizeof(rtel_io_aggregate);
+    len[RTEL__OUT_SLOT] = sizeof(rtel_slot_event);
+    len[RTEL__OUT_ALARM] = sizeof(rtel_alarm);
+    return 0;
+  }
+  switch (callbacks_version) {
+  case RTEL_CALLBACKS_V1:
+    len[RTEL__OUT_HD] = rtel__struct_len(rtel_pkt_hd, cm_priv_len);
+    len[RTEL__OUT_STATS] = rtel__struct_len(rtel_ctx_stats, ios_truncated);
+    len[RTEL__OUT_FLOW] = rtel__struct_len(rtel_flow_record, coverage_end);
+    len[RTEL__OUT_MSG] = rtel__struct_len(rtel_msg_record, coverage_end);
+    len[RTEL__OUT_IO] = rtel__struct_len(rtel_io_record, coverage_end);
+    len[RTEL__OUT_SEGMENT] = rtel__struct_len(rtel_segment_record, storage);
+    len[RTEL__OUT_AGGREGATE] = rtel__struct_len(rtel_io_aggregate, dpl);
+    len[RTEL__OUT_SLOT] = rtel__struct_len(rtel_slot_event, nstopped);
+    len[RTEL__OUT_ALARM] = rtel__struct_len(rtel_alarm, io);
+    return 0;
+  default:
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+}
+
+/* |latest| as the application's version of it: itself, or its prefix
+ * copied into a buffer of exactly the application's size. */
+static const void *out(rtel_ctx *ctx, unsigned kind, const void *latest) {
+  void *copy = ctx->out_copy[kind];
+  if (rtel__likely(copy == NULL)) {
+    return latest;
+  }
+  memcpy(copy, latest, ctx->out_len[kind]);
+  return copy;
 }
 
 void rtel_settings_default_versioned(int settings_version,
@@ -65,6 +132,195 @@ void rtel_settings_default_versioned(int settings_version,
   memcpy(settings, &s, len);
 }
 
+/* ------------------------------------------------------------ the sink */
+
+/* Calls the application; a non-zero return is fatal. */
+#define CALL(ctx, fn, arg)                                                    \
+  ((ctx)->cb.fn((ctx), (arg), (ctx)->user_data) != 0                          \
+       ? RTEL_ERR_CALLBACK_FAILURE                                            \
+       : 0)
+
+/* Delivers the alarms that the record |rec| (of kind |kind|) caused. */
+static int deliver_alarms(rtel_ctx *ctx, unsigned kind, const void *rec) {
+  rtel__fired *f = &ctx->fired;
+  uint32_t i;
+  ctx->stats.alarms_dropped += f->dropped; /* once per record */
+  for (i = 0; i < f->n; i++) {
+    rtel_alarm *al = &f->al[i];
+    int rv;
+    if (al->state == RTEL_ALARM_RAISED) {
+      ctx->stats.alarms_raised++;
+      /* the priority window runs from when the alarm was raised */
+      rtel__sched_note_alarm(&ctx->sched, al->port, ctx->clock);
+    } else {
+      ctx->stats.alarms_cleared++;
+    }
+    if (ctx->cb.on_alarm == NULL) {
+      continue;
+    }
+    if (kind == RTEL__OUT_FLOW) {
+      al->flow = rec;
+    } else {
+      al->io = rec;
+    }
+    if ((rv = CALL(ctx, on_alarm, out(ctx, RTEL__OUT_ALARM, al))) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+static int sink_flow(void *hub, rtel_flow_record *r) {
+  rtel_ctx *ctx = hub;
+  const void *rec;
+  int rv;
+  rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
+                       &r->coverage_end);
+  rec = out(ctx, RTEL__OUT_FLOW, r);
+  if (ctx->cb.on_flow && (rv = CALL(ctx, on_flow, rec)) != 0) {
+    return rv;
+  }
+  if (!rtel__alarm_active(&ctx->alarms)) {
+    return 0;
+  }
+  rtel__alarm_flow(&ctx->alarms, r, &ctx->fired);
+  return deliver_alarms(ctx, RTEL__OUT_FLOW, rec);
+}
+
+static int sink_msg(void *hub, rtel_msg_record *r) {
+  rtel_ctx *ctx = hub;
+  ctx->stats.messages++;
+  if (ctx->cb.on_message == NULL) {
+    return 0;
+  }
+  rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
+                       &r->coverage_end);
+  return CALL(ctx, on_message, out(ctx, RTEL__OUT_MSG, r));
+}
+
+static int sink_io(void *hub, rtel_io_record *r) {
+  rtel_ctx *ctx = hub;
+  const void *rec;
+  int rv;
+  switch (r->state) {
+  case RTEL_IO_COMPLETE:
+    ctx->stats.ios_complete++;
+    break;
+  case RTEL_IO_TIMEOUT:
+    ctx->stats.ios_timeout++;
+    break;
+  case RTEL_IO_ORPHAN:
+    ctx->stats.ios_orphan++;
+    break;
+  case RTEL_IO_TRUNCATED:
+    ctx->stats.ios_truncated++;
+    break;
+  default:
+    ctx->stats.ios_evicted++;
+    break;
+  }
+  rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
+                       &r->coverage_end);
+  rtel__agg_io(&ctx->agg, r);
+  rec = out(ctx, RTEL__OUT_IO, r);
+  if (ctx->cb.on_io && (rv = CALL(ctx, on_io, rec)) != 0) {
+    return rv;
+  }
+  if (!rtel__alarm_active(&ctx->alarms)) {
+    return 0;
+  }
+  rtel__alarm_io(&ctx->alarms, r, &ctx->fired);
+  return deliver_alarms(ctx, RTEL__OUT_IO, rec);
+}
+
+static int sink_segment(void *hub, const rtel_segment_record *r) {
+  rtel_ctx *ctx = hub;
+  ctx->stats.segments++;
+  if (ctx->cb.on_segment == NULL) {
+    return 0;
+  }
+  return CALL(ctx, on_segment, out(ctx, RTEL__OUT_SEGMENT, r));
+}
+
+static int sink_aggregate(void *hub, const rtel_io_aggregate *r) {
+  rtel_ctx *ctx = hub;
+  if (ctx->cb.on_io_aggregate == NULL) {
+    return 0;
+  }
+  return CALL(ctx, on_io_aggregate, out(ctx, RTEL__OUT_AGGREGATE, r));
+}
+
+/* A slot boundary: on_slot, then the records it cuts, truncated. */
+static int slot_boundary(rtel_ctx *ctx, const rtel__slot *sl) {
+  int rv;
+  ctx->stats.slots++;
+  if (ctx->cb.on_slot &&
+      (rv = CALL(ctx, on_slot, out(ctx, RTEL__OUT_SLOT, &sl->ev))) != 0) {
+    return rv;
+  }
+  if (!sl->truncate) {
+    return 0;
+  }
+  if ((rv = rtel__flow_truncate(&ctx->ft, &ctx->sched)) != 0) {
+    return rv;
+  }
+  return rtel__nvme_truncate(&ctx->nvme, &ctx->sched);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void free_modules(rtel_ctx *ctx) {
+  unsigned k;
+  rtel__alarm_free(&ctx->alarms);
+  rtel__sched_free(&ctx->sched);
+  rtel__agg_free(&ctx->agg);
+  rtel__nvme_free(&ctx->nvme);
+  rtel__flow_free(&ctx->ft);
+  for (k = 0; k < RTEL__OUT_N; k++) {
+    if (ctx->out_copy[k]) {
+      ctx->mem.free(ctx->out_copy[k], ctx->mem.user_data);
+    }
+  }
+}
+
+/* Sets up the modules, the sink and the delivery buffers of a context
+ * whose settings, callbacks and allocator are in place. */
+static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
+  const rtel_settings *s = &ctx->settings;
+  size_t latest[RTEL__OUT_N];
+  unsigned k;
+  int rv;
+
+  ctx->env.mem = &ctx->mem;
+  ctx->env.stats = &ctx->stats;
+  ctx->env.sink = &ctx->sink;
+  ctx->sink.hub = ctx;
+  ctx->sink.flow = sink_flow;
+  ctx->sink.msg = sink_msg;
+  ctx->sink.io = sink_io;
+  ctx->sink.segment = sink_segment;
+  ctx->sink.aggregate = sink_aggregate;
+  (void)out_lens(RTEL_CALLBACKS_VERSION, latest);
+  for (k = 0; k < RTEL__OUT_N; k++) {
+    ctx->out_len[k] = lens[k];
+    if (lens[k] < latest[k]) {
+      ctx->out_copy[k] = ctx->mem.malloc(lens[k], ctx->mem.user_data);
+      if (ctx->out_copy[k] == NULL) {
+        return RTEL_ERR_NOMEM;
+      }
+    }
+  }
+  if ((rv = rtel__flow_init(&ctx->ft, s, &ctx->env)) != 0 ||
+      (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->ft, &ctx->env)) != 0 ||
+      (rv = rtel__agg_init(&ctx->agg, s, &ctx->env)) != 0 ||
+      (rv = rtel__sched_init(&ctx->sched, s->max_ports, &ctx->env)) != 0 ||
+      (rv = rtel__alarm_init(&ctx->alarms, s->max_alarm_keys, s->hash_seed,
+                             &ctx->env)) != 0) {
+    return rv;
+  }
+  return 0;
+}
+
 int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
                            const rtel_settings *settings,
                            int callbacks_version,
@@ -75,6 +331,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   rtel_callbacks cb;
   size_t slen = rtel__settings_len(settings_version);
   size_t cblen = rtel__callbacks_len(callbacks_version);
+  size_t lens[RTEL__OUT_N];
   rtel__decode_cfg dcfg;
   int rv;
 
@@ -82,6 +339,11 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     return RTEL_ERR_INVALID_ARGUMENT;
   }
   if ((settings && slen == 0) || (callbacks && cblen == 0)) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  /* without callbacks nothing is delivered: any known version will do */
+  if (out_lens(callbacks ? callbacks_version : RTEL_CALLBACKS_VERSION,
+               lens) != 0) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
   /* defaults, then the caller's prefix (ngtcp2's convert-to-latest) */
@@ -98,8 +360,8 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   if (rv != 0) {
     return rv;
   }
-  if (mem == NULL) {
-    mem = rtel__mem_default();
+  if (mem == NULL && (mem = rtel__mem_default()) == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT; /* a build without a default */
   }
   if (!mem->malloc || !mem->free || !mem->calloc || !mem->realloc) {
     return RTEL_ERR_INVALID_ARGUMENT;
@@ -123,18 +385,9 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   ctx->dcfg = dcfg;
   ctx->last_ts = RTEL_TSTAMP_NONE;
   ctx->stats_next = RTEL_TSTAMP_NONE;
-  if ((rv = rtel__flow_init(ctx)) != 0) {
-    mem->free(ctx, mem->user_data);
-    return rv;
-  }
-  if ((rv = rtel__nvme_init(ctx)) != 0 || (rv = rtel__agg_init(ctx)) != 0 ||
-      (rv = rtel__sched_init(ctx)) != 0 || (rv = rtel__alarm_init(ctx)) != 0) {
-    rtel__alarm_free(ctx);
-    rtel__sched_free(ctx);
-    rtel__agg_free(ctx);
-    rtel__nvme_free(ctx);
-    rtel__flow_free(ctx);
-    mem->free(ctx, mem->user_data);
+  if ((rv = init_modules(ctx, lens)) != 0) {
+    free_modules(ctx);
+    ctx->mem.free(ctx, ctx->mem.user_data);
     return rv;
   }
   *pctx = ctx;
@@ -145,13 +398,11 @@ void rtel_ctx_del(rtel_ctx *ctx) {
   if (ctx == NULL) {
     return;
   }
-  rtel__alarm_free(ctx);
-  rtel__sched_free(ctx);
-  rtel__agg_free(ctx);
-  rtel__nvme_free(ctx);
-  rtel__flow_free(ctx);
+  free_modules(ctx);
   ctx->mem.free(ctx, ctx->mem.user_data);
 }
+
+/* ------------------------------------------------------------ packets */
 
 /* Counts one decode result. */
 static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
@@ -232,10 +483,8 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
                      ctx->settings.stats_interval != 0)) {
     ctx->stats_next = pi->ts + ctx->settings.stats_interval;
   }
-  rtel__agg_clock(ctx, pi->ts);
-  if (rtel__unlikely(ctx->sched.epoch == RTEL_TSTAMP_NONE)) {
-    ctx->sched.epoch = pi->ts;
-  }
+  rtel__agg_clock(&ctx->agg, pi->ts);
+  rtel__sched_clock(&ctx->sched, pi->ts);
   if (rtel__unlikely(!rtel__sched_admit(&ctx->sched, pi->port))) {
     ctx->stats.pkts_unscheduled++;
     return 0;
@@ -254,7 +503,8 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     return 0; /* not RoCE, or malformed: counted */
   }
   if (ctx->cb.on_packet &&
-      ctx->cb.on_packet(ctx, pi, hd, pkt, pktlen, ctx->user_data) != 0) {
+      ctx->cb.on_packet(ctx, pi, out(ctx, RTEL__OUT_HD, hd), pkt, pktlen,
+                        ctx->user_data) != 0) {
     ctx->failed = 1;
     return RTEL_ERR_CALLBACK_FAILURE;
   }
@@ -262,16 +512,16 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     rtel__cm_conn conn;
     if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
       conn.port = pi->port;
-      rtel__flow_cm_conn(ctx, &conn);
-      rtel__nvme_cm_conn(ctx, &conn);
+      rtel__flow_cm_conn(&ctx->ft, &conn);
+      rtel__nvme_cm_conn(&ctx->nvme, &conn);
     }
     return 0;
   }
   /* (the disabled checks here save the modules' call setup) */
   if ((!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-       (rv = rtel__flow_packet(ctx, pi, hd)) != 0) ||
+       (rv = rtel__flow_packet(&ctx->ft, pi, hd)) != 0) ||
       (!(ctx->nvme.flags & RTEL_NVME_DISABLE) &&
-       (rv = rtel__nvme_packet(ctx, pi, hd, pkt)) != 0)) {
+       (rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt)) != 0)) {
     ctx->failed = 1;
     return rv;
   }
@@ -340,24 +590,46 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
   return (rtel_ssize)n;
 }
 
+/* ------------------------------------------------------------ timers */
+
 rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx) {
   rtel_tstamp t, f;
   if (ctx == NULL || ctx->failed) {
     return RTEL_TSTAMP_NONE;
   }
   t = ctx->stats_next;
-  f = rtel__flow_expiry(ctx);
+  f = rtel__flow_expiry(&ctx->ft);
   t = f < t ? f : t;
-  f = rtel__nvme_expiry(ctx);
+  f = rtel__nvme_expiry(&ctx->nvme);
   t = f < t ? f : t;
-  f = rtel__agg_expiry(ctx);
+  f = rtel__agg_expiry(&ctx->agg);
   t = f < t ? f : t;
-  f = rtel__sched_expiry(ctx);
+  f = rtel__sched_expiry(&ctx->sched);
   return f < t ? f : t;
 }
 
+/* The end of a statistics period: one report at the latest boundary. */
+static int stats_expire(rtel_ctx *ctx, rtel_tstamp now) {
+  rtel_tstamp iv = ctx->settings.stats_interval, end;
+  if (ctx->stats_next == RTEL_TSTAMP_NONE || ctx->stats_next > now) {
+    return 0;
+  }
+  /* Counters are cumulative: one report at the latest boundary covers
+   * every period that elapsed since the last call. */
+  end = ctx->stats_next + (now - ctx->stats_next) / iv * iv;
+  ctx->stats_next = end > RTEL_TSTAMP_NONE - iv ? RTEL_TSTAMP_NONE : end + iv;
+  if (ctx->cb.on_stats == NULL) {
+    return 0;
+  }
+  return ctx->cb.on_stats(ctx, end, out(ctx, RTEL__OUT_STATS, &ctx->stats),
+                          ctx->user_data) != 0
+             ? RTEL_ERR_CALLBACK_FAILURE
+             : 0;
+}
+
 int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
-  int rv;
+  rtel__slot sl;
+  int rv = 0;
   if (ctx == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
@@ -367,28 +639,16 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
   if (now > ctx->clock) {
     ctx->clock = now;
   }
-  /* slot boundaries first: they truncate what they cut */
-  if ((rv = rtel__sched_expire(ctx, now)) != 0 ||
-      (rv = rtel__flow_expire(ctx, now)) != 0 ||
-      (rv = rtel__nvme_expire(ctx, now)) != 0 ||
-      (rv = rtel__agg_expire(ctx, now)) != 0) {
+  /* in the order the top of this file gives */
+  if ((rtel__sched_expire(&ctx->sched, now, &sl) &&
+       (rv = slot_boundary(ctx, &sl)) != 0) ||
+      (rv = rtel__flow_expire(&ctx->ft, now)) != 0 ||
+      (rv = rtel__nvme_expire(&ctx->nvme, now)) != 0 ||
+      (rv = rtel__agg_expire(&ctx->agg, now)) != 0 ||
+      (rv = stats_expire(ctx, now)) != 0) {
     ctx->failed = 1;
-    return rv;
   }
-  if (ctx->stats_next != RTEL_TSTAMP_NONE && ctx->stats_next <= now) {
-    /* Counters are cumulative: one report at the latest boundary covers
-     * every period that elapsed since the last call. */
-    rtel_tstamp iv = ctx->settings.stats_interval;
-    rtel_tstamp end = ctx->stats_next + (now - ctx->stats_next) / iv * iv;
-    ctx->stats_next = end > RTEL_TSTAMP_NONE - iv ? RTEL_TSTAMP_NONE
-                                                  : end + iv;
-    if (ctx->cb.on_stats &&
-        ctx->cb.on_stats(ctx, end, &ctx->stats, ctx->user_data) != 0) {
-      ctx->failed = 1;
-      return RTEL_ERR_CALLBACK_FAILURE;
-    }
-  }
-  return 0;
+  return rv;
 }
 
 int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx, int stats_version,
@@ -413,19 +673,76 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
     return RTEL_ERR_INVALID_STATE;
   }
   /* flows already idle at |now| end as idle; the others as flushed */
-  if ((rv = rtel__flow_expire(ctx, now)) != 0 ||
-      (rv = rtel__nvme_expire(ctx, now)) != 0 ||
-      (rv = rtel__flow_flush(ctx, RTEL_END_FLUSH)) != 0 ||
-      (rv = rtel__nvme_flush(ctx, RTEL_IO_TRUNCATED)) != 0 ||
-      (rv = rtel__agg_flush(ctx, now)) != 0) {
+  if ((rv = rtel__flow_expire(&ctx->ft, now)) != 0 ||
+      (rv = rtel__nvme_expire(&ctx->nvme, now)) != 0 ||
+      (rv = rtel__flow_flush(&ctx->ft, RTEL_END_FLUSH)) != 0 ||
+      (rv = rtel__nvme_flush(&ctx->nvme, RTEL_IO_TRUNCATED)) != 0 ||
+      (rv = rtel__agg_flush(&ctx->agg, now)) != 0) {
     ctx->failed = 1;
   }
   return rv;
 }
 
+/* ------------------------------------------------------------ ports, alarms */
+
 int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
   if (ctx == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  return rtel__nvme_set_role(ctx, obs, role);
+  return rtel__nvme_set_role(&ctx->nvme, obs, role);
+}
+
+int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
+                                const rtel_port *port, rtel_tstamp now) {
+  if (ctx == NULL || port == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (port_version != RTEL_PORT_V1) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  return rtel__sched_add_port(&ctx->sched, port, now);
+}
+
+int rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
+                                    const rtel_schedule *schedule,
+                                    rtel_tstamp now) {
+  rtel__slot sl;
+  int rv;
+  if (ctx == NULL || schedule == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (schedule_version != RTEL_SCHEDULE_V1) {
+    return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  if (ctx->failed) {
+    return RTEL_ERR_INVALID_STATE;
+  }
+  if (!rtel__sched_valid(schedule)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  rtel__sched_set(&ctx->sched, schedule, now, &sl);
+  if ((rv = slot_boundary(ctx, &sl)) != 0) {
+    ctx->failed = 1;
+  }
+  return rv;
+}
+
+int rtel_ctx_port_measured(const rtel_ctx *ctx, uint32_t port_id) {
+  return ctx ? rtel__sched_port_measured(&ctx->sched, port_id) : 0;
+}
+
+int rtel_ctx_set_threshold(rtel_ctx *ctx, uint32_t metric, uint32_t scope,
+                           double value) {
+  if (ctx == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  return rtel__alarm_set_threshold(&ctx->alarms, metric, scope, value);
+}
+
+int rtel_ctx_set_baseline(rtel_ctx *ctx, uint32_t metric, uint32_t scope,
+                          double k, uint32_t warmup) {
+  if (ctx == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  return rtel__alarm_set_baseline(&ctx->alarms, metric, scope, k, warmup);
 }

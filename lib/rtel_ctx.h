@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The context: settings, callbacks, counters, timers; the per-packet
- * pipeline starts here (decode, count, hand to the modules). */
+/*
+ * The context, the hub of the library: it owns every module, sends each
+ * packet through them, runs the timers in one order, and is the only place
+ * that calls the application (see the top of rtel_ctx.c).
+ */
 #ifndef RTEL_CTX_H
 #define RTEL_CTX_H
 
@@ -11,6 +14,21 @@
 #include "rtel_nvme.h"
 #include "rtel_parse.h"
 #include "rtel_sched.h"
+#include "rtel_sink.h"
+
+/* The structs the context hands to the application's callbacks. */
+enum {
+  RTEL__OUT_HD,
+  RTEL__OUT_STATS,
+  RTEL__OUT_FLOW,
+  RTEL__OUT_MSG,
+  RTEL__OUT_IO,
+  RTEL__OUT_SEGMENT,
+  RTEL__OUT_AGGREGATE,
+  RTEL__OUT_SLOT,
+  RTEL__OUT_ALARM,
+  RTEL__OUT_N
+};
 
 struct rtel_ctx {
   rtel_mem mem;
@@ -19,6 +37,14 @@ struct rtel_ctx {
   void *user_data;
   rtel__decode_cfg dcfg;
   rtel_ctx_stats stats;
+  /* what the modules see of the context, and their way up to it */
+  rtel__env env;
+  rtel__sink sink;
+  /* Per delivered struct: the size the application's callbacks version
+   * names, and, when that is smaller than the library's struct, a buffer
+   * of exactly that size that each delivery is copied into. */
+  size_t out_len[RTEL__OUT_N];
+  void *out_copy[RTEL__OUT_N];
   /* timestamp of the previous packet, RTEL_TSTAMP_NONE before the first */
   rtel_tstamp last_ts;
   /* the latest time the context was told (packets, handle_expiry) */
@@ -37,6 +63,8 @@ struct rtel_ctx {
   /* ports, polling schedule, alarms */
   rtel__sched sched;
   rtel__alarms alarms;
+  /* the alarms the record being delivered caused */
+  rtel__fired fired;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flow table (METRICS.md, "Throughput visibility").
+ * The flow table (rtel_flow_record(3), rtel_msg_record(3), rtel-metrics(7)).
  *
  * A flow is keyed by (obs, source IP, destination IP, destination QPN) and
  * made of data packets: SEND, RDMA WRITE, RDMA READ RESPONSE of RC, UC and
@@ -41,8 +41,6 @@
  * two) that is the per-flow cost. Nothing is allocated after setup.
  */
 #include "rtel_flow.h"
-
-#include "rtel_ctx.h"
 
 /* ------------------------------------------------------------ opcodes */
 
@@ -199,9 +197,8 @@ static void mkkey(rtel__qkey *k, uint32_t obs, const uint8_t *src,
 
 /* ------------------------------------------------------------ setup */
 
-int rtel__flow_init(rtel_ctx *ctx) {
-  rtel__flowtab *ft = &ctx->ft;
-  const rtel_settings *s = &ctx->settings;
+int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
+                    const rtel__env *env) {
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
   /* two entries per connection (one per direction); a connection may
    * carry data one way only */
@@ -212,6 +209,7 @@ int rtel__flow_init(rtel_ctx *ctx) {
   int rv;
 
   memset(ft, 0, sizeof(*ft));
+  ft->env = *env;
   ft->flags = s->flow_flags;
   ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
   ft->active = s->flow_active_timeout;
@@ -222,16 +220,15 @@ int rtel__flow_init(rtel_ctx *ctx) {
     npsn <<= 1;
   }
   if ((rv = rtel__qtab_init(&ft->flows, nflows, sizeof(flow), s->hash_seed,
-                            &ctx->mem)) != 0 ||
+                            ft->env.mem)) != 0 ||
       (rv = rtel__qtab_init(&ft->pairs, npairs, sizeof(pair),
-                            s->hash_seed ^ 0x5bd1e995u, &ctx->mem)) != 0) {
-    rtel__flow_free(ctx);
+                            s->hash_seed ^ 0x5bd1e995u, ft->env.mem)) != 0) {
+    rtel__flow_free(ft);
     return rv;
   }
-  ft->psn_index = ctx->mem.calloc(npsn, sizeof(rtel__psn_slot),
-                                  ctx->mem.user_data);
+  ft->psn_index = rtel__zalloc(&ft->env, npsn, sizeof(rtel__psn_slot));
   if (ft->psn_index == NULL) {
-    rtel__flow_free(ctx);
+    rtel__flow_free(ft);
     return RTEL_ERR_NOMEM;
   }
   ft->psn_mask = npsn - 1;
@@ -239,14 +236,14 @@ int rtel__flow_init(rtel_ctx *ctx) {
   return 0;
 }
 
-void rtel__flow_free(rtel_ctx *ctx) {
-  rtel__flowtab *ft = &ctx->ft;
-  rtel__qtab_free(&ft->flows, &ctx->mem);
-  rtel__qtab_free(&ft->pairs, &ctx->mem);
-  if (ft->psn_index) {
-    ctx->mem.free(ft->psn_index, ctx->mem.user_data);
-    ft->psn_index = NULL;
+void rtel__flow_free(rtel__flowtab *ft) {
+  if (ft->env.mem == NULL) {
+    return; /* never initialised */
   }
+  rtel__qtab_free(&ft->flows, ft->env.mem);
+  rtel__qtab_free(&ft->pairs, ft->env.mem);
+  rtel__dealloc(&ft->env, ft->psn_index);
+  ft->psn_index = NULL;
 }
 
 /* ------------------------------------------------------------ records */
@@ -255,14 +252,10 @@ static uint32_t flow_flags(const flow *f) {
   return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u);
 }
 
-static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
+static int emit_msg(rtel__flowtab *ft, flow *f, uint32_t extra_flags) {
   rtel_msg_record m;
   f->st &= (uint8_t) ~(ST_MSG | ST_MSG_INC);
   f->messages++;
-  ctx->stats.messages++;
-  if (ctx->cb.on_message == NULL) {
-    return 0;
-  }
   memset(&m, 0, sizeof(m));
   m.obs = f->q.key.obs;
   m.flags = flow_flags(f) | extra_flags;
@@ -282,12 +275,7 @@ static int emit_msg(rtel_ctx *ctx, flow *f, uint32_t extra_flags) {
   m.retx_packets = f->msg_retx_pkts;
   m.retx_bytes = f->msg_retx_bytes;
   m.port = f->port;
-  rtel__sched_coverage(&ctx->sched, f->port, &m.coverage_start,
-                       &m.coverage_end);
-  if (ctx->cb.on_message(ctx, &m, ctx->user_data) != 0) {
-    return RTEL_ERR_CALLBACK_FAILURE;
-  }
-  return 0;
+  return ft->env.sink->msg(ft->env.sink->hub, &m);
 }
 
 static void fifo_unlink(rtel__flowtab *ft, flow *f);
@@ -295,7 +283,7 @@ static void fifo_unlink(rtel__flowtab *ft, flow *f);
 /* Reports |f| (ending for |end|); an empty flow (restarted by the active
  * timeout, no data since) reports nothing. A message in progress ends
  * incomplete with the flow, but goes on across an active restart. */
-static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
+static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   rtel_flow_record r;
   int rv = 0;
 
@@ -303,9 +291,9 @@ static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
     return 0;
   }
   if ((f->st & ST_MSG) && end != RTEL_END_ACTIVE) {
-    rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE);
+    rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE);
   }
-  if (rv == 0 && (ctx->cb.on_flow || ctx->alarms.active)) {
+  if (rv == 0) {
     memset(&r, 0, sizeof(r));
     r.obs = f->q.key.obs;
     r.flags = flow_flags(f);
@@ -345,25 +333,17 @@ static int report_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
     r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
                              : 0.0;
     r.port = f->port;
-    rtel__sched_coverage(&ctx->sched, f->port, &r.coverage_start,
-                         &r.coverage_end);
-    if (ctx->cb.on_flow && ctx->cb.on_flow(ctx, &r, ctx->user_data) != 0) {
-      rv = RTEL_ERR_CALLBACK_FAILURE;
-    }
-    if (rv == 0) {
-      rv = rtel__alarm_flow(ctx, &r);
-    }
+    rv = ft->env.sink->flow(ft->env.sink->hub, &r);
   }
   return rv;
 }
 
 /* Reports |f| and removes it from the table. */
-static int end_flow(rtel_ctx *ctx, flow *f, uint32_t end) {
-  rtel__flowtab *ft = &ctx->ft;
-  int rv = report_flow(ctx, f, end);
+static int end_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
+  int rv = report_flow(ft, f, end);
   fifo_unlink(ft, f);
   rtel__qtab_remove(&ft->flows, &f->q);
-  ctx->stats.flows_active = ft->flows.used;
+  ft->env.stats->flows_active = ft->flows.used;
   return rv;
 }
 
@@ -408,8 +388,7 @@ static pair *pair_find(rtel__flowtab *ft, const rtel__qkey *k) {
 
 /* Finds or creates the pairing entry of |k| (evicting the least recently
  * used entry when full). */
-static pair *pair_get(rtel_ctx *ctx, const rtel__qkey *k) {
-  rtel__flowtab *ft = &ctx->ft;
+static pair *pair_get(rtel__flowtab *ft, const rtel__qkey *k) {
   uint32_t h = rtel__qkey_hash(&ft->pairs, k);
   pair *p = (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
   if (p) {
@@ -419,10 +398,10 @@ static pair *pair_get(rtel_ctx *ctx, const rtel__qkey *k) {
   if (ft->pairs.used == ft->pairs.cap) {
     pair *old = (pair *)(void *)rtel__qtab_oldest(&ft->pairs);
     /* NAKs and CNPs it held for a flow never paired are lost */
-    ctx->stats.ctrl_unattributed +=
+    ft->env.stats->ctrl_unattributed +=
         old->naks_seq + old->naks_rnr + old->naks_fatal + old->cnps;
     rtel__qtab_remove(&ft->pairs, &old->q);
-    ctx->stats.pairs_evicted++;
+    ft->env.stats->pairs_evicted++;
   }
   p = (pair *)(void *)rtel__qtab_insert(&ft->pairs, k, h);
   p->peer = RTEL_QPN_NONE;
@@ -451,18 +430,17 @@ static void set_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
 /* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
  * (|src|, |peer|): both directions' entries, and the flows if present.
  * NAKs and CNPs held by the control-direction entry move to the flow. */
-static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
+static void learn_pair(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
                        const uint8_t *dst, uint32_t dqpn, uint32_t peer) {
-  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey k;
   pair *fwd, *rev;
   flow *f;
 
   mkkey(&k, obs, src, dst, dqpn);
-  fwd = pair_get(ctx, &k);
+  fwd = pair_get(ft, &k);
   fwd->peer = peer;
   mkkey(&k, obs, dst, src, peer);
-  rev = pair_get(ctx, &k);
+  rev = pair_get(ft, &k);
   rev->peer = dqpn;
   /* READ RESPONSE flows on either QP learn their peer too */
   set_peer(ft, obs, src, dst, dqpn, peer);
@@ -495,27 +473,27 @@ static void learn_pair(rtel_ctx *ctx, uint32_t obs, const uint8_t *src,
   rev->nak_pending = 0;
 }
 
-void rtel__flow_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
-  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+void rtel__flow_cm_conn(rtel__flowtab *ft, const rtel__cm_conn *c) {
+  if (ft->flags & RTEL_FLOW_DISABLE) {
     return;
   }
   /* data requester -> responder goes to the responder's QPN and is
    * acknowledged to the requester's, and conversely */
-  learn_pair(ctx, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, c->req_qpn);
-  learn_pair(ctx, c->obs, c->rsp_ip, c->req_ip, c->req_qpn, c->rsp_qpn);
-  ctx->stats.pairs_cm++;
+  learn_pair(ft, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, c->req_qpn);
+  learn_pair(ft, c->obs, c->rsp_ip, c->req_ip, c->req_qpn, c->rsp_qpn);
+  ft->env.stats->pairs_cm++;
 }
 
-uint32_t rtel__flow_peer(const rtel_ctx *ctx, uint32_t obs,
+uint32_t rtel__flow_peer(const rtel__flowtab *ft, uint32_t obs,
                          const uint8_t *src, const uint8_t *dst,
                          uint32_t qpn) {
   rtel__qkey k;
   const pair *p;
-  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+  if (ft->flags & RTEL_FLOW_DISABLE) {
     return RTEL_QPN_NONE;
   }
   mkkey(&k, obs, src, dst, qpn);
-  p = pair_find((rtel__flowtab *)(uintptr_t)&ctx->ft, &k);
+  p = pair_find((rtel__flowtab *)(uintptr_t)ft, &k);
   return p ? p->peer : RTEL_QPN_NONE;
 }
 
@@ -582,9 +560,8 @@ static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
 
 /* An ACK/NAK or CNP travelling from the data receiver back to the sender:
  * (hd->src -> hd->dst, hd->dqpn) is the reverse of the flow. */
-static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, uint16_t kind) {
-  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey k;
   pair *p;
   flow *f;
@@ -606,7 +583,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
         f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
       }
     } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
-      ctx->stats.ctrl_unattributed++;
+      ft->env.stats->ctrl_unattributed++;
     }
     return;
   }
@@ -616,7 +593,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
     if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != RTEL_QPN_NONE) {
       if (p == NULL) {
-        p = pair_get(ctx, &k);
+        p = pair_get(ft, &k);
       }
       if (p->cand != sl->qpn) {
         p->cand = sl->qpn;
@@ -630,7 +607,7 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
     if (p == NULL) {
-      p = pair_get(ctx, &k);
+      p = pair_get(ft, &k);
     }
     count_ctrl(NULL, p, kind, syn, pi->ts);
   }
@@ -640,8 +617,8 @@ static void ctrl_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     mkkey(&k, pi->obs, hd->dst, hd->src, p->cand);
     other = pair_find(ft, &k);
     if (other == NULL || other->peer == RTEL_QPN_NONE) {
-      learn_pair(ctx, pi->obs, hd->dst, hd->src, p->cand, hd->dqpn);
-      ctx->stats.pairs_psn++;
+      learn_pair(ft, pi->obs, hd->dst, hd->src, p->cand, hd->dqpn);
+      ft->env.stats->pairs_psn++;
     } else {
       p->hits = 0; /* that flow is paired with another QP already */
     }
@@ -665,7 +642,7 @@ static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
   f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
 }
 
-static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
+static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, uint16_t cls, int retx) {
   uint8_t op = (uint8_t)((cls >> O_SHIFT) & 7u);
   int rv;
@@ -673,7 +650,7 @@ static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
   if (!retx) {
     if (cls & P_FIRST) {
       if ((f->st & ST_MSG) &&
-          (rv = emit_msg(ctx, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
+          (rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
         return rv;
       }
       msg_start(f, pi, hd, op, 0);
@@ -706,16 +683,15 @@ static int msg_packet(rtel_ctx *ctx, flow *f, const rtel_pkt_info *pi,
   }
   f->msg_last_psn = hd->psn;
   if (cls & P_LAST) {
-    return emit_msg(ctx, f,
+    return emit_msg(ft, f,
                     (f->st & ST_MSG_INC) ? RTEL_MSG_F_INCOMPLETE : 0u);
   }
   return 0;
 }
 
-static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
+static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
                       const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
                       int *prv) {
-  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey pk;
   flow *f;
   pair *p;
@@ -723,11 +699,11 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
   *prv = 0;
   if (ft->flows.used == ft->flows.cap) {
     if (ft->flags & RTEL_FLOW_NO_EVICT) {
-      ctx->stats.flows_untracked_pkts++;
+      ft->env.stats->flows_untracked_pkts++;
       return NULL;
     }
-    ctx->stats.flows_evicted++;
-    *prv = end_flow(ctx, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
+    ft->env.stats->flows_evicted++;
+    *prv = end_flow(ft, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
                     RTEL_END_EVICTED);
     if (*prv != 0) {
       return NULL;
@@ -735,8 +711,8 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
   }
   f = (flow *)(void *)rtel__qtab_insert(&ft->flows, k, h);
   fifo_append(ft, f);
-  ctx->stats.flows_created++;
-  ctx->stats.flows_active = ft->flows.used;
+  ft->env.stats->flows_created++;
+  ft->env.stats->flows_active = ft->flows.used;
   f->first_ts = pi->ts;
   f->last_ts = pi->ts;
   f->highest = hd->psn;
@@ -759,9 +735,8 @@ static flow *flow_new(rtel_ctx *ctx, const rtel__qkey *k, uint32_t h,
 /* Active timeout: the flow is reported and starts over empty, keeping
  * what it knows of the connection (PSNs, gaps, episode, pairing), so that
  * a resend after the restart is still a resend. */
-static int restart_flow(rtel_ctx *ctx, flow *f, rtel_tstamp now) {
-  rtel__flowtab *ft = &ctx->ft;
-  int rv = report_flow(ctx, f, RTEL_END_ACTIVE);
+static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
+  int rv = report_flow(ft, f, RTEL_END_ACTIVE);
   f->first_ts = now; /* until the next data packet */
   f->bytes = f->retx_bytes = 0;
   f->packets = f->retx_packets = 0;
@@ -791,9 +766,8 @@ static int resp_gap(const flow *f, uint32_t psn) {
   return 0;
 }
 
-static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cls) {
-  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey k;
   uint32_t h;
   flow *f;
@@ -805,18 +779,18 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   /* the caller may not have run the timers in time (a packet older than
    * the flow's last one never ends it) */
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
-    if ((rv = end_flow(ctx, f, RTEL_END_IDLE)) != 0) {
+    if ((rv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
       return rv;
     }
     f = NULL;
   } else if (f != NULL && ft->active && pi->ts > f->first_ts &&
              pi->ts - f->first_ts >= ft->active) {
-    if ((rv = restart_flow(ctx, f, pi->ts)) != 0) {
+    if ((rv = restart_flow(ft, f, pi->ts)) != 0) {
       return rv;
     }
   }
   if (f == NULL) {
-    f = flow_new(ctx, &k, h, pi, hd, &rv);
+    f = flow_new(ft, &k, h, pi, hd, &rv);
     if (f == NULL) {
       return rv;
     }
@@ -920,15 +894,14 @@ static int data_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
       sl->qpn = hd->dqpn;
     }
   }
-  return msg_packet(ctx, f, pi, hd, cls, retx);
+  return msg_packet(ft, f, pi, hd, cls, retx);
 }
 
 /* A READ REQUEST, atomic or FLUSH: it uses PSNs of the flow's sequence
  * (a READ REQUEST as many as its response has packets, which the observer
  * cannot know), so the next data PSN may jump without a loss. */
-static void req_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd) {
-  rtel__flowtab *ft = &ctx->ft;
   rtel__qkey k;
   flow *f;
   pair *p;
@@ -957,11 +930,11 @@ static void req_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
 }
 
-int rtel__flow_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd) {
   uint16_t cls;
 
-  if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+  if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
   if (rtel__unlikely(hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
@@ -970,20 +943,19 @@ int rtel__flow_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   cls = op_class[hd->opcode];
   if (rtel__likely(cls & K_DATA)) {
-    return data_packet(ctx, pi, hd, cls);
+    return data_packet(ft, pi, hd, cls);
   }
   if (cls & (K_ACK | K_CNP)) {
-    ctrl_packet(ctx, pi, hd, cls);
+    ctrl_packet(ft, pi, hd, cls);
   } else if (cls & K_REQ) {
-    req_packet(ctx, pi, hd);
+    req_packet(ft, pi, hd);
   }
   return 0;
 }
 
 /* ------------------------------------------------------------ timers */
 
-rtel_tstamp rtel__flow_expiry(const rtel_ctx *ctx) {
-  const rtel__flowtab *ft = &ctx->ft;
+rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft) {
   rtel_tstamp t = RTEL_TSTAMP_NONE;
   const flow *f;
 
@@ -1001,8 +973,7 @@ rtel_tstamp rtel__flow_expiry(const rtel_ctx *ctx) {
   return t;
 }
 
-int rtel__flow_expire(rtel_ctx *ctx, rtel_tstamp now) {
-  rtel__flowtab *ft = &ctx->ft;
+int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
   int rv;
 
   if (ft->flags & RTEL_FLOW_DISABLE) {
@@ -1013,7 +984,7 @@ int rtel__flow_expire(rtel_ctx *ctx, rtel_tstamp now) {
     if (now < f->last_ts || now - f->last_ts < ft->idle) {
       break;
     }
-    if ((rv = end_flow(ctx, f, RTEL_END_IDLE)) != 0) {
+    if ((rv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
       return rv;
     }
   }
@@ -1024,25 +995,24 @@ int rtel__flow_expire(rtel_ctx *ctx, rtel_tstamp now) {
     }
     if (f->packets == 0) {
       /* restarted and silent since: nothing to report */
-      if ((rv = end_flow(ctx, f, RTEL_END_ACTIVE)) != 0) {
+      if ((rv = end_flow(ft, f, RTEL_END_ACTIVE)) != 0) {
         return rv;
       }
-    } else if ((rv = restart_flow(ctx, f, f->first_ts + ft->active)) != 0) {
+    } else if ((rv = restart_flow(ft, f, f->first_ts + ft->active)) != 0) {
       return rv;
     }
   }
   return 0;
 }
 
-int rtel__flow_flush(rtel_ctx *ctx, uint32_t end) {
-  rtel__flowtab *ft = &ctx->ft;
+int rtel__flow_flush(rtel__flowtab *ft, uint32_t end) {
   int rv;
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
   /* oldest first, so records come out in order of their last activity */
   while (ft->flows.used) {
-    if ((rv = end_flow(ctx, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
+    if ((rv = end_flow(ft, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
                        end)) != 0) {
       return rv;
     }
@@ -1051,8 +1021,7 @@ int rtel__flow_flush(rtel_ctx *ctx, uint32_t end) {
 }
 
 /* Ends, truncated, every flow whose port is no longer measured. */
-int rtel__flow_truncate(rtel_ctx *ctx) {
-  rtel__flowtab *ft = &ctx->ft;
+int rtel__flow_truncate(rtel__flowtab *ft, const rtel__sched *sched) {
   uint32_t i;
   int rv;
   if (ft->flags & RTEL_FLOW_DISABLE) {
@@ -1061,8 +1030,8 @@ int rtel__flow_truncate(rtel_ctx *ctx) {
   for (i = ft->flows.lru_head; i != RTEL__NIL;) {
     flow *f = flow_at(ft, i);
     i = f->q.next;
-    if (!rtel__sched_port_measured(&ctx->sched, f->port) &&
-        (rv = end_flow(ctx, f, RTEL_END_TRUNCATED)) != 0) {
+    if (!rtel__sched_port_measured(sched, f->port) &&
+        (rv = end_flow(ft, f, RTEL_END_TRUNCATED)) != 0) {
       return rv;
     }
   }

@@ -9,9 +9,9 @@
 
 #include "rtel_int.h"
 #include "rtel_cm.h"
+#include "rtel_sched.h"
+#include "rtel_sink.h"
 #include "rtel_table.h"
-
-struct rtel_ctx;
 
 /* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
 typedef struct rtel__psn_slot {
@@ -22,6 +22,7 @@ typedef struct rtel__psn_slot {
 } rtel__psn_slot;
 
 typedef struct rtel__flowtab {
+  rtel__env env;
   rtel__qtab flows;
   rtel__qtab pairs;
   rtel__psn_slot *psn_index;
@@ -33,32 +34,33 @@ typedef struct rtel__flowtab {
   uint32_t flags;
 } rtel__flowtab;
 
-int rtel__flow_init(struct rtel_ctx *ctx);
-void rtel__flow_free(struct rtel_ctx *ctx);
+int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
+                    const rtel__env *env);
+void rtel__flow_free(rtel__flowtab *ft);
 
 /* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
-int rtel__flow_packet(struct rtel_ctx *ctx, const rtel_pkt_info *pi,
+int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd);
 
 /* A connection seen in RDMA CM: learn its QP pair. */
-void rtel__flow_cm_conn(struct rtel_ctx *ctx, const rtel__cm_conn *c);
+void rtel__flow_cm_conn(rtel__flowtab *ft, const rtel__cm_conn *c);
 
 /* The peer QPN learned for (obs, src, dst, qpn), or RTEL_QPN_NONE. */
-uint32_t rtel__flow_peer(const struct rtel_ctx *ctx, uint32_t obs,
+uint32_t rtel__flow_peer(const rtel__flowtab *ft, uint32_t obs,
                          const uint8_t *src, const uint8_t *dst,
                          uint32_t qpn);
 
 /* Earliest flow timer, or RTEL_TSTAMP_NONE. */
-rtel_tstamp rtel__flow_expiry(const struct rtel_ctx *ctx);
+rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft);
 
 /* Ends the flows whose timers expired at |now|. */
-int rtel__flow_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now);
 
 /* Ends every flow (end = RTEL_END_FLUSH). */
-int rtel__flow_flush(struct rtel_ctx *ctx, uint32_t end);
+int rtel__flow_flush(rtel__flowtab *ft, uint32_t end);
 
 /* Ends, truncated, every flow whose port is no longer measured. */
-int rtel__flow_truncate(struct rtel_ctx *ctx);
+int rtel__flow_truncate(rtel__flowtab *ft, const rtel__sched *sched);
 
 /* Bytes of one flow-table entry (documented memory per flow). */
 size_t rtel__flow_entry_size(void);

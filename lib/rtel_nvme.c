@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NVMe-oF I/O correlator (METRICS.md, "I/O quality visibility").
+ * The NVMe-oF I/O correlator (rtel_io_record(3), rtel-metrics(7)).
  *
  * NVMe-oF over RDMA puts one NVMe queue on one RC QP pair: the host sends
  * command capsules (SEND, a 64-byte SQE first) to the target's QP; the
@@ -29,7 +29,6 @@
  */
 #include "rtel_nvme.h"
 
-#include "rtel_ctx.h"
 #include "rtel_flow.h"
 
 #define PSN_MASK 0xffffffu
@@ -181,10 +180,9 @@ static uint32_t pow2_at_least(uint32_t v) {
 
 /* ------------------------------------------------------------ setup */
 
-int rtel__nvme_init(rtel_ctx *ctx) {
-  rtel__nvme *n = &ctx->nvme;
-  const rtel_settings *s = &ctx->settings;
-  const rtel_mem *mem = &ctx->mem;
+int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
+                    const rtel__flowtab *pairs, const rtel__env *env) {
+  const rtel_mem *mem = env->mem;
   uint32_t nq_cap = s->max_nvme_queues ? s->max_nvme_queues : 1024;
   uint32_t nios = s->max_ios ? s->max_ios : 16384;
   uint32_t njoins = s->max_io_joins ? s->max_io_joins : nios;
@@ -192,6 +190,8 @@ int rtel__nvme_init(rtel_ctx *ctx) {
   int rv;
 
   memset(n, 0, sizeof(*n));
+  n->env = *env;
+  n->pairs = pairs;
   n->flags = s->nvme_flags;
   n->io_timeout = s->io_timeout ? s->io_timeout : 5000000000ull;
   n->join_window = s->io_join_window ? s->io_join_window : 1000000000ull;
@@ -209,7 +209,7 @@ int rtel__nvme_init(rtel_ctx *ctx) {
                             s->hash_seed ^ 0x27d4eb2fu, mem)) != 0 ||
       (rv = rtel__qtab_init(&n->rev, nq_cap, sizeof(nrev),
                             s->hash_seed ^ 0x165667b1u, mem)) != 0) {
-    rtel__nvme_free(ctx);
+    rtel__nvme_free(n);
     return rv;
   }
   nb = pow2_at_least(nios * 2u);
@@ -221,7 +221,7 @@ int rtel__nvme_init(rtel_ctx *ctx) {
       (size_t)pow2_at_least(njoins * 2u) * sizeof(uint32_t), mem->user_data);
   if (!n->ios || !n->io_buckets || !n->key_buckets || !n->joins ||
       !n->join_buckets) {
-    rtel__nvme_free(ctx);
+    rtel__nvme_free(n);
     return RTEL_ERR_NOMEM;
   }
   n->io_cap = nios;
@@ -247,13 +247,15 @@ int rtel__nvme_init(rtel_ctx *ctx) {
   return 0;
 }
 
-void rtel__nvme_free(rtel_ctx *ctx) {
-  rtel__nvme *n = &ctx->nvme;
-  const rtel_mem *mem = &ctx->mem;
+void rtel__nvme_free(rtel__nvme *n) {
+  const rtel_mem *mem = n->env.mem;
   void **ps[] = {(void **)&n->ios, (void **)&n->io_buckets,
                  (void **)&n->key_buckets, (void **)&n->joins,
                  (void **)&n->join_buckets};
   size_t i;
+  if (mem == NULL) {
+    return; /* never initialised */
+  }
   rtel__qtab_free(&n->queues, mem);
   rtel__qtab_free(&n->rev, mem);
   for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
@@ -294,8 +296,7 @@ static void unpaired_unlink(rtel__nvme *n, nq *q) {
 }
 
 /* Records the host QPN of |q| and indexes the reverse direction. */
-static void queue_set_hqpn(rtel_ctx *ctx, nq *q, uint32_t hqpn) {
-  rtel__nvme *n = &ctx->nvme;
+static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
   rtel__qkey k;
   uint32_t h;
   nrev *r;
@@ -331,14 +332,13 @@ static void queue_set_hqpn(rtel_ctx *ctx, nq *q, uint32_t hqpn) {
   r->queue = rtel__qtab_idx(&n->queues, &q->q);
 }
 
-static int end_io(rtel_ctx *ctx, nio *io, uint32_t state, int report);
+static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report);
 
 /* Removes |q| and everything hanging off it; its I/Os end "evicted". */
-static int queue_remove(rtel_ctx *ctx, nq *q) {
-  rtel__nvme *n = &ctx->nvme;
+static int queue_remove(rtel__nvme *n, nq *q) {
   int rv = 0;
   while (q->io_head != RTEL__NIL) {
-    int r = end_io(ctx, io_at(n, q->io_head), RTEL_IO_EVICTED,
+    int r = end_io(n, io_at(n, q->io_head), RTEL_IO_EVICTED,
                    q->state == Q_CONFIRMED);
     if (r != 0 && rv == 0) {
       rv = r;
@@ -363,10 +363,9 @@ static int queue_remove(rtel_ctx *ctx, nq *q) {
   return rv;
 }
 
-static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
+static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
                      const uint8_t *host, const uint8_t *target, uint32_t tqpn,
                      uint32_t state, int *prv) {
-  rtel__nvme *n = &ctx->nvme;
   rtel__qkey k;
   nq *q;
   uint32_t i;
@@ -377,8 +376,8 @@ static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
   k.obs = obs;
   k.qpn = tqpn;
   if (n->queues.used == n->queues.cap) {
-    ctx->stats.nvme_queues_evicted++;
-    *prv = queue_remove(ctx, (nq *)(void *)rtel__qtab_oldest(&n->queues));
+    n->env.stats->nvme_queues_evicted++;
+    *prv = queue_remove(n, (nq *)(void *)rtel__qtab_oldest(&n->queues));
     if (*prv != 0) {
       return NULL;
     }
@@ -403,9 +402,9 @@ static nq *queue_new(rtel_ctx *ctx, uint32_t obs, uint32_t port,
   }
   n->unpaired_head = rtel__qtab_idx(&n->queues, &q->q);
   /* the flow table may know the pair already (CM, ACK PSNs) */
-  i = rtel__flow_peer(ctx, obs, host, target, tqpn);
+  i = rtel__flow_peer(n->pairs, obs, host, target, tqpn);
   if (i != RTEL_QPN_NONE) {
-    queue_set_hqpn(ctx, q, i);
+    queue_set_hqpn(n, q, i);
   }
   return q;
 }
@@ -424,8 +423,7 @@ static int port_is_nvme(const rtel__nvme *n, uint64_t sid) {
   return 0;
 }
 
-void rtel__nvme_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
-  rtel__nvme *n = &ctx->nvme;
+void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
   nq *q;
   int rv;
 
@@ -435,7 +433,7 @@ void rtel__nvme_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
   /* the requester is the host; commands go to the responder's QP */
   q = queue_find(n, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn);
   if (q == NULL) {
-    q = queue_new(ctx, c->obs, c->port, c->req_ip, c->rsp_ip, c->rsp_qpn,
+    q = queue_new(n, c->obs, c->port, c->req_ip, c->rsp_ip, c->rsp_qpn,
                   Q_CONFIRMED, &rv);
     if (q == NULL) {
       return;
@@ -445,20 +443,19 @@ void rtel__nvme_cm_conn(rtel_ctx *ctx, const rtel__cm_conn *c) {
   if (c->nvme_qid >= 0) {
     q->qid = c->nvme_qid;
   }
-  queue_set_hqpn(ctx, q, c->req_qpn);
-  ctx->stats.nvme_queues_cm++;
+  queue_set_hqpn(n, q, c->req_qpn);
+  n->env.stats->nvme_queues_cm++;
 }
 
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
-static void join_expire(rtel__nvme *n, rtel_ctx *ctx, uint32_t obs,
+static void join_expire(rtel__nvme *n, uint32_t obs,
                         rtel_tstamp obs_now);
 
 /* The queue a target -> host packet belongs to, learning the pair from
  * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
-static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
-  rtel__nvme *n = &ctx->nvme;
+static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   rtel__qkey k;
   nrev *r;
   uint32_t tqpn;
@@ -473,7 +470,7 @@ static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
   if (r) {
     return queue_at(n, r->queue);
   }
-  tqpn = rtel__flow_peer(ctx, obs, hd->src, hd->dst, hd->dqpn);
+  tqpn = rtel__flow_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
     /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
      * outstanding command's keyed SGL names that command's queue: of the
@@ -487,7 +484,7 @@ static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
       if (q->q.key.obs == obs && memcmp(q->q.key.src, hd->dst, 16) == 0 &&
           memcmp(q->q.key.dst, hd->src, 16) == 0 &&
           io_by_key(n, i, hd->reth_rkey, hd->reth_va)) {
-        queue_set_hqpn(ctx, q, hd->dqpn);
+        queue_set_hqpn(n, q, hd->dqpn);
         return q;
       }
     }
@@ -495,7 +492,7 @@ static nq *queue_of_t2h(rtel_ctx *ctx, uint32_t obs, const rtel_pkt_hd *hd) {
   }
   q = queue_find(n, obs, hd->dst, hd->src, tqpn);
   if (q && q->hqpn == RTEL_QPN_NONE) {
-    queue_set_hqpn(ctx, q, hd->dqpn);
+    queue_set_hqpn(n, q, hd->dqpn);
   }
   return q && q->hqpn == hd->dqpn ? q : NULL;
 }
@@ -607,14 +604,12 @@ static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
   return (int64_t)(a - b);
 }
 
-static void fill_record(const rtel_ctx *ctx, const nq *q, const nio *io,
+static void fill_record(const nq *q, const nio *io,
                         uint32_t state, rtel_tstamp t_rsp, uint16_t status,
                         uint32_t rflags, rtel_io_record *r) {
   memset(r, 0, sizeof(*r));
   r->obs = q->q.key.obs;
   r->port = io ? io->port : q->port;
-  rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
-                       &r->coverage_end);
   r->state = state;
   memcpy(r->host, q->q.key.src, 16);
   memcpy(r->target, q->q.key.dst, 16);
@@ -683,42 +678,22 @@ static void fill_record(const rtel_ctx *ctx, const nq *q, const nio *io,
   r->iol = dur(t_rsp, io->t_cmd);
 }
 
-static int deliver(rtel_ctx *ctx, const rtel_io_record *r) {
-  switch (r->state) {
-  case RTEL_IO_COMPLETE:
-    ctx->stats.ios_complete++;
-    break;
-  case RTEL_IO_TIMEOUT:
-    ctx->stats.ios_timeout++;
-    break;
-  case RTEL_IO_ORPHAN:
-    ctx->stats.ios_orphan++;
-    break;
-  case RTEL_IO_TRUNCATED:
-    ctx->stats.ios_truncated++;
-    break;
-  default:
-    ctx->stats.ios_evicted++;
-    break;
-  }
-  rtel__agg_io(ctx, r);
-  if (ctx->cb.on_io && ctx->cb.on_io(ctx, r, ctx->user_data) != 0) {
-    return RTEL_ERR_CALLBACK_FAILURE;
-  }
-  return rtel__alarm_io(ctx, r);
+/* Hands a record to the hub (which counts it by state, aggregates it and
+ * judges it). */
+static int deliver(rtel__nvme *n, rtel_io_record *r) {
+  return n->env.sink->io(n->env.sink->hub, r);
 }
 
 /* Ends |io| without a response (timeout, eviction); reported only when
  * |report| (its queue is confirmed). */
-static int end_io(rtel_ctx *ctx, nio *io, uint32_t state, int report) {
-  rtel__nvme *n = &ctx->nvme;
+static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   rtel_io_record r;
   if (report) {
-    fill_record(ctx, queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0,
+    fill_record(queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0,
                 0, &r);
   }
   io_unlink(n, io);
-  return report ? deliver(ctx, &r) : 0;
+  return report ? deliver(n, &r) : 0;
 }
 
 /* ------------------------------------------------------------ joins */
@@ -777,8 +752,7 @@ static uint32_t role_of(const rtel__nvme *n, uint32_t obs) {
   return RTEL_ROLE_UNKNOWN;
 }
 
-int rtel__nvme_set_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
-  rtel__nvme *n = &ctx->nvme;
+int rtel__nvme_set_role(rtel__nvme *n, uint32_t obs, uint32_t role) {
   uint32_t i;
   if (role > RTEL_ROLE_FABRIC) {
     return RTEL_ERR_INVALID_ARGUMENT;
@@ -858,8 +832,7 @@ static int segment(const rtel__nvme *n, const rtel_io_record *a,
 }
 
 /* Offers a completed I/O record for joining with another point's. */
-static int join_offer(rtel_ctx *ctx, const rtel_io_record *r) {
-  rtel__nvme *n = &ctx->nvme;
+static int join_offer(rtel__nvme *n, const rtel_io_record *r) {
   uint32_t h = join_hash(r), i;
   njoin *j;
 
@@ -882,16 +855,11 @@ static int join_offer(rtel_ctx *ctx, const rtel_io_record *r) {
     if (!ok) {
       return 0;
     }
-    ctx->stats.segments++;
-    if (ctx->cb.on_segment &&
-        ctx->cb.on_segment(ctx, &s, ctx->user_data) != 0) {
-      return RTEL_ERR_CALLBACK_FAILURE;
-    }
-    return 0;
+    return n->env.sink->segment(n->env.sink->hub, &s);
   }
   if (n->join_free == RTEL__NIL) {
     /* full: the oldest waiter gives up */
-    ctx->stats.io_join_unmatched += n->multi_obs;
+    n->env.stats->io_join_unmatched += n->multi_obs;
     join_remove(n, join_at(n, n->join_fifo_head));
   }
   i = n->join_free;
@@ -982,9 +950,8 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
   }
 }
 
-static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static int command(rtel__nvme *n, const rtel_pkt_info *pi,
                    const rtel_pkt_hd *hd, const uint8_t *pkt, int first_only) {
-  rtel__nvme *n = &ctx->nvme;
   const uint8_t *b = pkt + hd->payload_off;
   uint32_t qi, ioi;
   nq *q;
@@ -998,7 +965,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
     if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
       return 0;
     }
-    q = queue_new(ctx, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
+    q = queue_new(n, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
                   connect ? Q_CONFIRMED : Q_GUESSED, &rv);
     if (q == NULL) {
       return rv;
@@ -1008,7 +975,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   /* a resend of a capsule already seen: C stays the first copy */
   if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) <= 0) {
-    ctx->stats.nvme_capsule_dups++;
+    n->env.stats->nvme_capsule_dups++;
     return 0;
   }
   q->h2t_psn = hd->psn;
@@ -1019,7 +986,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
       q->state = Q_CONFIRMED;
     }
     if (q->qid < 0) {
-      ctx->stats.nvme_queues_connect++;
+      n->env.stats->nvme_queues_connect++;
     }
     q->qid = le16(b + 42);
   }
@@ -1028,7 +995,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
   io = io_find(n, qi, cid);
   if (io != NULL) {
     /* the CID is reused while outstanding: its response was missed */
-    if ((rv = end_io(ctx, io, RTEL_IO_TIMEOUT, q->state == Q_CONFIRMED)) !=
+    if ((rv = end_io(n, io, RTEL_IO_TIMEOUT, q->state == Q_CONFIRMED)) !=
         0) {
       return rv;
     }
@@ -1036,8 +1003,8 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (n->io_free == RTEL__NIL) {
     /* full: the oldest outstanding command (likely lost) makes room */
     nio *old = io_at(n, n->io_fifo_head);
-    ctx->stats.ios_untracked++;
-    if ((rv = end_io(ctx, old, RTEL_IO_EVICTED,
+    n->env.stats->ios_untracked++;
+    if ((rv = end_io(n, old, RTEL_IO_EVICTED,
                      queue_at(n, old->queue)->state == Q_CONFIRMED)) != 0) {
       return rv;
     }
@@ -1094,7 +1061,7 @@ static int command(rtel_ctx *ctx, const rtel_pkt_info *pi,
 /* Finds the queue and I/O a completion belongs to when the host QPN of
  * the queue is unknown: the one unpaired queue between these two hosts
  * with an outstanding command of this CID. */
-static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
+static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags);
 
 /* A completion on a host QP that no queue is paired with: of the unpaired
@@ -1104,10 +1071,9 @@ static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
  * a row from that host QP must each match the candidate before the pair
  * is believed; the first is held and delivered then. Returns the queue
  * once paired (the current completion is then handled by the caller). */
-static nq *pair_by_cid(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cid, uint16_t status,
                        uint32_t flags, int *prv) {
-  rtel__nvme *n = &ctx->nvme;
   uint32_t i, found = RTEL__NIL, count = 0;
   nq *q;
 
@@ -1137,19 +1103,18 @@ static nq *pair_by_cid(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   /* second evidence from the same host QP: the pair is believed, and the
    * held completion is delivered first */
-  queue_set_hqpn(ctx, q, hd->dqpn);
+  queue_set_hqpn(n, q, hd->dqpn);
   q->cand_n = 0;
   q->t2h_psn = q->cand_psn;
   q->t2h_valid = 1;
-  *prv = complete(ctx, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
+  *prv = complete(n, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
                   q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
   return q;
 }
 
 /* The completion of CID |cid| on |q| at |ts|. */
-static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
+static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags) {
-  rtel__nvme *n = &ctx->nvme;
   rtel_io_record r;
   nio *io;
   int rv;
@@ -1159,24 +1124,24 @@ static int complete(rtel_ctx *ctx, nq *q, uint16_t cid, rtel_tstamp ts,
     if (q->state != Q_CONFIRMED) {
       return 0;
     }
-    fill_record(ctx, q, NULL, RTEL_IO_ORPHAN, ts, status, flags, &r);
+    fill_record(q, NULL, RTEL_IO_ORPHAN, ts, status, flags, &r);
     r.cid = cid;
-    return deliver(ctx, &r);
+    return deliver(n, &r);
   }
   if (q->state != Q_CONFIRMED) {
     /* a completion carrying the CID of a guessed command confirms it */
     q->state = Q_CONFIRMED;
-    ctx->stats.nvme_queues_confirmed++;
+    n->env.stats->nvme_queues_confirmed++;
   }
-  fill_record(ctx, q, io, RTEL_IO_COMPLETE, ts, status, flags, &r);
+  fill_record(q, io, RTEL_IO_COMPLETE, ts, status, flags, &r);
   io_unlink(n, io);
-  if ((rv = deliver(ctx, &r)) != 0) {
+  if ((rv = deliver(n, &r)) != 0) {
     return rv;
   }
-  return join_offer(ctx, &r);
+  return join_offer(n, &r);
 }
 
-static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static int response(rtel__nvme *n, const rtel_pkt_info *pi,
                     const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
   const uint8_t *c = pkt + hd->payload_off;
   uint16_t cid = le16(c + 12);
@@ -1185,25 +1150,24 @@ static int response(rtel_ctx *ctx, const rtel_pkt_info *pi,
   int rv;
 
   if (q == NULL) {
-    q = pair_by_cid(ctx, pi, hd, cid, status, flags, &rv);
+    q = pair_by_cid(n, pi, hd, cid, status, flags, &rv);
     if (q == NULL || rv != 0) {
       return rv;
     }
   }
   if (q->t2h_valid && psn_diff(hd->psn, q->t2h_psn) <= 0) {
-    ctx->stats.nvme_capsule_dups++;
+    n->env.stats->nvme_capsule_dups++;
     return 0;
   }
   q->t2h_psn = hd->psn;
   q->t2h_valid = 1;
-  return complete(ctx, q, cid, pi->ts, status, flags);
+  return complete(n, q, cid, pi->ts, status, flags);
 }
 
 /* ------------------------------------------------------------ data */
 
-static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, nq *q, int first, int last) {
-  rtel__nvme *n = &ctx->nvme;
   nio *io = NULL;
   if (first) {
     if (hd->flags & RTEL_HD_F_RETH) {
@@ -1235,7 +1199,7 @@ static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
   }
   if (io == NULL) {
-    ctx->stats.nvme_data_unmatched++;
+    n->env.stats->nvme_data_unmatched++;
     return;
   }
   if (io->t_d1 == RTEL_TSTAMP_NONE) {
@@ -1247,16 +1211,15 @@ static void read_data(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
 }
 
-static void read_request(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, nq *q) {
-  rtel__nvme *n = &ctx->nvme;
   nio *io = NULL;
   if (hd->flags & RTEL_HD_F_RETH) {
     io = io_by_key(n, rtel__qtab_idx(&n->queues, &q->q), hd->reth_rkey,
                    hd->reth_va);
   }
   if (io == NULL) {
-    ctx->stats.nvme_data_unmatched++;
+    n->env.stats->nvme_data_unmatched++;
     return;
   }
   if (io->t_q == RTEL_TSTAMP_NONE) {
@@ -1269,9 +1232,8 @@ static void read_request(rtel_ctx *ctx, const rtel_pkt_info *pi,
   io->in_rings = 1;
 }
 
-static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
+static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
                           const rtel_pkt_hd *hd, nq *q, int first, int last) {
-  rtel__nvme *n = &ctx->nvme;
   nio *io = NULL;
   unsigned i;
   if (first || q->rr_io == RTEL__NIL) {
@@ -1293,7 +1255,7 @@ static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
     io = io_at(n, q->rr_io);
   }
   if (io == NULL) {
-    ctx->stats.nvme_data_unmatched++;
+    n->env.stats->nvme_data_unmatched++;
     return;
   }
   if (io->t_p1 == RTEL_TSTAMP_NONE) {
@@ -1307,9 +1269,8 @@ static void read_response(rtel_ctx *ctx, const rtel_pkt_info *pi,
 
 /* ------------------------------------------------------------ entry */
 
-int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
-  rtel__nvme *n = &ctx->nvme;
   uint8_t op = hd->opcode, base;
   nq *q;
 
@@ -1324,7 +1285,7 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     n->multi_obs = 1; /* joins become possible */
   }
   if (n->join_fifo_head != RTEL__NIL) {
-    join_expire(n, ctx, pi->obs, pi->ts);
+    join_expire(n, pi->obs, pi->ts);
   }
   /* NVMe-oF runs on RC QPs */
   if (op > 0x1f || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
@@ -1337,16 +1298,16 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   case 0x04: /* SEND ONLY */
     if (hd->payload_cap >= SQE_LEN && hd->payload_len >= SQE_LEN) {
       /* host -> target: a command capsule */
-      return command(ctx, pi, hd, pkt, base == 0x04);
+      return command(n, pi, hd, pkt, base == 0x04);
     }
     if (base == 0x04 && hd->payload_len == CQE_LEN &&
         hd->payload_cap == CQE_LEN) {
-      return response(ctx, pi, hd, pkt, queue_of_t2h(ctx, pi->obs, hd));
+      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
     }
     return 0;
   case 0x17: /* SEND ONLY with Invalidate */
     if (hd->payload_len == CQE_LEN && hd->payload_cap == CQE_LEN) {
-      return response(ctx, pi, hd, pkt, queue_of_t2h(ctx, pi->obs, hd));
+      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
     }
     return 0;
   case 0x01: /* SEND MIDDLE, LAST: the rest of a command capsule */
@@ -1366,24 +1327,24 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   case 0x0A:
   case 0x07:
   case 0x08:
-    q = queue_of_t2h(ctx, pi->obs, hd);
+    q = queue_of_t2h(n, pi->obs, hd);
     if (q) {
       if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
         q->t2h_psn = hd->psn;
         q->t2h_valid = 1;
       }
-      read_data(ctx, pi, hd, q, base == 0x06 || base == 0x0A,
+      read_data(n, pi, hd, q, base == 0x06 || base == 0x0A,
                 base == 0x08 || base == 0x0A);
     }
     return 0;
   case 0x0C: /* RDMA READ REQUEST: the target fetches write data */
-    q = queue_of_t2h(ctx, pi->obs, hd);
+    q = queue_of_t2h(n, pi->obs, hd);
     if (q) {
       if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
         q->t2h_psn = hd->psn;
         q->t2h_valid = 1;
       }
-      read_request(ctx, pi, hd, q);
+      read_request(n, pi, hd, q);
     }
     return 0;
   case 0x0D: /* READ RESPONSE FIRST / ONLY / MIDDLE / LAST */
@@ -1392,7 +1353,7 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   case 0x0F:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(ctx, pi, hd, q, base == 0x0D || base == 0x10,
+      read_response(n, pi, hd, q, base == 0x0D || base == 0x10,
                     base == 0x0F || base == 0x10);
     }
     return 0;
@@ -1403,8 +1364,7 @@ int rtel__nvme_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
 
 /* ------------------------------------------------------------ timers */
 
-rtel_tstamp rtel__nvme_expiry(const rtel_ctx *ctx) {
-  const rtel__nvme *n = &ctx->nvme;
+rtel_tstamp rtel__nvme_expiry(const rtel__nvme *n) {
   rtel_tstamp t = RTEL_TSTAMP_NONE;
   if (n->flags & RTEL_NVME_DISABLE) {
     return t;
@@ -1415,8 +1375,7 @@ rtel_tstamp rtel__nvme_expiry(const rtel_ctx *ctx) {
   return t;
 }
 
-int rtel__nvme_expire(rtel_ctx *ctx, rtel_tstamp now) {
-  rtel__nvme *n = &ctx->nvme;
+int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now) {
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
@@ -1426,7 +1385,7 @@ int rtel__nvme_expire(rtel_ctx *ctx, rtel_tstamp now) {
     if (now < io->t_cmd || now - io->t_cmd < n->io_timeout) {
       break;
     }
-    if ((rv = end_io(ctx, io, RTEL_IO_TIMEOUT,
+    if ((rv = end_io(n, io, RTEL_IO_TIMEOUT,
                      queue_at(n, io->queue)->state == Q_CONFIRMED)) != 0) {
       return rv;
     }
@@ -1437,41 +1396,39 @@ int rtel__nvme_expire(rtel_ctx *ctx, rtel_tstamp now) {
 /* Completed I/Os wait for their twin for join_window of their own
  * observation point's clock (the latest packet seen there), so that points
  * with unrelated clocks never compare times. */
-static void join_expire(rtel__nvme *n, rtel_ctx *ctx, uint32_t obs,
+static void join_expire(rtel__nvme *n, uint32_t obs,
                         rtel_tstamp obs_now) {
   while (n->join_fifo_head != RTEL__NIL) {
     njoin *j = join_at(n, n->join_fifo_head);
     if (j->obs != obs || j->expire > obs_now) {
       break;
     }
-    ctx->stats.io_join_unmatched += n->multi_obs;
+    n->env.stats->io_join_unmatched += n->multi_obs;
     join_remove(n, j);
   }
 }
 
-int rtel__nvme_flush(rtel_ctx *ctx, uint32_t state) {
-  rtel__nvme *n = &ctx->nvme;
+int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
   while (n->io_fifo_head != RTEL__NIL) {
     nio *io = io_at(n, n->io_fifo_head);
-    if ((rv = end_io(ctx, io, state,
+    if ((rv = end_io(n, io, state,
                      queue_at(n, io->queue)->state == Q_CONFIRMED)) != 0) {
       return rv;
     }
   }
   while (n->join_fifo_head != RTEL__NIL) {
-    ctx->stats.io_join_unmatched += n->multi_obs;
+    n->env.stats->io_join_unmatched += n->multi_obs;
     join_remove(n, join_at(n, n->join_fifo_head));
   }
   return 0;
 }
 
 /* Ends, truncated, every I/O whose queue's port is no longer measured. */
-int rtel__nvme_truncate(rtel_ctx *ctx) {
-  rtel__nvme *n = &ctx->nvme;
+int rtel__nvme_truncate(rtel__nvme *n, const rtel__sched *sched) {
   uint32_t i;
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
@@ -1481,8 +1438,8 @@ int rtel__nvme_truncate(rtel_ctx *ctx) {
     nio *io = io_at(n, i);
     nq *q = queue_at(n, io->queue);
     i = io->fnext;
-    if (!rtel__sched_port_measured(&ctx->sched, io->port) &&
-        (rv = end_io(ctx, io, RTEL_IO_TRUNCATED, q->state == Q_CONFIRMED)) !=
+    if (!rtel__sched_port_measured(sched, io->port) &&
+        (rv = end_io(n, io, RTEL_IO_TRUNCATED, q->state == Q_CONFIRMED)) !=
             0) {
       return rv;
     }

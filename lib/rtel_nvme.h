@@ -8,10 +8,11 @@
 #define RTEL_NVME_H
 
 #include "rtel_cm.h"
+#include "rtel_flow.h"
 #include "rtel_int.h"
+#include "rtel_sched.h"
+#include "rtel_sink.h"
 #include "rtel_table.h"
-
-struct rtel_ctx;
 
 /* Keyed SGL descriptors remembered per I/O (a Last Segment list may hold
  * more; those beyond are not matched). */
@@ -25,6 +26,8 @@ typedef struct rtel__rdreq {
 } rtel__rdreq;
 
 typedef struct rtel__nvme {
+  rtel__env env;
+  const rtel__flowtab *pairs; /* QP pairs learned by the flow table */
   uint32_t flags;
   rtel_tstamp io_timeout;
   rtel_tstamp join_window;
@@ -67,26 +70,27 @@ typedef struct rtel__nvme {
   uint32_t multi_obs; /* ... and whether another one was seen since */
 } rtel__nvme;
 
-int rtel__nvme_init(struct rtel_ctx *ctx);
-void rtel__nvme_free(struct rtel_ctx *ctx);
+int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
+                    const rtel__flowtab *pairs, const rtel__env *env);
+void rtel__nvme_free(rtel__nvme *n);
 
 /* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
-int rtel__nvme_packet(struct rtel_ctx *ctx, const rtel_pkt_info *pi,
+int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt);
 
 /* A connection seen in RDMA CM: an NVMe-oF queue if its service ID names
  * an NVMe-oF port. */
-void rtel__nvme_cm_conn(struct rtel_ctx *ctx, const rtel__cm_conn *c);
+void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c);
 
-rtel_tstamp rtel__nvme_expiry(const struct rtel_ctx *ctx);
-int rtel__nvme_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+rtel_tstamp rtel__nvme_expiry(const rtel__nvme *n);
+int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now);
 /* Ends every outstanding I/O with |state| and drops pending joins. */
-int rtel__nvme_flush(struct rtel_ctx *ctx, uint32_t state);
+int rtel__nvme_flush(rtel__nvme *n, uint32_t state);
 
 /* Ends, truncated, every I/O whose queue's port is no longer measured. */
-int rtel__nvme_truncate(struct rtel_ctx *ctx);
+int rtel__nvme_truncate(rtel__nvme *n, const rtel__sched *sched);
 
-int rtel__nvme_set_role(struct rtel_ctx *ctx, uint32_t obs, uint32_t role);
+int rtel__nvme_set_role(rtel__nvme *n, uint32_t obs, uint32_t role);
 
 /* Bytes per outstanding I/O (entry + hash and index slots). */
 size_t rtel__nvme_io_size(void);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The polling scheduler (METRICS.md, "Polling scheduler").
+ * The polling scheduler (rtel_schedule(3), rtel-metrics(7)). A leaf: it
+ * keeps the ports and their coverage windows and says, at each boundary,
+ * which ports start and stop; the hub calls the application and truncates
+ * what the boundary cut.
  *
  * Full mode measures every port. Polling mode measures ports_per_slot (P)
  * registered ports per slot, chosen round robin in registration order; a
@@ -9,12 +12,10 @@
  * the round robin, which bounds every port's wait (see rtel_schedule).
  *
  * At a boundary the ports that stop are reported with the ports that start
- * (on_slot); then the flows and I/Os seen on stopped ports are delivered
- * truncated, with the port's coverage window closed at the boundary.
+ * (rtel__slot); the hub then delivers the flows and I/Os seen on stopped
+ * ports truncated, with the port's coverage window closed at the boundary.
  */
 #include "rtel_sched.h"
-
-#include "rtel_ctx.h"
 
 static uint32_t id_hash(uint32_t id) {
   uint32_t h = id * 0x9E3779B1u;
@@ -33,22 +34,22 @@ static rtel__port *port_find(const rtel__sched *s, uint32_t id) {
   return NULL;
 }
 
-int rtel__sched_init(rtel_ctx *ctx) {
-  rtel__sched *s = &ctx->sched;
-  const rtel_mem *mem = &ctx->mem;
-  uint32_t cap = ctx->settings.max_ports ? ctx->settings.max_ports : 256;
+int rtel__sched_init(rtel__sched *s, uint32_t max_ports,
+                     const rtel__env *env) {
+  uint32_t cap = max_ports ? max_ports : 256;
   uint32_t n = 1, i;
 
   memset(s, 0, sizeof(*s));
+  s->env = *env;
   while (n < cap * 2u) {
     n <<= 1;
   }
-  s->ports = mem->calloc(cap, sizeof(rtel__port), mem->user_data);
-  s->idx = mem->malloc((size_t)n * sizeof(uint32_t), mem->user_data);
-  s->started = mem->malloc((size_t)cap * sizeof(uint32_t), mem->user_data);
-  s->stopped = mem->malloc((size_t)cap * sizeof(uint32_t), mem->user_data);
+  s->ports = rtel__zalloc(env, cap, sizeof(rtel__port));
+  s->idx = rtel__alloc(env, (size_t)n * sizeof(uint32_t));
+  s->started = rtel__alloc(env, (size_t)cap * sizeof(uint32_t));
+  s->stopped = rtel__alloc(env, (size_t)cap * sizeof(uint32_t));
   if (!s->ports || !s->idx || !s->started || !s->stopped) {
-    rtel__sched_free(ctx);
+    rtel__sched_free(s);
     return RTEL_ERR_NOMEM;
   }
   for (i = 0; i < n; i++) {
@@ -64,15 +65,14 @@ int rtel__sched_init(rtel_ctx *ctx) {
   return 0;
 }
 
-void rtel__sched_free(rtel_ctx *ctx) {
-  rtel__sched *s = &ctx->sched;
-  void *ps[] = {s->ports, s->idx, s->started, s->stopped};
-  size_t i;
-  for (i = 0; i < 4; i++) {
-    if (ps[i]) {
-      ctx->mem.free(ps[i], ctx->mem.user_data);
-    }
+void rtel__sched_free(rtel__sched *s) {
+  if (s->env.mem == NULL) {
+    return; /* never initialised */
   }
+  rtel__dealloc(&s->env, s->ports);
+  rtel__dealloc(&s->env, s->idx);
+  rtel__dealloc(&s->env, s->started);
+  rtel__dealloc(&s->env, s->stopped);
   s->ports = NULL;
   s->idx = s->started = s->stopped = NULL;
 }
@@ -99,26 +99,18 @@ void rtel__sched_coverage(const rtel__sched *s, uint32_t port,
   *end = p->measured ? RTEL_TSTAMP_NONE : p->cov_end;
 }
 
-void rtel__sched_alarm(rtel_ctx *ctx, uint32_t port, rtel_tstamp ts) {
-  rtel__port *p = port_find(&ctx->sched, port);
+void rtel__sched_note_alarm(rtel__sched *s, uint32_t port, rtel_tstamp ts) {
+  rtel__port *p = port_find(s, port);
   if (p) {
     p->last_alarm = ts;
   }
 }
 
-int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
-                                const rtel_port *port, rtel_tstamp now) {
-  rtel__sched *s;
+int rtel__sched_add_port(rtel__sched *s, const rtel_port *port,
+                         rtel_tstamp now) {
   rtel__port *p;
   uint32_t i;
 
-  if (ctx == NULL || port == NULL) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  if (port_version != RTEL_PORT_V1) {
-    return RTEL_ERR_UNSUPPORTED_VERSION;
-  }
-  s = &ctx->sched;
   if (port->role > RTEL_ROLE_FABRIC || s->nports == s->cap ||
       port_find(s, port->id)) {
     return RTEL_ERR_INVALID_ARGUMENT;
@@ -128,9 +120,9 @@ int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
   p->id = port->id;
   p->role = port->role;
   if (port->name) {
-    size_t n = strlen(port->name);
-    if (n > RTEL_PORT_NAME_MAX) {
-      n = RTEL_PORT_NAME_MAX;
+    size_t n = 0;
+    while (n < RTEL_PORT_NAME_MAX && port->name[n] != '\0') {
+      n++;
     }
     memcpy(p->name, port->name, n);
   }
@@ -188,98 +180,65 @@ static void choose(rtel__sched *s, rtel_tstamp now) {
   }
 }
 
-/* Begins a slot (or the full mode) at |t|: reports the ports that start
- * and stop, then truncates the records of the stopped ones. */
-static int begin(rtel_ctx *ctx, rtel_tstamp t, int unreg_stop) {
-  rtel__sched *s = &ctx->sched;
-  rtel_slot_event ev;
+/* Begins a slot (or the full mode) at |t| and describes it in |out|: the
+ * ports that start and stop, and whether records must be truncated. */
+static void begin(rtel__sched *s, rtel_tstamp t, int unreg_stop,
+                  rtel__slot *out) {
+  rtel_slot_event *ev = &out->ev;
   uint32_t i;
-  int rv;
 
   choose(s, t);
-  ev.nstarted = ev.nstopped = 0;
+  memset(out, 0, sizeof(*out));
+  ev->nstarted = ev->nstopped = 0;
   for (i = 0; i < s->nports; i++) {
     rtel__port *p = &s->ports[i];
     if (p->chosen && !p->measured) {
       p->measured = 1;
       p->cov_start = t;
       p->cov_end = RTEL_TSTAMP_NONE;
-      s->started[ev.nstarted++] = p->id;
+      s->started[ev->nstarted++] = p->id;
     } else if (!p->chosen && p->measured) {
       p->measured = 0;
       p->cov_end = t;
-      s->stopped[ev.nstopped++] = p->id;
+      s->stopped[ev->nstopped++] = p->id;
     }
   }
-  ev.slot = s->slot++;
-  ev.start = t;
-  ev.end = s->sch.mode == RTEL_SCHED_POLL ? t + s->sch.slot_ns
-                                          : RTEL_TSTAMP_NONE;
-  ev.started = s->started;
-  ev.stopped = s->stopped;
-  s->next = ev.end;
-  ctx->stats.slots++;
-  if (ctx->cb.on_slot && ctx->cb.on_slot(ctx, &ev, ctx->user_data) != 0) {
-    return RTEL_ERR_CALLBACK_FAILURE;
-  }
-  if (ev.nstopped || unreg_stop) {
-    if ((rv = rtel__flow_truncate(ctx)) != 0 ||
-        (rv = rtel__nvme_truncate(ctx)) != 0) {
-      return rv;
-    }
-  }
-  return 0;
+  ev->slot = s->slot++;
+  ev->start = t;
+  ev->end = s->sch.mode == RTEL_SCHED_POLL ? t + s->sch.slot_ns
+                                           : RTEL_TSTAMP_NONE;
+  ev->started = s->started;
+  ev->stopped = s->stopped;
+  s->next = ev->end;
+  out->truncate = ev->nstopped != 0 || unreg_stop;
 }
 
-int rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
-                                    const rtel_schedule *schedule,
-                                    rtel_tstamp now) {
-  int rv;
-  if (ctx == NULL || schedule == NULL) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  if (schedule_version != RTEL_SCHEDULE_V1) {
-    return RTEL_ERR_UNSUPPORTED_VERSION;
-  }
-  if (ctx->failed) {
-    return RTEL_ERR_INVALID_STATE;
-  }
-  if (schedule->mode > RTEL_SCHED_POLL ||
-      (schedule->mode == RTEL_SCHED_POLL &&
-       (schedule->ports_per_slot == 0 || schedule->slot_ns == 0))) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  {
-    rtel__sched *s = &ctx->sched;
-    int was_full = s->sch.mode == RTEL_SCHED_FULL;
-    int unreg_stop = 0;
-    s->sch = *schedule;
-    if (was_full && schedule->mode == RTEL_SCHED_POLL) {
-      /* unregistered ports stop being measured */
-      s->unreg_end = now;
-      if (s->unreg_start == RTEL_TSTAMP_NONE) {
-        s->unreg_start = s->epoch;
-      }
-      unreg_stop = 1;
-    } else if (!was_full && schedule->mode == RTEL_SCHED_FULL) {
-      s->unreg_start = now;
-      s->unreg_end = RTEL_TSTAMP_NONE;
-    }
-    if ((rv = begin(ctx, now, unreg_stop)) != 0) {
-      ctx->failed = 1;
-    }
-  }
-  return rv;
+int rtel__sched_valid(const rtel_schedule *schedule) {
+  return schedule->mode <= RTEL_SCHED_POLL &&
+         (schedule->mode != RTEL_SCHED_POLL ||
+          (schedule->ports_per_slot != 0 && schedule->slot_ns != 0));
 }
 
-int rtel_ctx_port_measured(const rtel_ctx *ctx, uint32_t port_id) {
-  return ctx ? rtel__sched_port_measured(&ctx->sched, port_id) : 0;
+void rtel__sched_set(rtel__sched *s, const rtel_schedule *schedule,
+                     rtel_tstamp now, rtel__slot *out) {
+  int was_full = s->sch.mode == RTEL_SCHED_FULL;
+  int unreg_stop = 0;
+  s->sch = *schedule;
+  if (was_full && schedule->mode == RTEL_SCHED_POLL) {
+    /* unregistered ports stop being measured */
+    s->unreg_end = now;
+    if (s->unreg_start == RTEL_TSTAMP_NONE) {
+      s->unreg_start = s->epoch;
+    }
+    unreg_stop = 1;
+  } else if (!was_full && schedule->mode == RTEL_SCHED_FULL) {
+    s->unreg_start = now;
+    s->unreg_end = RTEL_TSTAMP_NONE;
+  }
+  begin(s, now, unreg_stop, out);
 }
 
-rtel_tstamp rtel__sched_expiry(const rtel_ctx *ctx) { return ctx->sched.next; }
-
-int rtel__sched_expire(rtel_ctx *ctx, rtel_tstamp now) {
-  rtel__sched *s = &ctx->sched;
+int rtel__sched_expire(rtel__sched *s, rtel_tstamp now, rtel__slot *out) {
   rtel_tstamp t, late;
   uint64_t skip;
   uint32_t per;
@@ -298,5 +257,6 @@ int rtel__sched_expire(rtel_ctx *ctx, rtel_tstamp now) {
     s->rr = (uint32_t)((s->rr + late * per) % s->nports);
   }
   s->slot += skip;
-  return begin(ctx, t, 0);
+  begin(s, t, 0, out);
+  return 1;
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ports and the polling scheduler: which ports are measured now, their
- * coverage windows, slot boundaries on the pull-based timers.
+ * coverage windows, slot boundaries on the pull-based timers. A leaf: it
+ * calls no other module; a boundary is returned to the hub as a rtel__slot.
  */
 #ifndef RTEL_SCHED_H
 #define RTEL_SCHED_H
 
 #include "rtel_int.h"
-
-struct rtel_ctx;
+#include "rtel_sink.h"
+#include "rtel_table.h"
 
 typedef struct rtel__port {
   uint32_t id;
@@ -22,6 +23,7 @@ typedef struct rtel__port {
 } rtel__port;
 
 typedef struct rtel__sched {
+  rtel__env env;
   rtel__port *ports; /* registration order */
   uint32_t nports;
   uint32_t cap;
@@ -40,8 +42,28 @@ typedef struct rtel__sched {
   rtel_tstamp unreg_end;
 } rtel__sched;
 
-int rtel__sched_init(struct rtel_ctx *ctx);
-void rtel__sched_free(struct rtel_ctx *ctx);
+/* A slot boundary: the event for on_slot, and whether the records of the
+ * ports that stopped (or of unregistered ports) must now be truncated. */
+typedef struct rtel__slot {
+  rtel_slot_event ev;
+  int truncate;
+} rtel__slot;
+
+int rtel__sched_init(rtel__sched *s, uint32_t max_ports,
+                     const rtel__env *env);
+void rtel__sched_free(rtel__sched *s);
+
+/* Registers a port (rtel_ctx_add_port()). Returns 0 or
+ * RTEL_ERR_INVALID_ARGUMENT (bad role, duplicate id, table full). */
+int rtel__sched_add_port(rtel__sched *s, const rtel_port *port,
+                         rtel_tstamp now);
+
+/* Is |schedule| acceptable to rtel__sched_set()? */
+int rtel__sched_valid(const rtel_schedule *schedule);
+
+/* Switches to |schedule| at |now|: a boundary, described in |out|. */
+void rtel__sched_set(rtel__sched *s, const rtel_schedule *schedule,
+                     rtel_tstamp now, rtel__slot *out);
 
 /* Is a packet of |port| measured now? (The fast path: full mode.) */
 static inline int rtel__sched_admit(const rtel__sched *s, uint32_t port);
@@ -51,11 +73,24 @@ int rtel__sched_port_measured(const rtel__sched *s, uint32_t port);
 void rtel__sched_coverage(const rtel__sched *s, uint32_t port,
                           rtel_tstamp *start, rtel_tstamp *end);
 
-/* Notes an alarm on |port| (for priority seats). */
-void rtel__sched_alarm(struct rtel_ctx *ctx, uint32_t port, rtel_tstamp ts);
+/* Notes an alarm raised on |port| at |ts| (for priority seats). */
+void rtel__sched_note_alarm(rtel__sched *s, uint32_t port, rtel_tstamp ts);
 
-rtel_tstamp rtel__sched_expiry(const struct rtel_ctx *ctx);
-int rtel__sched_expire(struct rtel_ctx *ctx, rtel_tstamp now);
+/* Notes the time of a packet (the first one starts the epoch). */
+static inline void rtel__sched_clock(rtel__sched *s, rtel_tstamp ts) {
+  if (rtel__unlikely(s->epoch == RTEL_TSTAMP_NONE)) {
+    s->epoch = ts;
+  }
+}
+
+/* End of the current polling slot, or RTEL_TSTAMP_NONE. */
+static inline rtel_tstamp rtel__sched_expiry(const rtel__sched *s) {
+  return s->next;
+}
+
+/* Begins the slot that contains |now| if the current one ended: returns 1
+ * and describes the boundary in |out|, or 0. */
+int rtel__sched_expire(rtel__sched *s, rtel_tstamp now, rtel__slot *out);
 
 static inline int rtel__sched_admit(const rtel__sched *s, uint32_t port) {
   if (rtel__likely(s->sch.mode == RTEL_SCHED_FULL)) {

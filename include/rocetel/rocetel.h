@@ -1445,6 +1445,9 @@ typedef struct rtel_schedule {
   rtel_tstamp alarm_priority;
 } rtel_schedule;
 
+#define RTEL_SLOT_EVENT_V1 1
+#define RTEL_SLOT_EVENT_VERSION RTEL_SLOT_EVENT_V1
+
 /**
  * @struct
  *
@@ -1499,6 +1502,9 @@ typedef struct rtel_slot_event {
 #define RTEL_ALARM_RAISED 1u
 #define RTEL_ALARM_CLEARED 2u
 
+#define RTEL_ALARM_V1 1
+#define RTEL_ALARM_VERSION RTEL_ALARM_V1
+
 /**
  * @struct
  *
@@ -1543,8 +1549,8 @@ typedef struct rtel_alarm {
  * Called for every RoCE packet the context decodes (truncated ones
  * included), after it was counted and before the flow table and the
  * NVMe-oF correlator see it. |pi| and |hd| and
- * |pkt| are valid during the call only; |hd| is always of the library's
- * latest version, of which the application reads the prefix it knows.
+ * |pkt| are valid during the call only; |hd| is of the version that the
+ * application's callbacks version names (see rtel_callbacks).
  *
  * Return 0 to continue; any other value makes the current API call return
  * RTEL_ERR_CALLBACK_FAILURE and the context unusable.
@@ -1649,6 +1655,18 @@ typedef int (*rtel_on_alarm)(rtel_ctx *ctx, const rtel_alarm *alarm,
  *
  * Callbacks, copied by rtel_ctx_new(). Every callback is optional: NULL
  * means "not interested". Zero-initialise the struct and set what you need.
+ *
+ * The callbacks version also names the version of every struct the
+ * callbacks receive. RTEL_CALLBACKS_V1 receives RTEL_PKT_HD_V1,
+ * RTEL_CTX_STATS_V1, RTEL_FLOW_RECORD_V1, RTEL_MSG_RECORD_V1,
+ * RTEL_IO_RECORD_V1, RTEL_SEGMENT_RECORD_V1, RTEL_IO_AGGREGATE_V1,
+ * RTEL_SLOT_EVENT_V1 and RTEL_ALARM_V1. A delivered struct grows only at
+ * its end and only together with a new callbacks version; the library
+ * then hands each application exactly the struct version its callbacks
+ * version names (a copy of that size when it is older than the library's),
+ * so an application never reads past what it was given, and rtel_ctx_new()
+ * refuses a callbacks version the library does not know
+ * (RTEL_ERR_UNSUPPORTED_VERSION) instead of handing out shorter structs.
  * All callbacks run synchronously on the calling thread, inside
  * rtel_ctx_read_pkt(), rtel_ctx_read_pkts(), rtel_ctx_handle_expiry(),
  * rtel_ctx_flush() or rtel_ctx_set_schedule().
