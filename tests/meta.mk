@@ -4,15 +4,18 @@
 #
 #   tests/check-exports.sh  nm -D of librocetel.so == the .sym names (§2.12)
 #   tests/check-headers.sh  each public header alone as C99 and C++11 (§2.2)
-#   tests/abi-check.sh      abidiff against abi/librocetel-$(host_cpu).abi (§2.17)
+#   tests/abi-check.sh      abidiff against abi/librocetel-$(host_cpu).abi
+#   tests/check-modules.sh  lib/ call directions as HACKING.md's module map
+#                           allows, no circle, callbacks only from the hub
 #
 #   make abi-check          run the ABI gate alone (CI: on a CFLAGS="-g -Og" build)
 #   make abi-baseline       regenerate abi/librocetel-$(host_cpu).abi in the
 #                           source tree from this build (needs -g), then commit it
 
-TESTS += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh
+TESTS += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
+	tests/check-modules.sh
 EXTRA_DIST += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
-	abi
+	tests/check-modules.sh tests/check-modules.py abi
 
 # Tools and host for the scripts above (each has a fallback when run by hand).
 AM_TESTS_ENVIRONMENT += \
