@@ -151,59 +151,94 @@ static void fire(subject *sb, uint32_t metric, uint32_t scope,
 }
 
 /* Evaluates one value of |metric| for |sb| in every scope. */
+/* A threshold of |metric| in |scope|: raised beyond it, cleared back on
+ * the good side by the hysteresis. */
+static void eval_threshold(rtel__alarms *a, subject *sb, uint32_t metric,
+                           uint32_t scope, double value) {
+  int below = metric == RTEL_METRIC_FET; /* bad when low */
+  double thr = a->thr[metric][scope];
+  akey *e = key_get(a, sb, metric, scope, RTEL_ALARM_THRESHOLD);
+  int bad, good;
+  if (e == NULL) {
+    return;
+  }
+  bad = below ? value < thr : value > thr;
+  good = below ? value >= thr * (1 + HYST) : value <= thr * (1 - HYST);
+  if (!e->raised && bad) {
+    e->raised = 1;
+    fire(sb, metric, scope, RTEL_ALARM_THRESHOLD, RTEL_ALARM_RAISED, value,
+         thr);
+  } else if (e->raised && good) {
+    e->raised = 0;
+    fire(sb, metric, scope, RTEL_ALARM_THRESHOLD, RTEL_ALARM_CLEARED, value,
+         thr);
+  }
+}
+
+/* Judges |value| against the baseline of |e| (once warmed up). */
+static void judge_baseline(akey *e, subject *sb, uint32_t metric,
+                           uint32_t scope, double k, double value) {
+  int below = metric == RTEL_METRIC_FET; /* bad when low */
+  double mag = e->mean < 0 ? -e->mean : e->mean;
+  double sd = root(e->var);
+  double dev = value - e->mean;
+  double lim;
+  if (sd < mag * 0.01) {
+    sd = mag * 0.01; /* a flat baseline still allows 1 % noise */
+  }
+  if (sd <= 0) {
+    sd = 1e-9;
+  }
+  lim = below ? e->mean - k * sd : e->mean + k * sd;
+  if (!e->raised && (below ? dev < -k * sd : dev > k * sd)) {
+    e->raised = 1;
+    fire(sb, metric, scope, RTEL_ALARM_BASELINE, RTEL_ALARM_RAISED, value,
+         lim);
+  } else if (e->raised && (dev < 0 ? -dev : dev) <= k * sd / 2) {
+    e->raised = 0;
+    fire(sb, metric, scope, RTEL_ALARM_BASELINE, RTEL_ALARM_CLEARED, value,
+         lim);
+  }
+}
+
+/* Moves the baseline of |e| towards |value| (EWMA of mean and variance). */
+static void learn_baseline(akey *e, double value) {
+  if (e->n == 0) {
+    e->mean = value;
+    e->var = 0;
+  } else {
+    double d = value - e->mean;
+    e->mean += d / EWMA_SHIFT;
+    e->var = (1 - 1 / EWMA_SHIFT) * (e->var + d * d / EWMA_SHIFT);
+  }
+  if (e->n < UINT32_MAX) {
+    e->n++;
+  }
+}
+
+/* A baseline of |metric| in |scope|: judged, then learned. */
+static void eval_baseline(rtel__alarms *a, subject *sb, uint32_t metric,
+                          uint32_t scope, double value) {
+  akey *e = key_get(a, sb, metric, scope, RTEL_ALARM_BASELINE);
+  if (e == NULL) {
+    return;
+  }
+  if (e->n >= a->warmup[metric][scope]) {
+    judge_baseline(e, sb, metric, scope, a->k[metric][scope], value);
+  }
+  learn_baseline(e, value);
+}
+
+/* Evaluates one value of |metric| for |sb| in every scope. */
 static void eval(rtel__alarms *a, subject *sb, uint32_t metric,
                  double value) {
-  int below = metric == RTEL_METRIC_FET; /* bad when low */
   uint32_t scope;
-
   for (scope = RTEL_SCOPE_PAIR; scope <= RTEL_SCOPE_PORT; scope++) {
-    double thr = a->thr[metric][scope], k = a->k[metric][scope];
-    akey *e;
-    if (thr > 0 && (e = key_get(a, sb, metric, scope,
-                                RTEL_ALARM_THRESHOLD)) != NULL) {
-      int bad = below ? value < thr : value > thr;
-      int good = below ? value >= thr * (1 + HYST) : value <= thr * (1 - HYST);
-      if (!e->raised && bad) {
-        e->raised = 1;
-        fire(sb, metric, scope, RTEL_ALARM_THRESHOLD, RTEL_ALARM_RAISED, value, thr);
-      } else if (e->raised && good) {
-        e->raised = 0;
-        fire(sb, metric, scope, RTEL_ALARM_THRESHOLD, RTEL_ALARM_CLEARED, value, thr);
-      }
+    if (a->thr[metric][scope] > 0) {
+      eval_threshold(a, sb, metric, scope, value);
     }
-    if (k > 0 && (e = key_get(a, sb, metric, scope,
-                              RTEL_ALARM_BASELINE)) != NULL) {
-      if (e->n >= a->warmup[metric][scope]) {
-        double mag = e->mean < 0 ? -e->mean : e->mean;
-        double sd = root(e->var);
-        double dev = value - e->mean;
-        double lim;
-        if (sd < mag * 0.01) {
-          sd = mag * 0.01; /* a flat baseline still allows 1 % noise */
-        }
-        if (sd <= 0) {
-          sd = 1e-9;
-        }
-        lim = below ? e->mean - k * sd : e->mean + k * sd;
-        if (!e->raised && (below ? dev < -k * sd : dev > k * sd)) {
-          e->raised = 1;
-          fire(sb, metric, scope, RTEL_ALARM_BASELINE, RTEL_ALARM_RAISED, value, lim);
-        } else if (e->raised && (dev < 0 ? -dev : dev) <= k * sd / 2) {
-          e->raised = 0;
-          fire(sb, metric, scope, RTEL_ALARM_BASELINE, RTEL_ALARM_CLEARED, value, lim);
-        }
-      }
-      if (e->n == 0) {
-        e->mean = value;
-        e->var = 0;
-      } else {
-        double d = value - e->mean;
-        e->mean += d / EWMA_SHIFT;
-        e->var = (1 - 1 / EWMA_SHIFT) * (e->var + d * d / EWMA_SHIFT);
-      }
-      if (e->n < UINT32_MAX) {
-        e->n++;
-      }
+    if (a->k[metric][scope] > 0) {
+      eval_baseline(a, sb, metric, scope, value);
     }
   }
 }
