@@ -1,7 +1,10 @@
-# man/local.mk - hand-written manual pages (see HACKING.md, STYLE.md 2.16).
-# Section 3: one page per topic, plus a one-line ".so man3/<topic>.3" alias
-# page for every other public name, so that "man <name>" works for each
-# exported function, function-like wrapper macro and public struct.
+# man/local.mk - hand-written manual pages, roff with the man(7) macros
+# (see HACKING.md).
+# Section 1: the programs. Section 3: the API, one page per topic, plus a
+# one-line ".so man3/<topic>.3" alias page for every other public name, so
+# that "man <name>" works for each exported function, function-like wrapper
+# macro and public struct. Section 7: rtel-metrics(7), the definitions of
+# every figure the library delivers.
 # tests/check-man.sh lints them all and checks that none is missing.
 
 # topic pages
@@ -69,6 +72,9 @@ dist_man3_MANS += \
 	man/rtel_settings_default.3 \
 	man/rtel_settings_default_versioned.3 \
 	man/rtel_slot_event.3
+
+# section 7
+dist_man7_MANS += man/rtel-metrics.7
 
 # section 1: installed only with the program (built when libpcap is found;
 # see examples/local.mk); automake distributes it either way.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# ABI gate, STYLE.md §2.17: compare lib/.libs/librocetel.so with the committed
+# ABI gate: compare lib/.libs/librocetel.so with the committed
 # baseline abi/librocetel-$host_cpu.abi. The gate requires abidiff exit 0:
 #   abidiff --no-added-syms --drop-private-types --fail-no-debug-info \
 #           --suppressions abi/librocetel.abignore --headers-dir2 include/rocetel \
@@ -16,7 +16,8 @@
 #   abi-check.sh --update   regenerate the baseline (make abi-baseline):
 #     abidw --drop-private-types --headers-dir include/rocetel \
 #           --out-file abi/librocetel-$host_cpu.abi lib/.libs/librocetel.so
-#     (with locations: never --no-show-locs, see STYLE.md §2.17)
+#     (with locations: never --no-show-locs, which makes a later
+#     --headers-dir2 comparison silently miss a member inserted mid-struct)
 #
 # Environment: top_srcdir, top_builddir (set by make; by hand they default to
 # this script's tree and the current directory), host_cpu (default uname -m),
@@ -135,7 +136,8 @@ if [ $rc -ne 0 ]; then
   echo "FAIL: abidiff exit $rc ($why ) against $(basename "$baseline")"
   echo "  An intended change before the release of the open .sym node: regenerate the"
   echo "  baseline with 'make abi-baseline' (CFLAGS=\"-g -Og\" build) and commit it."
-  echo "  After a release: see STYLE.md §2.10 (append to versioned structs, new .sym node)."
+  echo "  After a release the ABI is frozen: append fields to versioned structs (bump their"
+  echo "  _VERSION), put new functions in a new .sym node, never change what shipped."
   exit 1
 fi
 echo "PASS: ABI unchanged against $(basename "$baseline") (abidiff exit 0)"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# STYLE.md §2.12: the dynamic symbols librocetel.so defines must be exactly
+# The dynamic symbols librocetel.so defines must be exactly
 # the names listed under `global:` in lib/librocetel.sym, each in the version
 # node that lists it, and no internal rtel__* helper may be exported.
 # (GNU ld silently accepts a misspelled name in a version script; only this
@@ -83,7 +83,7 @@ if grep -q '^LOCAL ' "$tmp/sym.raw"; then
 fi
 grep -v '^LOCAL ' "$tmp/sym.raw" > "$tmp/sym.nodes"
 if grep -q '[*?[]' "$tmp/sym.nodes"; then
-  echo "FAIL: glob in a global: list of $symfile (list names explicitly, STYLE.md §2.12):"
+  echo "FAIL: glob in a global: list of $symfile (list names explicitly; a glob exports every non-static rtel_* helper):"
   grep '[*?[]' "$tmp/sym.nodes" | sed 's/^/  /'
   fail=1
 fi
@@ -136,7 +136,8 @@ if grep -q '^rtel__' "$tmp/so.list"; then
 fi
 
 # Version nodes: if nm shows them, each name must sit in the node that lists
-# it (moving a name between nodes breaks the ABI, STYLE.md §2.10).
+# it (explicit names per release node; moving a name between nodes breaks
+# the ABI).
 if grep -q '@' "$tmp/nm.versioned"; then
   sed -n 's/^\([^@]*\)@@*\(.*\)$/\1 \2/p' "$tmp/nm.versioned" | LC_ALL=C sort -u > "$tmp/so.nodes"
   LC_ALL=C sort -u "$tmp/sym.nodes" > "$tmp/sym.nodes.s"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# STYLE.md §2.2 / §2.14: every public header compiles on its own, as C99 and
+# Every public header compiles on its own, as C99 and
 # as C++11, with -Wall -Wextra -Werror -pedantic (libnl check-build-headers),
 # and every version-passing wrapper macro of rocetel.h expands to valid code.
 #

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Lints the manual pages in man/ and checks that none is missing
-# (STYLE.md 2.16):
+# Lints the manual pages in man/ (section 1: programs, 3: the API, 7:
+# rtel-metrics) and checks that none is missing. The pages are hand-written
+# roff (man(7) macros), updated in the same commit as the header. Checks:
 #
 #  1. groff -man -ww -z prints nothing for every page (a warning fails);
 #  2. man --warnings -l prints nothing for every page (skipped without man);
@@ -18,7 +19,10 @@
 #  7. the pages follow the header: every struct with a body in the header
 #     is shown in a page with the same members in the same order, every
 #     RTEL_* macro is mentioned in some page, and a value written as
-#     '.BR RTEL_NAME " (value)"' equals the header's.
+#     '.BR RTEL_NAME " (value)"' (in a section 3 or 7 page) equals the
+#     header's;
+#  8. every reference to a page of the project (librocetel(3), rtel_*(N),
+#     rtel-*(N)) names a page that exists in man/.
 #
 # Exit status: 0 pass, 1 fail, 77 skip (groff missing), 99 hard error.
 # Run from "make check" (top_srcdir comes from AM_TESTS_ENVIRONMENT) or by
@@ -172,9 +176,11 @@ names_of() {  # names_of <dir> <relative page>
     (cd "$1" && lexgrog "$2" 2>/dev/null) |
       sed -n 's/^[^:]*: "\([^ ]*\) - .*/\1/p'
   else
+    # "name, name \- description"; a name may hold "\-" (rtel\-metrics)
     awk '/^\.SH/ { if (inname) exit; if ($2 == "NAME" || $2 == "\"NAME\"") { inname = 1; next } }
          inname && !/^\.\\"/ { printf "%s ", $0 }' "$1/$2" |
-      sed -e 's/\\-.*//' -e 's/\\&//g' -e 's/\\f[BIRP]//g' -e 's/,/ /g' |
+      sed -e 's/[ 	]\\-[ 	].*//' -e 's/\\-/-/g' -e 's/\\&//g' \
+          -e 's/\\f[BIRP]//g' -e 's/,/ /g' |
       tr ' ' '\n' | sed '/^$/d'
   fi
 }
@@ -273,7 +279,7 @@ done
 
 # Values written '.BR RTEL_NAME " (value)"' equal those of the header.
 sed -n 's/^\.BR* \(RTEL_[A-Z0-9_]*\) " (\(\\-\)\{0,1\}\([0-9][0-9a-fA-FxX]*\))".*/\1 \2\3/p' \
-    "$mandir"/*.3 | sed 's/^\([^ ]*\) \\-/\1 -/' | sort -u >"$tmp/values"
+    "$mandir"/*.[37] | sed 's/^\([^ ]*\) \\-/\1 -/' | sort -u >"$tmp/values"
 while read -r c v; do
   hv=$(sed -n "s/^[ 	]*#[ 	]*define[ 	][ 	]*$c[ 	][ 	]*(\{0,1\}\(-\{0,1\}[0-9][0-9a-fA-FxX]*\)[uU]\{0,1\})\{0,1\}[ 	]*\(\/.*\)\{0,1\}$/\1/p" \
        "$header" | sed -n 1p)
@@ -283,6 +289,19 @@ while read -r c v; do
     err "a page gives $c the value $v; the header says $hv"
   fi
 done <"$tmp/values"
+
+# --------------------------------------------- 8: cross-references resolve
+# ".BR rtel_flow_record (3)", ".BR rtel\-metrics (7)", "librocetel(3)", ...
+for b in $pages; do
+  rel=man${b##*.}/$b
+  test -n "$(so_target "$tmp/$rel")" && continue
+  grep -o '\(rtel[_\\][A-Za-z0-9_\\-]*\|librocetel\) \{0,1\}([1-9][A-Za-z]*)' \
+       "$tmp/$rel" | sed -e 's/\\-/-/g' -e 's/ *(/ /' -e 's/)$//' |
+    sort -u >"$tmp/refs"
+  while read -r n s; do
+    test -f "$mandir/$n.$s" || err "$b: refers to $n($s), which has no page man/$n.$s"
+  done <"$tmp/refs"
+done
 
 npages=$(echo $pages | wc -w)
 if test "$fail" -ne 0; then

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Check unit tests (see HACKING.md and STYLE.md 2.14).
+# Check unit tests (see HACKING.md).
 #  tests/check_public    public API, linked against the shared library
 #  tests/check_internal  white-box, linked against the convenience library
 if HAVE_CHECK

@@ -8,7 +8,8 @@
  * IP-CM header followed, for NVMe/RDMA queues, by the NVMe-RDMA CM request
  * (recfmt, qid, hrqsize, hsqsize); the REP carries recfmt and crqsize.
  * Byte offsets follow IBTA vol. 1 chapter 12 and annex A11; tshark relies on
- * the REQ private data at MAD data offset 140 (WIRESHARK.md section 3).
+ * the REQ private data at MAD data offset 140 (its NVMe-RDMA dissector reads
+ * the queue id there, and decodes a queue only after its CM REQ and REP).
  */
 #include <string.h>
 

@@ -1193,7 +1193,7 @@ typedef struct rtel_msg_record {
  * @struct
  *
  * One NVMe-oF command and its response as seen at one observation point,
- * with the event timestamps of METRICS.md: C (t_cmd, first packet of the
+ * with the event timestamps of rtel-metrics(7): C (t_cmd, first packet of the
  * command capsule), D1/Dn or P1/Pn (t_data_first, t_data_last: first and
  * last data packet of the I/O, retransmitted copies included), Q (t_rdreq,
  * first RDMA READ REQUEST of a write), R (t_rsp, first packet of the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Checks the JSON-lines output of examples/switch-agent for the properties
-the library promises (METRICS.md, "Polling scheduler" and "Alarms").
+the library promises (rtel-metrics(7), "POLLING SCHEDULER" and "ALARMS").
 
   check_agent.py poll  OUT --ports N --per-slot P [--priority] [--lag NS]
   check_agent.py alarm OUT --expect some|none

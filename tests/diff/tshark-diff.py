@@ -4,7 +4,7 @@
 For every capture (the ones tests/gen/mkcaptures.py writes, plus every *.pcap / *.pcapng in
 $top_srcdir/../shared/captures when that directory exists) this runs
 
-  tshark -n -r FILE -T fields -E occurrence=a ...        (the oracle, see WIRESHARK.md)
+  tshark -n -r FILE -T fields -E occurrence=a ...        (the oracle; its quirks: below)
   $RTEL_ANALYZE --packets --format json --icrc FILE      (the system under test)
 
 joins both by frame number and checks that every value tshark shows equals the analyzer's JSON

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Flow-table scenario tests (METRICS.md, "Throughput visibility"; the rules
+ * Flow-table scenario tests (rtel-metrics(7), "THROUGHPUT FIGURES"; the rules
  * in the design comment of lib/rtel_flow.c).
  *
  * Every packet is built byte by byte (flowpkt.c) and fed through the public
@@ -1019,8 +1019,8 @@ START_TEST(t05_two_nak_episodes) {
 END_TEST
 
 /* Two upstream gaps (11 and 14 never passed the observer) before one
- * go-back-N episode that starts at 11. METRICS.md: a loss is upstream when
- * the original never passed here. 11 was never seen, so the episode is an
+ * go-back-N episode that starts at 11. rtel-metrics(7): a loss is upstream
+ * when the original never passed here. 11 was never seen, so the episode is an
  * upstream loss; it must not be reported as downstream. */
 START_TEST(t05_two_gaps_one_episode) {
   env e;

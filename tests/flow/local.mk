@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Flow-table scenario tests (METRICS.md, "Throughput visibility"): packets
+# Flow-table scenario tests (rtel-metrics(7), "THROUGHPUT FIGURES"): packets
 # built byte by byte in tests/flow/flowpkt.[ch], expected values by hand.
 if HAVE_CHECK
 check_PROGRAMS += tests/flow/check_flow

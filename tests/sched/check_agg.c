@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * I/O aggregates (METRICS.md "Aggregation", rocetel.h rtel_io_aggregate /
+ * I/O aggregates (rtel-metrics(7), rocetel.h rtel_io_aggregate /
  * rtel_latency / report_interval): NVMe-oF reads with IOL and DAL drawn
  * from random distributions, one reporting period; count, bytes, errors,
  * min / max / mean exact, p50 / p90 / p99 / p99.9 within 1/64 of the exact

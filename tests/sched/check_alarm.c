@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Alarm tests (METRICS.md "Alarms", rocetel.h rtel_alarm /
+ * Alarm tests (rtel-metrics(7) "ALARMS", rocetel.h rtel_alarm /
  * rtel_ctx_set_threshold / rtel_ctx_set_baseline): one raise on the first
  * crossing record, none while raised, one clear on the first record back
  * beyond the 10 % hysteresis (value <= 0.9 thr; FET >= 1.1 thr), scopes,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Polling scheduler tests (METRICS.md "Polling scheduler", rocetel.h
+ * Polling scheduler tests (rtel-metrics(7) "POLLING SCHEDULER", rocetel.h
  * rtel_schedule / rtel_slot_event / rtel_ctx_set_schedule /
  * rtel_ctx_port_measured / coverage windows), through the public API only.
  *
@@ -11,8 +11,8 @@
  *  alarm   thresholds, hysteresis, scopes, baselines (check_alarm.c)
  *  agg     I/O aggregates and their latency quantiles (check_agg.c)
  *
- * Every expectation is computed here, from the header's and METRICS.md's
- * rules and the packets built by schedpkt.c; a failing test names the
+ * Every expectation is computed here, from the rules of the header and of
+ * rtel-metrics(7) and the packets built by schedpkt.c; a failing test names the
  * rule and the scenario. SCHED_VERBOSE=1 prints what each random
  * configuration exercised.
  */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Polling scheduler, alarm and aggregation tests (METRICS.md "Aggregation",
-# "Polling scheduler", "Alarms").
+# Polling scheduler, alarm and aggregation tests (rtel-metrics(7), "POLLING
+# SCHEDULER", "ALARMS", "AGGREGATES AND PERCENTILES").
 #  tests/sched/check_sched  public API only (linked against the library):
 #                           scheduler property runs over random
 #                           configurations, mode changes, truncation at slot

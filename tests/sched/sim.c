@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Scheduler model (see sim.h). Rules checked, from rocetel.h and
- * METRICS.md "Polling scheduler":
+ * rtel-metrics(7) "POLLING SCHEDULER":
  *
  *  - one on_slot event per boundary, numbered 0, 1, ... (a late caller's
  *    event carries the number of the slot containing |now|: skipped slots

@@ -5,7 +5,7 @@ For a set of scenarios: every frame of every pcap matches its per-packet
 record (timestamp, lengths, decoded BTH fields, ECN/FECN/BECN, ICRC); every
 retransmission follows a loss, a timeout or an RNR NAK; the per-flow,
 per-message and per-I/O figures equal those recomputed here from the
-per-packet records (METRICS.md rules); each I/O's latency at each point
+per-packet records (rtel-metrics(7) rules); each I/O's latency at each point
 equals the modelled sum of its parts plus link delays.
 """
 import collections

@@ -9,7 +9,7 @@ hour (longer than any trace, as the truth's flow_idle_ns 0 means one record
 per key), and the records are joined with the truth by (obs, src, dst, dqpn)
 and compared exactly. Addresses are compared in RFC 5952 form (the truth
 writes IPv6 uncompressed). What is compared, from what, and why
-(METRICS.md, "Throughput visibility"):
+(rtel-metrics(7), "THROUGHPUT FIGURES"):
 
 * Parts. The library reports READ RESPONSE data as a flow of its own (op
   "read_resp") beside the SEND/WRITE data of the same key; the truth's flow
@@ -29,9 +29,9 @@ writes IPv6 uncompressed). What is compared, from what, and why
   key has no other). BECN: the truth counts the ACKs/NAKs that carry BECN
   back to the data sender - the backward notification of congestion on the
   flow's path, like the CNPs the flow is charged with; a BECN bit on the
-  flow's own data packets would speak of the reverse path. METRICS.md lists
-  "FECN/BECN" among the flow's figures; this test holds the flow's BECN to be
-  the truth's.
+  flow's own data packets would speak of the reverse path. rtel-metrics(7)
+  counts BECN on the ACKs/NAKs coming back; this test holds the flow's BECN
+  to be the truth's.
 * peer_qpn: the sender's QPN (truth). With CM it must be known; a known peer
   must never be wrong (no false pairs: rdma-many-qps, and rdma-many-qps
   without CM and with --psn-wrap, where 64 QPs between the same two hosts
@@ -58,11 +58,12 @@ writes IPv6 uncompressed). What is compared, from what, and why
     - NAK-driven when a PSN sequence error NAK or an RNR NAK of the flow
       was seen at the point since the previous event began, timeout-driven
       otherwise ("implied NAKs" of READ responses have no NAK packet: timeout
-      by METRICS.md's definition); retx_after_nak / retx_after_timeout count
-      the retransmitted packets of each kind.
-  A duplicate mirror copy (truth "dup") is a retransmission by METRICS.md's
-  PSN rule (the truth counts it in retx_pkts too) but no loss event; its
-  cause is that of the packet it copies (a copy of a new packet: timeout).
+      as rtel-metrics(7) defines it); retx_after_nak / retx_after_timeout
+      count the retransmitted packets of each kind.
+  A duplicate mirror copy (truth "dup") is a retransmission by the PSN rule
+  of rtel-metrics(7) (the truth counts it in retx_pkts too) but no loss
+  event; its cause is that of the packet it copies (a copy of a new packet:
+  timeout).
 * Messages: each truth msg record seen at the point (a READ's packets are
   its responses) against the library's message record that starts within its
   PSN range: packets, bytes, first/last timestamp, fct, retx packets (all
@@ -404,7 +405,7 @@ def ack_evidence(truth, obs, parts):
     """Without CM: per flow key, the distinct PSNs of ACKs seen at |obs| in
     its reverse direction that name a data PSN seen before of this flow and
     of no other flow between the same two addresses (the pairing evidence
-    METRICS.md allows: ACK PSNs that match the forward PSN range)."""
+    of rtel-metrics(7): ACK PSNs that match the forward PSN range)."""
     owners = collections.defaultdict(set)  # (src, dst, psn) -> dqpns
     for k, pt in parts.items():
         if pt.part != "req":

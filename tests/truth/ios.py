@@ -4,8 +4,8 @@ ground truth of rtel-sim (issues #5 and #6).
 
 Every scenario is simulated by examples/rtel-sim (one pcap per observation
 point, truth.jsonl) and analysed by examples/rtel-analyze --format json; the
-records are compared with what METRICS.md ("I/O quality visibility",
-"Polling scheduler") says they must be, computed here from the simulator's
+records are compared with what rtel-metrics(7) ("NVME-OF I/O EVENTS",
+"POLLING SCHEDULER") says they must be, computed here from the simulator's
 ground truth only (its io, pkt and conn records; man/rtel-sim.1, GROUND
 TRUTH), never from the library's own output:
 
@@ -19,11 +19,10 @@ TRUTH), never from the library's own output:
               capsule shapes reports what ends at or after the first CQE
               that answers one of its captured commands (derived from the
               truth's packets); the rest is never reported.
-  after R     Dn/Pn: the truth counts data copies seen after the response
-              (METRICS.md: "the last data packet of the I/O as seen at that
-              point, retransmitted copies included"); a mismatch explained
-              by that alone is its own check, so that it does not hide
-              others.
+  after R     Dn/Pn: the truth counts data copies seen after the response,
+              the library only those up to R (rtel-metrics(7), "Events");
+              a mismatch explained by that alone is its own check, so that
+              it does not hide others.
   counters    the stats record against the records (ios_* by state; no
               io_join_unmatched with a single point).
   summary     --summary against counts, bytes, errors and timeouts and the
@@ -32,7 +31,7 @@ TRUTH), never from the library's own output:
   segments    two points analysed together, roles inferred, configured, and
               half-configured: one record per I/O complete at both, IOL1 and
               IOL2 from the truth's io records of the two points, RTT,
-              compute, network, storage from METRICS.md's table, adding up to
+              compute, network, storage by rtel-metrics(7), adding up to
               IOL1; also with the two clocks 6 s apart.
   poll        (issue #6) --poll 1/SLOT --ios --flows on two points: the
               windows of each file from the slot records alone; an I/O whose
@@ -215,7 +214,7 @@ def io_key(r):
 
 def queue_recognition(truth, obs):
     """How each queue (conn) is recognised at |obs|, from the rules of
-    METRICS.md: ("cm"|"connect", None) when the CM exchange or the Fabrics
+    rtel-metrics(7): ("cm"|"connect", None) when the CM exchange or the Fabrics
     Connect command of the queue was captured at this point; ("guessed", F)
     otherwise, F the (frame, ts) of the first response (first copy) that
     answers a command captured at this point and still outstanding: the CQE
@@ -383,7 +382,7 @@ def expect_record(truth, r, how):
     elif r["incapsule"] and r["kind"] == "write":
         # in-capsule write (rtel_io_record(3)): the data travel in the
         # capsule, first = C, last = the last capsule packet seen, xfer =
-        # last - first; METRICS.md defines no transfer for them and the
+        # last - first, as rtel-metrics(7) defines it; the
         # truth says null (see the report)
         caps = truth.cmd_pkts[(r["io"], r["obs"])]
         last = max(p["ts"] for p in caps)
@@ -399,10 +398,9 @@ def upto_response(truth, r, e):
     """The data fields as they would be if only the data packets seen
     before the response counted (the library delivers a record when its
     response arrives): {field: value} of those that differ from |e|.
-    METRICS.md says Dn/Pn are "the last data packet of the I/O as seen at
-    that point (retransmitted copies included)" and says nothing of copies
-    seen after R; the truth counts them. A mismatch explained by this alone
-    is reported by its own check."""
+    rtel-metrics(7) counts data copies only up to R (the response closes
+    the I/O); the truth counts those seen after R too. A mismatch explained
+    by this alone is reported by its own check."""
     if r["R"] is None or (r["D1"] is None and r["P1"] is None):
         return {}
     rf = rsp_first_frame(truth, r)
@@ -534,8 +532,8 @@ def seg_op(r):
 
 def expected_segments(truth, a, b, compute=None):
     """The segments records of points |a| and |b| analysed together: one
-    per I/O complete at both (METRICS.md, segmented table); |compute| the
-    configured compute side, or None (inferred: the larger IOL)."""
+    per I/O complete at both (rtel-metrics(7), segmented records); |compute|
+    the configured compute side, or None (inferred: the larger IOL)."""
     at = {}
     for r in truth.ios:
         if r["obs"] in (a, b) and r["rec"] == "complete":
@@ -1245,8 +1243,8 @@ def invalidate_flag(res, exe, truth):
 def live_order(res, exe, truth, offsets):
     """The two points' frames handed over in true-time order, as a live
     collector receives them, with clocks |offsets| apart: every point's I/Os
-    exact and every I/O seen complete at both joined (METRICS.md: clocks
-    of different points are never compared)."""
+    exact and every I/O seen complete at both joined (rtel-metrics(7):
+    clocks of different points are never compared)."""
     a, b = truth.obs[0], truth.obs[1]
     label = "live %s" % truth.label
     args = ["--live"] + ["%s:%d" % (truth.files[o], offsets[o]) for o in (a, b)]
