@@ -9,7 +9,8 @@ endif
 
 # ---------------------------------------------------------------- make bench
 EXTRA_PROGRAMS = tests/bench/bench_decode
-tests_bench_bench_decode_SOURCES = tests/bench/bench_decode.c
+tests_bench_bench_decode_SOURCES = tests/bench/bench_decode.c \
+	tests/bench/bench_util.c tests/bench/bench_util.h
 tests_bench_bench_decode_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_decode_LDADD = lib/librocetel.la
 CLEANFILES += $(EXTRA_PROGRAMS)

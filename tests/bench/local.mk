@@ -10,11 +10,13 @@
 #   make bench BENCH_SECONDS=3  longer timed runs (CPU seconds per case)
 EXTRA_PROGRAMS += tests/bench/bench_flow tests/bench/bench_nvme
 
-tests_bench_bench_flow_SOURCES = tests/bench/bench_flow.c
+tests_bench_bench_flow_SOURCES = tests/bench/bench_flow.c \
+	tests/bench/bench_util.c tests/bench/bench_util.h
 tests_bench_bench_flow_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_flow_LDADD = lib/librocetel.la
 
-tests_bench_bench_nvme_SOURCES = tests/bench/bench_nvme.c
+tests_bench_bench_nvme_SOURCES = tests/bench/bench_nvme.c \
+	tests/bench/bench_util.c tests/bench/bench_util.h
 tests_bench_bench_nvme_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_nvme_LDADD = lib/librocetel.la
 
