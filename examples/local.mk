@@ -7,14 +7,3 @@ examples_rtel_analyze_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) -DRT
 examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS)
 endif
 
-# ---------------------------------------------------------------- make bench
-EXTRA_PROGRAMS = tests/bench/bench_decode
-tests_bench_bench_decode_SOURCES = tests/bench/bench_decode.c \
-	tests/bench/bench_util.c tests/bench/bench_util.h
-tests_bench_bench_decode_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
-tests_bench_bench_decode_LDADD = lib/librocetel.la
-CLEANFILES += $(EXTRA_PROGRAMS)
-
-.PHONY: bench
-bench: tests/bench/bench_decode$(EXEEXT)
-	$(LIBTOOL) --mode=execute $(builddir)/tests/bench/bench_decode$(EXEEXT) $(BENCH_SECONDS)
