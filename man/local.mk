@@ -76,5 +76,8 @@ if HAVE_PCAP
 dist_man1_MANS += man/rtel-analyze.1
 endif
 
+# rtel-sim's page: not installed (the simulator is not), distributed.
+EXTRA_DIST += man/rtel-sim.1
+
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
