@@ -2,7 +2,8 @@
 # Section 3: one page per topic, plus a one-line ".so man3/<topic>.3" alias
 # page for every other public name, so that "man <name>" works for each
 # exported function, function-like wrapper macro and public struct.
-# tests/check-man.sh lints them all and checks that none is missing.
+# tests/check-man.sh (wired in tests/local.mk) lints them all and checks
+# that none is missing.
 
 # topic pages
 dist_man3_MANS += \
@@ -78,6 +79,3 @@ endif
 
 # rtel-sim's page: not installed (the simulator is not), distributed.
 EXTRA_DIST += man/rtel-sim.1
-
-TESTS += tests/check-man.sh
-EXTRA_DIST += tests/check-man.sh
