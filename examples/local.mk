@@ -1,5 +1,13 @@
-# examples/local.mk - programs around the library (see HACKING.md)
+# examples/local.mk - programs around the library (see HACKING.md): the
+# files of examples/ itself (rtel-sim/ has its own fragment; the tests of
+# these programs are wired in tests/agent/local.mk, tests/diff/local.mk ...).
 EXTRA_DIST += examples/demo.sh examples/data/sample.pcap examples/data/README.md
+
+# Where the tests find rtel-analyze (set even when it is not built: the
+# tests that need it skip then).
+AM_TESTS_ENVIRONMENT += \
+	RTEL_ANALYZE='$(abs_top_builddir)/examples/rtel-analyze'; export RTEL_ANALYZE;
+
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c
@@ -16,4 +24,3 @@ examples_switch_agent_switch_agent_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
 	$(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_switch_agent_switch_agent_LDADD = lib/librocetel.la $(PCAP_LIBS)
 endif
-

@@ -11,8 +11,7 @@
 #                           source tree from this build (needs -g), then commit it
 
 TESTS += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh
-EXTRA_DIST += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
-	abi
+EXTRA_DIST += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh
 
 # Tools and host for the scripts above (each has a fallback when run by hand).
 AM_TESTS_ENVIRONMENT += \

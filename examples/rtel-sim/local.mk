@@ -28,3 +28,7 @@ examples_rtel_sim_rtel_sim_SOURCES = \
 	examples/rtel-sim/sim.h
 examples_rtel_sim_rtel_sim_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
 examples_rtel_sim_rtel_sim_LDADD = -lm
+
+# Where the tests find it.
+AM_TESTS_ENVIRONMENT += \
+	RTEL_SIM='$(abs_top_builddir)/examples/rtel-sim/rtel-sim'; export RTEL_SIM;
