@@ -21,7 +21,9 @@
 #  define rtel__unlikely(x) (x)
 #endif
 
-/* The default allocator (rtel_mem_default() for the library's own use). */
+/* The default allocator (rtel_mem_default() for the library's own use).
+ * NULL when built with RTEL_FREESTANDING, which has none (lib/rtel_mem.c):
+ * the caller must then pass an rtel_mem. */
 const rtel_mem *rtel__mem_default(void);
 
 /* Largest table capacity a setting may ask for. */
