@@ -21,7 +21,9 @@
 #  define rtel__unlikely(x) (x)
 #endif
 
-/* The default allocator (rtel_mem_default() for the library's own use). */
+/* The default allocator (rtel_mem_default() for the library's own use).
+ * NULL when built with RTEL_FREESTANDING, which has none (lib/rtel_mem.c):
+ * the caller must then pass an rtel_mem. */
 const rtel_mem *rtel__mem_default(void);
 
 /* Largest table capacity a setting may ask for. */
@@ -29,8 +31,10 @@ const rtel_mem *rtel__mem_default(void);
 
 /* Big-endian loads from a byte buffer (bounds are the caller's job). A
  * memcpy of the whole word and one byte swap compile to a single load and
- * bswap/movbe, a third of the instructions of byte-by-byte assembly. */
+ * bswap/movbe, a third of the instructions of byte-by-byte assembly. The
+ * builtin keeps that true in a freestanding (-fno-builtin) build. */
 #if defined(__GNUC__) || defined(__clang__)
+#  define rtel__wordcpy __builtin_memcpy
 #  ifdef WORDS_BIGENDIAN
 #    define RTEL__BE16(x) (x)
 #    define RTEL__BE32(x) (x)
@@ -42,17 +46,17 @@ const rtel_mem *rtel__mem_default(void);
 #  endif
 static inline uint16_t rtel__get16(const uint8_t *p) {
   uint16_t v;
-  memcpy(&v, p, 2);
+  rtel__wordcpy(&v, p, 2);
   return RTEL__BE16(v);
 }
 static inline uint32_t rtel__get32(const uint8_t *p) {
   uint32_t v;
-  memcpy(&v, p, 4);
+  rtel__wordcpy(&v, p, 4);
   return RTEL__BE32(v);
 }
 static inline uint64_t rtel__get64(const uint8_t *p) {
   uint64_t v;
-  memcpy(&v, p, 8);
+  rtel__wordcpy(&v, p, 8);
   return RTEL__BE64(v);
 }
 #else

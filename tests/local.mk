@@ -23,3 +23,13 @@ tests_check_internal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 tests_check_internal_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
 tests_check_internal_LDADD = lib/librocetel_core.la $(CHECK_LIBS)
 endif
+
+# Manual pages (man/): lint, and one page per public name.
+TESTS += tests/check-man.sh
+EXTRA_DIST += tests/check-man.sh
+
+# lib/ builds freestanding (-DRTEL_FREESTANDING) and needs no libc beyond
+# memcpy, memset, memcmp and memmove (HACKING.md); CC and NM: tests/meta.mk.
+TESTS += tests/check-freestanding.sh
+EXTRA_DIST += tests/check-freestanding.sh
+AM_TESTS_ENVIRONMENT += OBJDUMP='$(OBJDUMP)'; export OBJDUMP;

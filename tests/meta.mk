@@ -15,7 +15,7 @@
 TESTS += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
 	tests/check-modules.sh
 EXTRA_DIST += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
-	tests/check-modules.sh tests/check-modules.py abi
+	tests/check-modules.sh tests/check-modules.py
 
 # Tools and host for the scripts above (each has a fallback when run by hand).
 AM_TESTS_ENVIRONMENT += \

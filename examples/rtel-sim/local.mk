@@ -1,5 +1,5 @@
 # examples/rtel-sim/local.mk - rtel-sim, the RoCEv2 / NVMe-oF traffic simulator with
-# ground truth (man/rtel-sim.1), and its tests (tests/sim/).  Included from the
+# ground truth (man/rtel-sim.1; its tests: tests/sim/local.mk).  Included from the
 # top-level Makefile.am; it only appends to shared variables.
 #
 # rtel-sim is plain C11 with its own encoder: it must not use the library's
@@ -29,19 +29,6 @@ examples_rtel_sim_rtel_sim_SOURCES = \
 examples_rtel_sim_rtel_sim_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
 examples_rtel_sim_rtel_sim_LDADD = -lm
 
-RTEL_SIM_TESTS = \
-	tests/sim/sim-cli.sh \
-	tests/sim/sim-man.sh \
-	tests/sim/sim-determinism.sh \
-	tests/sim/sim-icrc.sh \
-	tests/sim/sim-truth.sh \
-	tests/sim/sim-tshark.sh
-TESTS += $(RTEL_SIM_TESTS)
-check_SCRIPTS += $(RTEL_SIM_TESTS)
-EXTRA_DIST += \
-	$(RTEL_SIM_TESTS) \
-	tests/sim/simcheck.py \
-	tests/sim/sim_truth.py \
-	tests/sim/sim_tshark.py \
-	tests/sim/sim_icrc.py \
-	man/rtel-sim.1
+# Where the tests find it.
+AM_TESTS_ENVIRONMENT += \
+	RTEL_SIM='$(abs_top_builddir)/examples/rtel-sim/rtel-sim'; export RTEL_SIM;

@@ -20,9 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rocetel/rocetel.h>
+
+#include "bench_util.h"
 
 #define NPKT 8192
 #define SLOT 1152
@@ -37,15 +38,6 @@ static uint32_t rnd(void) {
   rng ^= rng >> 17;
   rng ^= rng << 5;
   return rng;
-}
-
-static void put16(uint8_t *p, unsigned v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v) {
-  put16(p, v >> 16);
-  put16(p + 2, v & 0xffff);
 }
 
 /* One RoCEv2 frame: Ethernet [VLAN] IPv4 UDP BTH ext payload ICRC(0). */
@@ -90,12 +82,6 @@ static size_t build(uint8_t *p, uint8_t opcode, size_t ext, size_t payload,
     p[off] = 0x1f;
   }
   return off + ext + payload + 4;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static volatile uint64_t sink;
@@ -160,18 +146,14 @@ static double run(const char *name, pass_fn fn, double secs, double base) {
   double t0, t1, ns;
   uint64_t n = 0;
   fn(); /* warm up */
-  t0 = now_s();
+  t0 = bench_wall_s();
   do {
     sink += fn();
     n += NPKT;
-    t1 = now_s();
+    t1 = bench_wall_s();
   } while (fixed_passes ? (long)(n / NPKT) < fixed_passes : t1 - t0 < secs);
   ns = (t1 - t0) * 1e9 / (double)n;
-  printf("%-8s %12.0f pkt/s %8.2f ns/pkt", name, 1e9 / ns, ns);
-  if (base > 0) {
-    printf("   (%+.2f ns/pkt over walk)", ns - base);
-  }
-  putchar('\n');
+  bench_print_rate(8, name, ns, 0, base, "walk", NULL);
   return ns;
 }
 
@@ -181,6 +163,7 @@ int main(int argc, char **argv) {
   size_t i;
   rtel_ctx_stats st;
 
+  bench_prog = "bench_decode";
   if (argc > 2 && strcmp(argv[1], "-n") == 0) {
     fixed_passes = atol(argv[2]);
   } else if (argc > 1) {

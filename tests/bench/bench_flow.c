@@ -58,139 +58,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rocetel/rocetel.h>
+
+#include "bench_util.h"
 
 #define SLOT 128         /* arena bytes per packet = the mirror's snap length */
 #define DATA_TARGET 1000000u /* data packets per pass (rounded to F x K) */
 #define MSG_PKTS 8u      /* FIRST, 6 x MIDDLE, LAST */
 #define ACK_EVERY 10u    /* every 10th packet is an ACK */
 #define PAYLOAD 1024u    /* payload on the wire (MTU 1024) */
-#define BURST 32u        /* packets per rtel_ctx_read_pkts() call */
+#define BURST BENCH_BURST /* packets per rtel_ctx_read_pkts() call */
 #define TS_STEP 20u      /* ns between packets */
 #define QPN_RSP 0x10000u /* responder (data destination) QPN base */
 #define QPN_REQ 0x800000u /* requester (data source, ACK destination) */
 #define ACK_BIT 0x80000000u
-
-/* ------------------------------------------------------------ allocator */
-
-typedef struct counting {
-  uint64_t calls; /* malloc + calloc + realloc */
-  uint64_t frees;
-  uint64_t bytes; /* requested by those calls */
-  int align64;
-  unsigned nlog; /* allocations logged since the last reset */
-  struct {
-    uint64_t nmemb, size;
-  } log[64];
-} counting;
-
-static void note(counting *c, size_t nmemb, size_t size) {
-  c->calls++;
-  c->bytes += (uint64_t)nmemb * size;
-  if (c->nlog < sizeof(c->log) / sizeof(c->log[0])) {
-    c->log[c->nlog].nmemb = nmemb;
-    c->log[c->nlog].size = size;
-    c->nlog++;
-  }
-}
-
-static void *aligned(size_t n) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
-}
-
-static void *c_malloc(size_t size, void *ud) {
-  counting *c = ud;
-  note(c, 1, size);
-  return c->align64 ? aligned(size) : malloc(size);
-}
-
-static void *c_calloc(size_t nmemb, size_t size, void *ud) {
-  counting *c = ud;
-  void *p;
-  note(c, nmemb, size);
-  if (!c->align64) {
-    return calloc(nmemb, size);
-  }
-  if (size && nmemb > SIZE_MAX / size) {
-    return NULL;
-  }
-  p = aligned(nmemb * size);
-  if (p) {
-    memset(p, 0, nmemb * size);
-  }
-  return p;
-}
-
-static void *c_realloc(void *ptr, size_t size, void *ud) {
-  note(ud, 1, size);
-  return realloc(ptr, size); /* the library does not use it */
-}
-
-static void c_free(void *ptr, void *ud) {
-  counting *c = ud;
-  c->frees++;
-  free(ptr);
-}
-
-static counting cnt;
-static rtel_mem cmem = {&cnt, c_malloc, c_free, c_calloc, c_realloc};
-
-/* ------------------------------------------------------------ bytes */
-
-static void put16(uint8_t *p, unsigned v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-static void put24(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 16);
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v) {
-  put16(p, v >> 16);
-  put16(p + 2, v & 0xffff);
-}
-static void put64(uint8_t *p, uint64_t v) {
-  put32(p, (uint32_t)(v >> 32));
-  put32(p + 4, (uint32_t)v);
-}
-
-/* Ethernet, IPv4, UDP and BTH of a RoCEv2 packet whose BTH is followed by
- * |rest| bytes on the wire (extension headers + payload, ICRC excluded).
- * Returns the offset after the BTH; *wire gets the length on the wire. */
-static size_t put_hdrs(uint8_t *p, uint32_t sip, uint32_t dip, unsigned sport,
-                       uint8_t ecn, uint8_t opcode, int ackreq, uint32_t dqpn,
-                       uint32_t psn, size_t rest, size_t *wire) {
-  size_t udp_len = 8 + 12 + rest + 4;
-  memcpy(p, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
-  put16(p + 12, 0x0800);
-  p[14] = 0x45;
-  p[15] = (uint8_t)(26 << 2 | ecn);
-  put16(p + 16, (unsigned)(20 + udp_len));
-  put16(p + 18, 0);
-  put16(p + 20, 0x4000); /* DF */
-  p[22] = 64;
-  p[23] = 17;
-  put16(p + 24, 0);
-  put32(p + 26, sip);
-  put32(p + 30, dip);
-  put16(p + 34, sport);
-  put16(p + 36, 4791);
-  put16(p + 38, (unsigned)udp_len);
-  put16(p + 40, 0);
-  p[42] = opcode;
-  p[43] = 0;
-  put16(p + 44, 0xffff);
-  p[46] = 0;
-  put24(p + 47, dqpn & 0xffffff);
-  p[50] = (uint8_t)(ackreq ? 0x80 : 0);
-  put24(p + 51, psn & 0xffffff);
-  *wire = 14 + 20 + udp_len;
-  return 54;
-}
 
 /* ------------------------------------------------------------ the arena */
 
@@ -206,23 +88,6 @@ typedef struct bench {
   uint16_t *wire;
   uint32_t *psn0;   /* per flow: first PSN */
 } bench;
-
-/* The arena is 64-byte aligned, as a NIC's receive buffers are: a
- * packet's headers (54 to 70 bytes) are then in its first cache line or
- * two, not spread over two or three by malloc()'s 16-byte alignment. */
-static uint8_t *arena_alloc(size_t n) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, n) == 0 ? p : NULL;
-}
-
-static uint32_t mix(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 static uint32_t src_ip(const bench *b, uint32_t f) {
   return 0x0a010000u | (f % b->hosts);
@@ -306,7 +171,7 @@ static int bench_init(bench *b, uint32_t nflows) {
   b->ndata = (size_t)nflows * b->k;
   b->nack = b->ndata / (ACK_EVERY - 1);
   b->n = b->ndata + b->nack;
-  b->arena = arena_alloc(b->n * SLOT);
+  b->arena = bench_arena_alloc(b->n * SLOT);
   b->desc = malloc(b->n * sizeof(*b->desc));
   b->cap = malloc(b->n * sizeof(*b->cap));
   b->wire = malloc(b->n * sizeof(*b->wire));
@@ -374,52 +239,10 @@ static size_t build_cm(const bench *b, uint8_t *p, uint32_t f, int rep,
 
 /* ------------------------------------------------------------ timing */
 
-/* Timed loops are measured in the thread's CPU time, which leaves out the
- * time the thread waited for a CPU on a loaded machine; the wall time is
- * kept to report how loaded it was. */
-static double wall_total, cpu_total;
-
-static double clock_s(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Reads the arena into |ctx| with timestamps from |ts0|; returns seconds. */
 static double read_arena(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
-  rtel_pkt_info pis[BURST];
-  const uint8_t *pk[BURST];
-  size_t ln[BURST];
-  size_t i, j, m;
-  uint64_t before = cnt.calls + cnt.frees;
-  double t0, t1, w0;
-
-  memset(pis, 0, sizeof(pis));
-  w0 = clock_s(CLOCK_MONOTONIC);
-  t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-  for (i = 0; i < b->n; i += m) {
-    m = b->n - i < BURST ? b->n - i : BURST;
-    for (j = 0; j < m; j++) {
-      pis[j].ts = ts0 + (i + j) * TS_STEP;
-      pis[j].wire_len = b->wire[i + j];
-      pk[j] = b->arena + (i + j) * SLOT;
-      ln[j] = b->cap[i + j];
-    }
-    if (rtel_ctx_read_pkts(ctx, pis, pk, ln, m) != (rtel_ssize)m) {
-      fprintf(stderr, "bench_flow: rtel_ctx_read_pkts failed\n");
-      abort();
-    }
-  }
-  t1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-  wall_total += clock_s(CLOCK_MONOTONIC) - w0;
-  cpu_total += t1 - t0;
-  if (cnt.calls + cnt.frees != before) {
-    fprintf(stderr, "bench_flow: the packet path allocated memory (%llu "
-                    "allocator calls)\n",
-            (unsigned long long)(cnt.calls + cnt.frees - before));
-    abort();
-  }
-  return t1 - t0;
+  return bench_read_arena(ctx, b->arena, SLOT, b->n, b->cap, b->wire, ts0,
+                          TS_STEP);
 }
 
 /* Separate functions so that callgrind can count each one alone. */
@@ -447,34 +270,11 @@ bench_flow_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
 
 static void print_rate(const char *name, double secs, uint64_t pkts,
                        double base_ns, const char *note_) {
-  double ns = secs * 1e9 / (double)pkts;
-  printf("%-9s %12.0f pkt/s %8.2f ns/pkt", name, 1e9 / ns, ns);
-  if (base_ns > 0) {
-    printf("   (%+.2f ns/pkt over baseline)", ns - base_ns);
-  }
-  if (note_) {
-    printf("   %s", note_);
-  }
-  putchar('\n');
+  bench_print_rate(9, name, secs * 1e9 / (double)pkts, 0, base_ns,
+                   "baseline", note_);
 }
 
 /* ------------------------------------------------------------ memory */
-
-static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, uint64_t *bytes,
-                   unsigned *nlog, uint64_t (*log)[2]) {
-  uint64_t b0 = cnt.bytes;
-  unsigned i;
-  int rv;
-  cnt.nlog = 0;
-  rv = rtel_ctx_new(pctx, s, NULL, &cmem, NULL);
-  *bytes = cnt.bytes - b0;
-  *nlog = cnt.nlog;
-  for (i = 0; i < cnt.nlog; i++) {
-    log[i][0] = cnt.log[i].nmemb;
-    log[i][1] = cnt.log[i].size;
-  }
-  return rv;
-}
 
 /* Prints the allocations of |full| that |base| does not have: what the
  * flow table costs. Both logs are in call order and differ by one run of
@@ -482,12 +282,13 @@ static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, uint64_t *bytes,
  * prefix and common suffix. The names follow rtel__flow_init()'s order
  * (flow entries and buckets, pairing entries and buckets, PSN index); they
  * are only given when there are exactly five. */
-static void print_breakdown(uint64_t (*full)[2], unsigned nfull,
-                            uint64_t (*base)[2], unsigned nbase,
-                            uint32_t nflows) {
+static void print_breakdown(const bench_alloc_log *lf,
+                            const bench_alloc_log *lb, uint32_t nflows) {
   static const char *const names[] = {"flow entries", "flow buckets",
                                       "pair entries", "pair buckets",
                                       "PSN index"};
+  const uint64_t(*full)[2] = lf->a, (*base)[2] = lb->a;
+  unsigned nfull = lf->n, nbase = lb->n;
   unsigned pre = 0, suf = 0, i;
   while (pre < nfull && pre < nbase && full[pre][0] == base[pre][0] &&
          full[pre][1] == base[pre][1]) {
@@ -519,8 +320,7 @@ static int run_case(uint32_t nflows) {
   rtel_settings sb, sf;
   rtel_ctx *base = NULL, *full = NULL;
   rtel_ctx_stats st, stb;
-  uint64_t bytes_b, bytes_f, log_b[64][2], log_f[64][2];
-  unsigned nlog_b, nlog_f;
+  bench_alloc_log lb, lf;
   rtel_tstamp ts = 1000000000ull;
   double t_base = 0, t_full = 0, t_first, base_ns;
   uint64_t pass = 0, npass = 0;
@@ -542,8 +342,8 @@ static int run_case(uint32_t nflows) {
     sf.max_qp_pairs = 2 * nflows;
   }
   sf.flow_idle_timeout = 3600000000000ull; /* no flow ends during the run */
-  if ((rv = new_ctx(&base, &sb, &bytes_b, &nlog_b, log_b)) != 0 ||
-      (rv = new_ctx(&full, &sf, &bytes_f, &nlog_f, log_f)) != 0) {
+  if ((rv = bench_ctx_new(&base, &sb, &lb)) != 0 ||
+      (rv = bench_ctx_new(&full, &sf, &lf)) != 0) {
     fprintf(stderr, "bench_flow: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return 1;
   }
@@ -556,9 +356,10 @@ static int run_case(uint32_t nflows) {
          psn_pairing ? "ACK PSNs" : "RDMA CM");
   printf("memory    %9.1f B/flow  (rtel_ctx_new: %.1f MB with max_flows = "
          "%u, max_qp_pairs = %u; %.3f MB with flows disabled)\n",
-         (double)(bytes_f - bytes_b) / nflows, (double)bytes_f / 1e6, nflows,
-         sf.max_qp_pairs ? sf.max_qp_pairs : nflows, (double)bytes_b / 1e6);
-  print_breakdown(log_f, nlog_f, log_b, nlog_b, nflows);
+         (double)(lf.bytes - lb.bytes) / nflows, (double)lf.bytes / 1e6,
+         nflows, sf.max_qp_pairs ? sf.max_qp_pairs : nflows,
+         (double)lb.bytes / 1e6);
+  print_breakdown(&lf, &lb, nflows);
 
   /* connections: RDMA CM REQ/REP, to both contexts (not timed) */
   if (!psn_pairing) {
@@ -648,6 +449,7 @@ int main(int argc, char **argv) {
   uint32_t one = 0;
   int i, rv = 0;
 
+  bench_prog = "bench_flow";
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
       fixed_passes = atol(argv[++i]);
@@ -656,7 +458,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "-P") == 0) {
       psn_pairing = 1;
     } else if (strcmp(argv[i], "-A") == 0) {
-      cnt.align64 = 1;
+      bench_cnt.align64 = 1;
     } else if (strcmp(argv[i], "-d") == 0) {
       default_pairs = 1;
     } else if (argv[i][0] != '-') {
@@ -674,7 +476,7 @@ int main(int argc, char **argv) {
   printf("librocetel %s flow benchmark: parse + flow update, one core; "
          "%u-packet bursts to rtel_ctx_read_pkts(), %u ns apart%s\n",
          rtel_version(0)->version_str, BURST, TS_STEP,
-         cnt.align64 ? "; 64-byte-aligned allocations" : "");
+         bench_cnt.align64 ? "; 64-byte-aligned allocations" : "");
   if (one) {
     rv = run_case(one);
   } else {
@@ -684,9 +486,7 @@ int main(int argc, char **argv) {
     }
   }
   if (rv == 0) {
-    printf("\nload      the timed loops had %.0f%% of a CPU (thread CPU time / "
-           "wall time; figures above are CPU time)\n",
-           wall_total > 0 ? 100.0 * cpu_total / wall_total : 0.0);
+    bench_print_load();
   }
   return rv;
 }

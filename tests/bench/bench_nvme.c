@@ -65,131 +65,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rocetel/rocetel.h>
+
+#include "bench_util.h"
 
 #define SLOT 128          /* arena bytes per packet = the mirror's snap length */
 #define IOS_TARGET 100000u /* I/Os per pass (rounded to whole waves) */
 #define DEPTH 8u          /* I/Os per wave and queue */
 #define IO_PKTS 4u        /* data packets per I/O: 4 KiB at MTU 1024 */
 #define PAYLOAD 1024u
-#define BURST 32u
+#define BURST BENCH_BURST
 #define TS_STEP 20u       /* ns between packets */
 #define QPN_HOST 0x100000u
 #define QPN_TGT 0x200000u
 #define QUEUES_PER_PAIR 4u
 #define TARGETS 4u
-
-/* ------------------------------------------------------------ allocator */
-
-typedef struct counting {
-  uint64_t calls; /* malloc + calloc + realloc */
-  uint64_t frees;
-  uint64_t bytes; /* requested by those calls */
-  unsigned nlog;  /* allocations logged since the last reset */
-  uint64_t log[64][2]; /* nmemb, size */
-} counting;
-
-static void note(counting *c, size_t nmemb, size_t size) {
-  c->calls++;
-  c->bytes += (uint64_t)nmemb * size;
-  if (c->nlog < sizeof(c->log) / sizeof(c->log[0])) {
-    c->log[c->nlog][0] = nmemb;
-    c->log[c->nlog][1] = size;
-    c->nlog++;
-  }
-}
-
-static void *c_malloc(size_t size, void *ud) {
-  note(ud, 1, size);
-  return malloc(size);
-}
-
-static void *c_calloc(size_t nmemb, size_t size, void *ud) {
-  note(ud, nmemb, size);
-  return calloc(nmemb, size);
-}
-
-static void *c_realloc(void *ptr, size_t size, void *ud) {
-  note(ud, 1, size);
-  return realloc(ptr, size);
-}
-
-static void c_free(void *ptr, void *ud) {
-  counting *c = ud;
-  c->frees++;
-  free(ptr);
-}
-
-static counting cnt;
-static rtel_mem cmem = {&cnt, c_malloc, c_free, c_calloc, c_realloc};
-
-/* ------------------------------------------------------------ bytes */
-
-static void put16(uint8_t *p, unsigned v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-static void put24(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 16);
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v) {
-  put16(p, v >> 16);
-  put16(p + 2, v & 0xffff);
-}
-static void put64(uint8_t *p, uint64_t v) {
-  put32(p, (uint32_t)(v >> 32));
-  put32(p + 4, (uint32_t)v);
-}
-static void le16(uint8_t *p, unsigned v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-}
-static void le32(uint8_t *p, uint32_t v) {
-  le16(p, v & 0xffff);
-  le16(p + 2, v >> 16);
-}
-static void le64(uint8_t *p, uint64_t v) {
-  le32(p, (uint32_t)v);
-  le32(p + 4, (uint32_t)(v >> 32));
-}
-
-/* Ethernet, IPv4, UDP and BTH of a RoCEv2 packet whose BTH is followed by
- * |rest| bytes on the wire (extension headers + payload, ICRC excluded).
- * Returns the offset after the BTH; *wire gets the length on the wire. */
-static size_t put_hdrs(uint8_t *p, uint32_t sip, uint32_t dip, unsigned sport,
-                       uint8_t opcode, int ackreq, uint32_t dqpn, uint32_t psn,
-                       size_t rest, size_t *wire) {
-  size_t udp_len = 8 + 12 + rest + 4;
-  memcpy(p, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
-  put16(p + 12, 0x0800);
-  p[14] = 0x45;
-  p[15] = (uint8_t)(26 << 2 | 2);
-  put16(p + 16, (unsigned)(20 + udp_len));
-  put16(p + 18, 0);
-  put16(p + 20, 0x4000);
-  p[22] = 64;
-  p[23] = 17;
-  put16(p + 24, 0);
-  put32(p + 26, sip);
-  put32(p + 30, dip);
-  put16(p + 34, sport);
-  put16(p + 36, 4791);
-  put16(p + 38, (unsigned)udp_len);
-  put16(p + 40, 0);
-  p[42] = opcode;
-  p[43] = 0;
-  put16(p + 44, 0xffff);
-  p[46] = 0;
-  put24(p + 47, dqpn & 0xffffff);
-  p[50] = (uint8_t)(ackreq ? 0x80 : 0);
-  put24(p + 51, psn & 0xffffff);
-  *wire = 14 + 20 + udp_len;
-  return 54;
-}
+#define ECN 2u            /* ECT(0) on every packet */
 
 /* ------------------------------------------------------------ the arena */
 
@@ -215,23 +107,6 @@ typedef struct bench {
   uint16_t *cap, *wire;
   uint32_t *hpsn0, *tpsn0; /* per queue: first host / target PSN */
 } bench;
-
-/* The arena is 64-byte aligned, as a NIC's receive buffers are: a
- * packet's headers (54 to 70 bytes) are then in its first cache line or
- * two, not spread over two or three by malloc()'s 16-byte alignment. */
-static uint8_t *arena_alloc(size_t n) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, n) == 0 ? p : NULL;
-}
-
-static uint32_t mix(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 
 static int is_write(uint32_t q, uint32_t io) {
   return mix(q * 7919u + io) % 10 < 3;
@@ -274,7 +149,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
   case K_CMD: {
     int wr = is_write(q, d->io);
     uint64_t slba = ((uint64_t)q << 24) + (uint64_t)d->io * 8;
-    off = put_hdrs(p, hip, tip, sport, 0x04, 1, tq,
+    off = put_hdrs(p, hip, tip, sport, ECN, 0x04, 1, tq,
                    host_psn(b, q, pass, d->psn), 64, &w);
     memset(p + off, 0, 64);
     p[off] = wr ? 0x01 : 0x02;
@@ -294,7 +169,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
     break;
   }
   case K_RSP:
-    off = put_hdrs(p, tip, hip, sport, 0x04, 1, hq,
+    off = put_hdrs(p, tip, hip, sport, ECN, 0x04, 1, hq,
                    tgt_psn(b, q, pass, d->psn), 16, &w);
     memset(p + off, 0, 16 + 4);
     le16(p + off + 8, (unsigned)(pass * b->nio + d->io) & 0x7f); /* SQHD */
@@ -305,7 +180,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
     break;
   case K_WR:
     op = d->sub == 0 ? 0x06 : d->sub == IO_PKTS - 1 ? 0x08 : 0x07;
-    off = put_hdrs(p, tip, hip, sport, op, d->sub == IO_PKTS - 1, hq,
+    off = put_hdrs(p, tip, hip, sport, ECN, op, d->sub == IO_PKTS - 1, hq,
                    tgt_psn(b, q, pass, d->psn), (op == 0x06 ? 16 : 0) + PAYLOAD,
                    &w);
     if (op == 0x06) {
@@ -316,7 +191,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
     c = SLOT;
     break;
   case K_RREQ:
-    off = put_hdrs(p, tip, hip, sport, 0x0c, 1, hq,
+    off = put_hdrs(p, tip, hip, sport, ECN, 0x0c, 1, hq,
                    tgt_psn(b, q, pass, d->psn), 16, &w);
     put64(p + off, io_va(q, d->io));
     put32(p + off + 8, io_key(q, d->io));
@@ -326,7 +201,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
     break;
   case K_RRSP:
     op = d->sub == 0 ? 0x0d : d->sub == IO_PKTS - 1 ? 0x0f : 0x0e;
-    off = put_hdrs(p, hip, tip, sport, op, 0, tq,
+    off = put_hdrs(p, hip, tip, sport, ECN, op, 0, tq,
                    tgt_psn(b, q, pass, d->psn),
                    (op == 0x0e ? 0 : 4) + PAYLOAD, &w);
     if (op != 0x0e) {
@@ -339,7 +214,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
   case K_ACKD: /* host acknowledges the target's requests */
   default:
     off = put_hdrs(p, d->kind == K_ACKC ? tip : hip,
-                   d->kind == K_ACKC ? hip : tip, sport, 0x11, 0,
+                   d->kind == K_ACKC ? hip : tip, sport, ECN, 0x11, 0,
                    d->kind == K_ACKC ? hq : tq,
                    d->kind == K_ACKC ? host_psn(b, q, pass, d->psn)
                                      : tgt_psn(b, q, pass, d->psn),
@@ -444,7 +319,7 @@ static int bench_init(bench *b, uint32_t nq) {
     len[q] = queue_seq(b, q, tmp + start[q], &b->nreads, &b->nwrites);
     b->n += len[q];
   }
-  b->arena = arena_alloc(b->n * SLOT);
+  b->arena = bench_arena_alloc(b->n * SLOT);
   b->desc = malloc(b->n * sizeof(*b->desc));
   b->cap = malloc(b->n * sizeof(*b->cap));
   b->wire = malloc(b->n * sizeof(*b->wire));
@@ -482,7 +357,7 @@ static size_t build_cm(const bench *b, uint8_t *p, uint32_t q, int rep,
   size_t off;
   memset(p, 0, 400);
   off = put_hdrs(p, rep ? tgt_ip(q) : host_ip(q), rep ? host_ip(q) : tgt_ip(q),
-                 0xc000u, 0x64, 0, 1, q, 8 + 256, wire);
+                 0xc000u, ECN, 0x64, 0, 1, q, 8 + 256, wire);
   put32(p + off, 0x80010000u); /* DETH: Q_Key, source QP 1 */
   put24(p + off + 5, 1);
   m = p + off + 8;
@@ -520,51 +395,9 @@ static size_t build_cm(const bench *b, uint8_t *p, uint32_t q, int rep,
 
 /* ------------------------------------------------------------ timing */
 
-/* Timed loops are measured in the thread's CPU time, which leaves out the
- * time the thread waited for a CPU on a loaded machine; the wall time is
- * kept to report how loaded it was. */
-static double wall_total, cpu_total;
-
-static double clock_s(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double read_arena(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
-  rtel_pkt_info pis[BURST];
-  const uint8_t *pk[BURST];
-  size_t ln[BURST];
-  size_t i, j, m;
-  uint64_t before = cnt.calls + cnt.frees;
-  double t0, t1, w0;
-
-  memset(pis, 0, sizeof(pis));
-  w0 = clock_s(CLOCK_MONOTONIC);
-  t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-  for (i = 0; i < b->n; i += m) {
-    m = b->n - i < BURST ? b->n - i : BURST;
-    for (j = 0; j < m; j++) {
-      pis[j].ts = ts0 + (i + j) * TS_STEP;
-      pis[j].wire_len = b->wire[i + j];
-      pk[j] = b->arena + (i + j) * SLOT;
-      ln[j] = b->cap[i + j];
-    }
-    if (rtel_ctx_read_pkts(ctx, pis, pk, ln, m) != (rtel_ssize)m) {
-      fprintf(stderr, "bench_nvme: rtel_ctx_read_pkts failed\n");
-      abort();
-    }
-  }
-  t1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
-  wall_total += clock_s(CLOCK_MONOTONIC) - w0;
-  cpu_total += t1 - t0;
-  if (cnt.calls + cnt.frees != before) {
-    fprintf(stderr, "bench_nvme: the packet path allocated memory (%llu "
-                    "allocator calls)\n",
-            (unsigned long long)(cnt.calls + cnt.frees - before));
-    abort();
-  }
-  return t1 - t0;
+  return bench_read_arena(ctx, b->arena, SLOT, b->n, b->cap, b->wire, ts0,
+                          TS_STEP);
 }
 
 /* Separate functions so that callgrind can count each one alone. */
@@ -592,36 +425,11 @@ bench_nvme_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
 
 static void print_rate(const char *name, double secs, uint64_t pkts,
                        double ppio, double base_ns, const char *note_) {
-  double ns = secs * 1e9 / (double)pkts;
-  printf("%-9s %12.0f pkt/s %8.2f ns/pkt %11.0f IO/s", name, 1e9 / ns, ns,
-         1e9 / ns / ppio);
-  if (base_ns > 0) {
-    printf("   (%+.2f ns/pkt over baseline)", ns - base_ns);
-  }
-  if (note_) {
-    printf("   %s", note_);
-  }
-  putchar('\n');
+  bench_print_rate(9, name, secs * 1e9 / (double)pkts, ppio, base_ns,
+                   "baseline", note_);
 }
 
 /* ------------------------------------------------------------ memory */
-
-typedef struct alog {
-  uint64_t bytes;
-  unsigned n;
-  uint64_t a[64][2];
-} alog;
-
-static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, alog *lg) {
-  uint64_t b0 = cnt.bytes;
-  int rv;
-  cnt.nlog = 0;
-  rv = rtel_ctx_new(pctx, s, NULL, &cmem, NULL);
-  lg->bytes = cnt.bytes - b0;
-  lg->n = cnt.nlog;
-  memcpy(lg->a, cnt.log, sizeof(lg->a));
-  return rv;
-}
 
 /* Bytes rtel_ctx_new() allocates per unit of a setting: |s1| and |s2|
  * differ in one capacity, by |units|. Prints the allocations that differ
@@ -630,11 +438,11 @@ static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, alog *lg) {
 static int per_unit(const char *what, const rtel_settings *s1,
                     const rtel_settings *s2, uint64_t units,
                     const char *const *names, unsigned nnames) {
-  alog a, b;
+  bench_alloc_log a, b;
   rtel_ctx *c1 = NULL, *c2 = NULL;
   unsigned i, ndiff = 0;
   int rv;
-  if ((rv = new_ctx(&c1, s1, &a)) != 0 || (rv = new_ctx(&c2, s2, &b)) != 0) {
+  if ((rv = bench_ctx_new(&c1, s1, &a)) != 0 || (rv = bench_ctx_new(&c2, s2, &b)) != 0) {
     fprintf(stderr, "bench_nvme: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return -1;
   }
@@ -710,7 +518,7 @@ static int run_case(uint32_t nq) {
   rtel_settings sd, sb, sf;
   rtel_ctx *cd = NULL, *cb = NULL, *cf = NULL;
   rtel_ctx_stats st;
-  alog lg;
+  bench_alloc_log lg;
   rtel_tstamp ts = 1000000000ull;
   double t_dec = 0, t_base = 0, t_full = 0, base_ns, ppio;
   uint64_t pass = 0, npass = 0, ios_pass;
@@ -737,8 +545,8 @@ static int run_case(uint32_t nq) {
   sf.max_nvme_queues = nq;
   sf.max_ios = 2 * nq * DEPTH; /* twice what is outstanding */
   sf.max_io_joins = io_joins < 0 ? 0u : (uint32_t)io_joins; /* 0: max_ios */
-  if ((rv = new_ctx(&cd, &sd, &lg)) != 0 || (rv = new_ctx(&cb, &sb, &lg)) != 0 ||
-      (rv = new_ctx(&cf, &sf, &lg)) != 0) {
+  if ((rv = bench_ctx_new(&cd, &sd, &lg)) != 0 || (rv = bench_ctx_new(&cb, &sb, &lg)) != 0 ||
+      (rv = bench_ctx_new(&cf, &sf, &lg)) != 0) {
     fprintf(stderr, "bench_nvme: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return 1;
   }
@@ -843,6 +651,7 @@ int main(int argc, char **argv) {
   uint32_t one = 0;
   int i, rv = 0;
 
+  bench_prog = "bench_nvme";
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
       fixed_passes = atol(argv[++i]);
@@ -879,9 +688,7 @@ int main(int argc, char **argv) {
     }
   }
   if (rv == 0) {
-    printf("\nload      the timed loops had %.0f%% of a CPU (thread CPU time / "
-           "wall time; figures above are CPU time)\n",
-           wall_total > 0 ? 100.0 * cpu_total / wall_total : 0.0);
+    bench_print_load();
   }
   return rv;
 }

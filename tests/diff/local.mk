@@ -1,8 +1,9 @@
-# tests/diff/local.mk -- differential test against tshark and the capture generator.
+# tests/diff/local.mk -- differential tests against tshark (captures from tests/gen/mkcaptures.py).
 # Included from the top-level Makefile.am; only appends to shared variables.
 #
 # tests/diff/tshark-diff.test needs (via AM_TESTS_ENVIRONMENT) top_srcdir, top_builddir,
 # PYTHON3, TSHARK and RTEL_ANALYZE; it exits 77 (skip) when tshark or python3-scapy is missing.
+# Its capture generator, tests/gen/mkcaptures.py, is wired in tests/gen/local.mk.
 
 TESTS += tests/diff/tshark-diff.test tests/diff/nvme-latency.test \
 	tests/diff/flows-tshark.test
@@ -14,18 +15,6 @@ EXTRA_DIST += \
 	tests/diff/nvme-latency.test \
 	tests/diff/nvme-latency.py \
 	tests/diff/flows-tshark.test \
-	tests/diff/flows-tshark.py \
-	tests/gen/mkcaptures.py
+	tests/diff/flows-tshark.py
 
-CLEANFILES += \
-	tests/diff/tshark-diff.mismatches \
-	tests/gen/captures/*.pcap \
-	tests/gen/captures/*.expected \
-	tests/gen/captures/MANIFEST.json \
-	tests/gen/captures.stamp
-
-# The synthetic captures with their .expected JSON lines, for golden tests that want them:
-# depend on tests/gen/captures.stamp and read $(top_builddir)/tests/gen/captures/NAME.pcap.
-# (tshark-diff.test generates its own copy in a temporary directory.)
-tests/gen/captures.stamp: $(srcdir)/tests/gen/mkcaptures.py
-	$(AM_V_GEN)$(PYTHON3) $(srcdir)/tests/gen/mkcaptures.py tests/gen/captures && touch $@
+CLEANFILES += tests/diff/tshark-diff.mismatches

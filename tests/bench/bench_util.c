@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/bench/bench_util.c - what the benchmarks share (bench_util.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *bench_prog = "bench";
+
+/* ------------------------------------------------------------ clocks */
+
+/* Timed loops are measured in the thread's CPU time; the wall time is
+ * kept to report how loaded the machine was. */
+static double wall_total, cpu_total;
+
+static double clock_s(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double bench_wall_s(void) { return clock_s(CLOCK_MONOTONIC); }
+
+double bench_cpu_s(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+
+/* ------------------------------------------------------------ allocator */
+
+bench_counting bench_cnt;
+
+static void note(bench_counting *c, size_t nmemb, size_t size) {
+  c->calls++;
+  c->bytes += (uint64_t)nmemb * size;
+  if (c->nlog < BENCH_LOG_MAX) {
+    c->log[c->nlog][0] = nmemb;
+    c->log[c->nlog][1] = size;
+    c->nlog++;
+  }
+}
+
+static void *aligned(size_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
+}
+
+static void *c_malloc(size_t size, void *ud) {
+  bench_counting *c = ud;
+  note(c, 1, size);
+  return c->align64 ? aligned(size) : malloc(size);
+}
+
+static void *c_calloc(size_t nmemb, size_t size, void *ud) {
+  bench_counting *c = ud;
+  void *p;
+  note(c, nmemb, size);
+  if (!c->align64) {
+    return calloc(nmemb, size);
+  }
+  if (size && nmemb > SIZE_MAX / size) {
+    return NULL;
+  }
+  p = aligned(nmemb * size);
+  if (p) {
+    memset(p, 0, nmemb * size);
+  }
+  return p;
+}
+
+static void *c_realloc(void *ptr, size_t size, void *ud) {
+  note(ud, 1, size);
+  return realloc(ptr, size); /* the library does not use it */
+}
+
+static void c_free(void *ptr, void *ud) {
+  bench_counting *c = ud;
+  c->frees++;
+  free(ptr);
+}
+
+const rtel_mem bench_mem = {&bench_cnt, c_malloc, c_free, c_calloc,
+                            c_realloc};
+
+int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
+                  bench_alloc_log *lg) {
+  uint64_t b0 = bench_cnt.bytes;
+  int rv;
+  bench_cnt.nlog = 0;
+  rv = rtel_ctx_new(pctx, s, NULL, &bench_mem, NULL);
+  lg->bytes = bench_cnt.bytes - b0;
+  lg->n = bench_cnt.nlog;
+  memcpy(lg->a, bench_cnt.log, sizeof(lg->a));
+  return rv;
+}
+
+/* ------------------------------------------------------------ timed passes */
+
+uint8_t *bench_arena_alloc(size_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, n) == 0 ? p : NULL;
+}
+
+double bench_read_arena(rtel_ctx *ctx, const uint8_t *arena, size_t slot,
+                        size_t n, const uint16_t *cap, const uint16_t *wire,
+                        rtel_tstamp ts0, uint32_t ts_step) {
+  rtel_pkt_info pis[BENCH_BURST];
+  const uint8_t *pk[BENCH_BURST];
+  size_t ln[BENCH_BURST];
+  size_t i, j, m;
+  uint64_t before = bench_cnt.calls + bench_cnt.frees;
+  double t0, t1, w0;
+
+  memset(pis, 0, sizeof(pis));
+  w0 = bench_wall_s();
+  t0 = bench_cpu_s();
+  for (i = 0; i < n; i += m) {
+    m = n - i < BENCH_BURST ? n - i : BENCH_BURST;
+    for (j = 0; j < m; j++) {
+      pis[j].ts = ts0 + (i + j) * ts_step;
+      pis[j].wire_len = wire[i + j];
+      pk[j] = arena + (i + j) * slot;
+      ln[j] = cap[i + j];
+    }
+    if (rtel_ctx_read_pkts(ctx, pis, pk, ln, m) != (rtel_ssize)m) {
+      fprintf(stderr, "%s: rtel_ctx_read_pkts failed\n", bench_prog);
+      abort();
+    }
+  }
+  t1 = bench_cpu_s();
+  wall_total += bench_wall_s() - w0;
+  cpu_total += t1 - t0;
+  if (bench_cnt.calls + bench_cnt.frees != before) {
+    fprintf(stderr, "%s: the packet path allocated memory (%llu "
+                    "allocator calls)\n",
+            bench_prog,
+            (unsigned long long)(bench_cnt.calls + bench_cnt.frees - before));
+    abort();
+  }
+  return t1 - t0;
+}
+
+void bench_print_rate(int width, const char *name, double ns,
+                      double pkts_per_io, double base_ns,
+                      const char *base_name, const char *note_) {
+  printf("%-*s %12.0f pkt/s %8.2f ns/pkt", width, name, 1e9 / ns, ns);
+  if (pkts_per_io > 0) {
+    printf(" %11.0f IO/s", 1e9 / ns / pkts_per_io);
+  }
+  if (base_ns > 0) {
+    printf("   (%+.2f ns/pkt over %s)", ns - base_ns, base_name);
+  }
+  if (note_) {
+    printf("   %s", note_);
+  }
+  putchar('\n');
+}
+
+void bench_print_load(void) {
+  printf("\nload      the timed loops had %.0f%% of a CPU (thread CPU time / "
+         "wall time; figures above are CPU time)\n",
+         wall_total > 0 ? 100.0 * cpu_total / wall_total : 0.0);
+}
+
+/* ------------------------------------------------------------ bytes */
+
+size_t put_hdrs(uint8_t *p, uint32_t sip, uint32_t dip, unsigned sport,
+                uint8_t ecn, uint8_t opcode, int ackreq, uint32_t dqpn,
+                uint32_t psn, size_t rest, size_t *wire) {
+  size_t udp_len = 8 + 12 + rest + 4;
+  memcpy(p, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+  put16(p + 12, 0x0800);
+  p[14] = 0x45;
+  p[15] = (uint8_t)(26 << 2 | ecn);
+  put16(p + 16, (unsigned)(20 + udp_len));
+  put16(p + 18, 0);
+  put16(p + 20, 0x4000); /* DF */
+  p[22] = 64;
+  p[23] = 17;
+  put16(p + 24, 0);
+  put32(p + 26, sip);
+  put32(p + 30, dip);
+  put16(p + 34, sport);
+  put16(p + 36, 4791);
+  put16(p + 38, (unsigned)udp_len);
+  put16(p + 40, 0);
+  p[42] = opcode;
+  p[43] = 0;
+  put16(p + 44, 0xffff);
+  p[46] = 0;
+  put24(p + 47, dqpn & 0xffffff);
+  p[50] = (uint8_t)(ackreq ? 0x80 : 0);
+  put24(p + 51, psn & 0xffffff);
+  *wire = 14 + 20 + udp_len;
+  return 54;
+}
