@@ -193,7 +193,9 @@ typedef struct rtel_mem {
 /**
  * @function
  *
- * Returns a static allocator that uses the C library's malloc family.
+ * Returns a static allocator that uses the C library's malloc family, or
+ * NULL in a library built freestanding (RTEL_FREESTANDING, for firmware
+ * without a C library), where every context needs the caller's rtel_mem.
  *
  * Thread safety: safe from any thread.
  *
@@ -1709,8 +1711,9 @@ RTEL_API void rtel_settings_default_versioned(int settings_version,
  * Returns 0, or:
  *   RTEL_ERR_INVALID_ARGUMENT  |pctx| is NULL, a setting is out of range
  *                              (a port above 65535, an unknown flag, a
- *                              table larger than 2^26 entries), or |mem|
- *                              lacks a function;
+ *                              table larger than 2^26 entries), |mem|
+ *                              lacks a function, or |mem| is NULL in a
+ *                              freestanding build (no default allocator);
  *   RTEL_ERR_UNSUPPORTED_VERSION  a struct version is newer than this
  *                              library;
  *   RTEL_ERR_NOMEM             allocation failed.
