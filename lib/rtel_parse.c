@@ -853,8 +853,14 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
   if (hd_version == RTEL_PKT_HD_VERSION) {
     return rtel__decode(hd, &cfg, pkt, caplen, wire_len);
   } else {
-    /* An older caller: decode into the latest layout, copy its prefix. */
+    /* An older caller: decode into the latest layout, copy its prefix.
+     * The decoder writes only the fields of the headers it finds: the
+     * others must keep the caller's values, as when the versions agree,
+     * so the latest layout starts from the caller's prefix (not from
+     * whatever the stack held). */
     rtel_pkt_hd full;
+    memset(&full, 0, sizeof(full));
+    memcpy(&full, hd, hdlen);
     rv = rtel__decode(&full, &cfg, pkt, caplen, wire_len);
     memcpy(hd, &full, hdlen);
     return rv;

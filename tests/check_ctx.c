@@ -399,7 +399,7 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_truncated), 632);
   ck_assert_uint_eq(sizeof(rtel_ctx_stats), 640);
   /* rtel_pkt_hd (the padding after pkey, xrc_srqn and cm_fields is named:
-   * reserved_pad0, reserved_pad2, reserved_pad3) */
+   * reserved_pad0, reserved_pad1, reserved_pad3) */
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, erspan_session), 24);
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, nencap), 40);
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, eth_dst), 44);

@@ -511,6 +511,7 @@ typedef struct rtel_pkt_hd {
   /** Reserved 7 bits of BTH byte 8. */
   uint8_t resv7;
   uint16_t pkey;
+  /** Padding, named (reserved_pad0 to reserved_pad3): never written. */
   uint16_t reserved_pad0;
   /** Destination QP (24 bits). */
   uint32_t dqpn;
@@ -526,7 +527,7 @@ typedef struct rtel_pkt_hd {
   uint32_t deth_sqpn;
   /** XRCETH: XRC SRQ number (24 bits). */
   uint32_t xrc_srqn;
-  uint32_t reserved_pad2;
+  uint32_t reserved_pad1;
   /** RETH: virtual address. */
   uint64_t reth_va;
   /** RETH: remote key. */
@@ -545,7 +546,7 @@ typedef struct rtel_pkt_hd {
   uint32_t aeth_msn;
   /** AETH: syndrome (8 bits); see RTEL_AETH_* helpers. */
   uint8_t aeth_syndrome;
-  uint8_t reserved_pad1[3];
+  uint8_t reserved_pad2[3];
   /** ImmDt: the 4 immediate bytes as a big-endian number. */
   uint32_t imm;
   /** IETH: the invalidated remote key. */
@@ -1246,6 +1247,8 @@ typedef struct rtel_io_record {
   /** Namespace, first LBA, number of logical blocks (NLB + 1). */
   uint32_t nsid;
   uint32_t nlb;
+  /** Padding: 0 (as is reserved2). */
+  uint32_t reserved1;
   uint64_t slba;
   /** Data length: the sum of the command's data descriptor lengths. */
   uint64_t bytes;
@@ -1298,8 +1301,10 @@ typedef struct rtel_segment_record {
   uint32_t target_qpn;
   uint16_t cid;
   uint8_t opcode;
+  /** Padding: 0 (as is reserved2). */
   uint8_t reserved;
   uint32_t nsid;
+  uint32_t reserved2;
   uint64_t slba;
   uint64_t bytes;
   int64_t iol1;
