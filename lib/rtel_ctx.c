@@ -29,27 +29,23 @@
 #include "rtel_ctx.h"
 
 size_t rtel__settings_len(int version) {
-  return version == RTEL_SETTINGS_V1
-             ? rtel__struct_len(rtel_settings, reserved3)
-             : 0;
+  return rtel__version_len(version, RTEL_SETTINGS_VERSION, rtel_settings,
+                           reserved3);
 }
 
 size_t rtel__callbacks_len(int version) {
-  return version == RTEL_CALLBACKS_V1
-             ? rtel__struct_len(rtel_callbacks, on_alarm)
-             : 0;
+  return rtel__version_len(version, RTEL_CALLBACKS_VERSION, rtel_callbacks,
+                           on_alarm);
 }
 
 size_t rtel__pkt_info_len(int version) {
-  return version == RTEL_PKT_INFO_V1
-             ? rtel__struct_len(rtel_pkt_info, linktype)
-             : 0;
+  return rtel__version_len(version, RTEL_PKT_INFO_VERSION, rtel_pkt_info,
+                           linktype);
 }
 
 size_t rtel__ctx_stats_len(int version) {
-  return version == RTEL_CTX_STATS_V1
-             ? rtel__struct_len(rtel_ctx_stats, ios_truncated)
-             : 0;
+  return rtel__version_len(version, RTEL_CTX_STATS_VERSION, rtel_ctx_stats,
+                           ios_truncated);
 }
 
 /*
@@ -694,33 +690,44 @@ int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
 
 int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
                                 const rtel_port *port, rtel_tstamp now) {
+  size_t len = rtel__version_len(port_version, RTEL_PORT_VERSION, rtel_port,
+                                 name);
+  rtel_port p;
   if (ctx == NULL || port == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  if (port_version != RTEL_PORT_V1) {
+  if (len == 0) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
-  return rtel__sched_add_port(&ctx->sched, port, now);
+  /* only the caller's version is read; later fields keep their zeros */
+  memset(&p, 0, sizeof(p));
+  memcpy(&p, port, len);
+  return rtel__sched_add_port(&ctx->sched, &p, now);
 }
 
 int rtel_ctx_set_schedule_versioned(rtel_ctx *ctx, int schedule_version,
                                     const rtel_schedule *schedule,
                                     rtel_tstamp now) {
+  size_t len = rtel__version_len(schedule_version, RTEL_SCHEDULE_VERSION,
+                                 rtel_schedule, alarm_priority);
+  rtel_schedule sch;
   rtel__slot sl;
   int rv;
   if (ctx == NULL || schedule == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  if (schedule_version != RTEL_SCHEDULE_V1) {
+  if (len == 0) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
   }
-  if (!rtel__sched_valid(schedule)) {
+  memset(&sch, 0, sizeof(sch));
+  memcpy(&sch, schedule, len);
+  if (!rtel__sched_valid(&sch)) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  rtel__sched_set(&ctx->sched, schedule, now, &sl);
+  rtel__sched_set(&ctx->sched, &sch, now, &sl);
   if ((rv = slot_boundary(ctx, &sl)) != 0) {
     ctx->failed = 1;
   }

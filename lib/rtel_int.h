@@ -92,4 +92,12 @@ static inline uint32_t rtel__get32le(const uint8_t *p) {
 #define rtel__struct_len(TYPE, LASTFIELD)                                     \
   (offsetof(TYPE, LASTFIELD) + sizeof(((TYPE *)0)->LASTFIELD))
 
+/* The length of |version| of TYPE: the whole struct for the library's
+ * latest version, the prefix up to LAST1 for version 1 (a later version
+ * adds its own case), 0 for a version this library does not know. */
+#define rtel__version_len(version, LATEST, TYPE, LAST1)                       \
+  ((version) == (LATEST) ? sizeof(TYPE)                                       \
+   : (version) == 1      ? rtel__struct_len(TYPE, LAST1)                      \
+                         : 0)
+
 #endif /* RTEL_INT_H */

@@ -818,12 +818,8 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
 }
 
 size_t rtel__pkt_hd_len(int version) {
-  switch (version) {
-  case RTEL_PKT_HD_V1:
-    return rtel__struct_len(rtel_pkt_hd, cm_priv_len);
-  default:
-    return 0;
-  }
+  return rtel__version_len(version, RTEL_PKT_HD_VERSION, rtel_pkt_hd,
+                           cm_priv_len);
 }
 
 int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
@@ -832,13 +828,22 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
                               size_t wire_len) {
   rtel__decode_cfg cfg;
   size_t hdlen = rtel__pkt_hd_len(hd_version);
+  size_t optlen = rtel__version_len(opts_version, RTEL_DECODE_OPTS_VERSION,
+                                    rtel_decode_opts, vxlan_udp_port);
+  rtel_decode_opts o;
   int rv;
 
   if (hd == NULL || (pkt == NULL && caplen != 0)) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  if (hdlen == 0 || (opts && opts_version != RTEL_DECODE_OPTS_V1)) {
+  if (hdlen == 0 || (opts && optlen == 0)) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
+  }
+  if (opts != NULL) {
+    /* only the caller's version is read; later fields keep their zeros */
+    memset(&o, 0, sizeof(o));
+    memcpy(&o, opts, optlen);
+    opts = &o;
   }
   if (opts == NULL) {
     cfg.flags = 0;
