@@ -80,6 +80,8 @@ void tu_sqe_incapsule(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid,
   rw_range(sqe, slba, nlb);
 }
 
+void tu_sqe_keyed_inv(uint8_t sqe[TU_SQE_LEN]) { sqe[39] = 0x4F; }
+
 void tu_sqe_flush(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid) {
   sqe_head(sqe, TU_NVME_FLUSH, cid);
   le32(sqe + 4, nsid);
@@ -99,7 +101,7 @@ void tu_sqe_connect(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint16_t qid,
 void tu_sqe_fabrics(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint8_t fctype) {
   sqe_head(sqe, TU_NVME_FABRICS, cid);
   sqe[4] = fctype;
-  sgl_incapsule(sqe, 0, 0); /* no data */
+  sgl_keyed(sqe, 0, 0, 0); /* no data */
 }
 
 void tu_cqe(uint8_t cqe[TU_CQE_LEN], uint16_t cid, uint16_t sf) {
@@ -153,8 +155,13 @@ void tu_nvq_cmd(tb *t, tu_nvq *q, const uint8_t sqe[TU_SQE_LEN]) {
 void tu_nvq_rsp(tb *t, tu_nvq *q, uint16_t cid, uint16_t sf, int inv,
                 uint32_t inv_rkey) {
   uint8_t cqe[TU_CQE_LEN];
-  tu_spec s;
   tu_cqe(cqe, cid, sf);
+  tu_nvq_rsp_cqe(t, q, cqe, inv, inv_rkey);
+}
+
+void tu_nvq_rsp_cqe(tb *t, tu_nvq *q, const uint8_t cqe[TU_CQE_LEN], int inv,
+                    uint32_t inv_rkey) {
+  tu_spec s;
   /* SEND ONLY, or SEND ONLY with Invalidate (IETH) */
   tu_nvq_spec(&s, q, 0, inv ? 0x17 : 0x04, TU_CQE_LEN);
   s.psn = q->tpsn++ & 0xFFFFFFu;

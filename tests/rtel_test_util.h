@@ -296,6 +296,9 @@ void tu_sqe_rw(uint8_t sqe[TU_SQE_LEN], uint8_t opcode, uint16_t cid,
  * data block descriptor, offset 0). */
 void tu_sqe_incapsule(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid,
                       uint64_t slba, uint32_t nlb, uint32_t len);
+/* Marks the keyed SGL descriptor of |sqe| "invalidate key" (subtype 0xF):
+ * the target answers with SEND with Invalidate of its key. */
+void tu_sqe_keyed_inv(uint8_t sqe[TU_SQE_LEN]);
 /* Flush: no data (a keyed SGL descriptor of length 0, as Linux sends). */
 void tu_sqe_flush(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid);
 /* Fabrics Connect (fctype 0x01): QID in CDW10, SQSIZE 127, an in-capsule
@@ -303,7 +306,8 @@ void tu_sqe_flush(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid);
  * caller appends). */
 void tu_sqe_connect(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint16_t qid,
                     uint32_t datalen);
-/* Another Fabrics command without data (fctype 0x04 Property Get, ...). */
+/* Another Fabrics command without data (fctype 0x04 Property Get, ...):
+ * a keyed SGL descriptor of length 0, as for a flush. */
 void tu_sqe_fabrics(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint8_t fctype);
 /* CQE of |cid| with status field |sf| (the 15 bits above the phase bit),
  * SQ head 1. */
@@ -338,11 +342,13 @@ void tu_nvq_capsule(tb *t, tu_nvq *q, uint8_t opcode, const uint8_t *b,
                     size_t n);
 /* A command: an SQE in a SEND ONLY; PSN hpsn++. */
 void tu_nvq_cmd(tb *t, tu_nvq *q, const uint8_t sqe[TU_SQE_LEN]);
-/* Target -> host response: the CQE of |cid| and status |sf| in a SEND
- * ONLY, or in a SEND ONLY with Invalidate of |inv_rkey| when |inv|; PSN
- * tpsn++. */
+/* Target -> host response: the CQE of |cid| and status |sf| (tu_cqe()) in
+ * a SEND ONLY, or in a SEND ONLY with Invalidate of |inv_rkey| when |inv|;
+ * PSN tpsn++. tu_nvq_rsp_cqe() sends a CQE given byte by byte. */
 void tu_nvq_rsp(tb *t, tu_nvq *q, uint16_t cid, uint16_t sf, int inv,
                 uint32_t inv_rkey);
+void tu_nvq_rsp_cqe(tb *t, tu_nvq *q, const uint8_t cqe[TU_CQE_LEN], int inv,
+                    uint32_t inv_rkey);
 /* Target -> host RDMA WRITE (FIRST, MIDDLE, LAST, ONLY) of |len| bytes of
  * read data; FIRST and ONLY carry the RETH (va, key, dmalen); PSN tpsn++. */
 void tu_nvq_wdata(tb *t, tu_nvq *q, uint8_t opcode, uint64_t va, uint32_t key,
