@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtel_pkt_decode() and rtel_icrc_compute(): black-box tests against
- * packets built by hand in rtel_test_util.c. Expected values come from the
+ * packets built by hand in rtel_test_pkt.c. Expected values come from the
  * builder (offsets, field values) or are written out here; the ICRC is
  * computed by the test's own CRC-32.
  */
@@ -210,7 +210,7 @@ START_TEST(test_opcode_table_v1) { check_opcode((uint8_t)_i, 1); }
 END_TEST
 
 /* explicit spot checks of the IBTA header sequences, independent of the
- * table in rtel_test_util.c */
+ * table in rtel_test_pkt.c */
 START_TEST(test_opcode_spot) {
   static const struct {
     uint8_t op;
