@@ -24,3 +24,13 @@ examples_switch_agent_switch_agent_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
 	$(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_switch_agent_switch_agent_LDADD = lib/librocetel.la $(PCAP_LIBS)
 endif
+
+# ---------------------------------------------------------------- minimal
+# examples/minimal: the library in one page, packets written by hand (no
+# libpcap); examples/minimal.test checks what it prints.
+check_PROGRAMS += examples/minimal
+examples_minimal_SOURCES = examples/minimal.c
+examples_minimal_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) -DRTEL_NO_DEPRECATED
+examples_minimal_LDADD = lib/librocetel.la
+TESTS += examples/minimal.test
+EXTRA_DIST += examples/minimal.test

@@ -28,10 +28,8 @@ static scripted script[NSCRIPT];
 
 static void s_build(tb *t, int ipver, uint8_t opcode, size_t paylen) {
   tu_spec s;
-  memset(&s, 0, sizeof(s));
+  tu_spec_init(&s, opcode, paylen);
   s.ipver = ipver;
-  s.opcode = opcode;
-  s.paylen = paylen;
   tb_init(t);
   tu_build(t, &s);
 }
@@ -59,9 +57,7 @@ static void s_outer(tb *t, uint8_t proto) {
 
 static void s_inner(tb *t, uint8_t opcode, size_t paylen) {
   tu_spec s;
-  memset(&s, 0, sizeof(s));
-  s.opcode = opcode;
-  s.paylen = paylen;
+  tu_spec_init(&s, opcode, paylen);
   tu_headers(t, &s);
   tu_transport(t, &s);
   tb_finish(t);
@@ -84,9 +80,7 @@ static void make_script(void) {
   s_build(&p[0].t, 4, 0x0A, 100);
   s_build(&p[1].t, 1, 0x04, 64);
   s_arp(&p[2].t);
-  memset(&s, 0, sizeof(s));
-  s.opcode = 0x04;
-  s.paylen = 16;
+  tu_spec_init(&s, 0x04, 16);
   s.dport = 4792;
   tb_init(&p[3].t);
   tu_build(&p[3].t, &s);
@@ -97,9 +91,7 @@ static void make_script(void) {
   s_build(&p[6].t, 4, 0x04, 16);
   p[6].t.b[p[6].t.bth_off + 1] |= 0x01; /* tver 1 */
   tb_refresh(&p[6].t);
-  memset(&s, 0, sizeof(s));
-  s.opcode = 0x04;
-  s.paylen = 16;
+  tu_spec_init(&s, 0x04, 16);
   s.nvlan = 5;
   tb_init(&p[7].t);
   tu_build(&p[7].t, &s);
@@ -571,9 +563,7 @@ START_TEST(test_settings_applied) {
   ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
   s.roce_udp_port = 4791; /* copied: has no effect now */
   s.linktype = RTEL_LINK_ETHERNET;
-  memset(&sp, 0, sizeof(sp));
-  sp.opcode = 0x04;
-  sp.paylen = 8;
+  tu_spec_init(&sp, 0x04, 8);
   sp.dport = 5000;
   sp.raw_ip = 1;
   tb_init(&raw);

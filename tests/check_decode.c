@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rtel_pkt_decode() and rtel_icrc_compute(): black-box tests against
- * packets built by hand in rtel_test_util.c. Expected values come from the
+ * packets built by hand in rtel_test_pkt.c. Expected values come from the
  * builder (offsets, field values) or are written out here; the ICRC is
  * computed by the test's own CRC-32.
  */
@@ -57,16 +57,10 @@ static rtel_decode_opts opts_flags(uint32_t flags) {
   return o;
 }
 
-static void spec_init(tu_spec *s, uint8_t opcode, size_t paylen) {
-  memset(s, 0, sizeof(*s));
-  s->opcode = opcode;
-  s->paylen = paylen;
-}
-
 static void build(tb *t, int ipver, uint8_t opcode, size_t paylen,
                   uint8_t pad) {
   tu_spec s;
-  spec_init(&s, opcode, paylen);
+  tu_spec_init(&s, opcode, paylen);
   s.ipver = ipver;
   s.pad = pad;
   tb_init(t);
@@ -216,7 +210,7 @@ START_TEST(test_opcode_table_v1) { check_opcode((uint8_t)_i, 1); }
 END_TEST
 
 /* explicit spot checks of the IBTA header sequences, independent of the
- * table in rtel_test_util.c */
+ * table in rtel_test_pkt.c */
 START_TEST(test_opcode_spot) {
   static const struct {
     uint8_t op;
@@ -265,7 +259,7 @@ END_TEST
 
 static void build_bth(tb *t, const tb_bth_f *f, size_t paylen) {
   tu_spec s;
-  spec_init(&s, f->opcode, paylen);
+  tu_spec_init(&s, f->opcode, paylen);
   tb_init(t);
   tu_headers(t, &s);
   tb_bth(t, f);
@@ -356,7 +350,7 @@ START_TEST(test_bth_tver) {
     f.tver = (uint8_t)v;
     f.dqpn = TU_DQPN;
     f.psn = 77;
-    spec_init(&s, 0x0A, 0);
+    tu_spec_init(&s, 0x0A, 0);
     tb_init(&t);
     tu_headers(&t, &s);
     tb_bth(&t, &f);
@@ -404,7 +398,7 @@ START_TEST(test_aeth_kinds) {
     tu_spec s;
     rtel_pkt_hd hd;
     tb_bth_f f;
-    spec_init(&s, 0x11, 0);
+    tu_spec_init(&s, 0x11, 0);
     tb_init(&t);
     tu_headers(&t, &s);
     memset(&f, 0, sizeof(f));
@@ -534,7 +528,7 @@ START_TEST(test_eth_ipv4_fields) {
   tu_spec s;
   rtel_pkt_hd hd;
   uint8_t a[16], b[16];
-  spec_init(&s, 0x0A, 64);
+  tu_spec_init(&s, 0x0A, 64);
   s.tos = 0xB9; /* DSCP 46 (EF), ECN 1 */
   s.ttl = 0x21;
   tb_init(&t);
@@ -587,7 +581,7 @@ START_TEST(test_ipv6_fields) {
   tb t;
   tu_spec s;
   rtel_pkt_hd hd;
-  spec_init(&s, 0x0A, 64);
+  tu_spec_init(&s, 0x0A, 64);
   s.ipver = 6;
   s.tos = 0x6B;
   s.flow = 0xABCDE;
@@ -628,7 +622,7 @@ START_TEST(test_vlan_tags) {
     tb t;
     tu_spec s;
     rtel_pkt_hd hd;
-    spec_init(&s, 0x04, 20);
+    tu_spec_init(&s, 0x04, 20);
     tb_init(&t);
     tb_eth(&t, tu_mac_b, tu_mac_a);
     for (i = 0; i < n; i++)
@@ -660,7 +654,7 @@ START_TEST(test_vlan_depth) {
   tb t;
   tu_spec s;
   rtel_pkt_hd hd;
-  spec_init(&s, 0x04, 20);
+  tu_spec_init(&s, 0x04, 20);
   s.nvlan = RTEL_MAX_VLAN + 1;
   tb_init(&t);
   tu_build(&t, &s);
@@ -673,7 +667,7 @@ END_TEST
 static void build_v4_opts(tb *t, const uint8_t *opts, size_t optlen,
                           uint8_t opcode) {
   tu_spec s;
-  spec_init(&s, opcode, 24);
+  tu_spec_init(&s, opcode, 24);
   tb_init(t);
   tb_eth(t, tu_mac_b, tu_mac_a);
   tb_ethertype(t, 0x0800);
@@ -770,7 +764,7 @@ END_TEST
 
 static void build_v6_ext(tb *t, uint8_t opcode, size_t paylen) {
   tu_spec s;
-  spec_init(&s, opcode, paylen);
+  tu_spec_init(&s, opcode, paylen);
   tb_init(t);
   tb_eth(t, tu_mac_b, tu_mac_a);
   tb_ethertype(t, 0x86DD);
@@ -807,7 +801,7 @@ START_TEST(test_ipv6_ext_malformed) {
   tu_spec s;
   rtel_pkt_hd hd;
   /* hop-by-hop header claiming 2048 bytes in a short packet */
-  spec_init(&s, 0x04, 8);
+  tu_spec_init(&s, 0x04, 8);
   tb_init(&t);
   tb_eth(&t, tu_mac_b, tu_mac_a);
   tb_ethertype(&t, 0x86DD);
@@ -827,7 +821,7 @@ START_TEST(test_ipv6_fragment_and_nonxt) {
   tb t;
   tu_spec s;
   rtel_pkt_hd hd;
-  spec_init(&s, 0x04, 8);
+  tu_spec_init(&s, 0x04, 8);
   tb_init(&t);
   tb_eth(&t, tu_mac_b, tu_mac_a);
   tb_ethertype(&t, 0x86DD);
@@ -858,7 +852,7 @@ START_TEST(test_rocev1) {
   tu_spec s;
   rtel_pkt_hd hd;
   rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
-  spec_init(&s, 0x16, 48); /* SEND LAST with Invalidate */
+  tu_spec_init(&s, 0x16, 48); /* SEND LAST with Invalidate */
   s.ipver = 1;
   s.tos = 0xB9;
   s.flow = 0xFEDCB;
@@ -909,7 +903,7 @@ static void outer_v4(tb *t, uint8_t proto) {
 
 static void inner(tb *t, uint8_t opcode, size_t paylen, int ipver) {
   tu_spec s;
-  spec_init(&s, opcode, paylen);
+  tu_spec_init(&s, opcode, paylen);
   s.ipver = ipver;
   tu_headers(t, &s);
   tu_transport(t, &s);
@@ -989,7 +983,7 @@ START_TEST(test_erspan2_outer_ipv6_inner_vlan_ipv6) {
   tb_ipv6(&t, 0, 0, 47, 64, tu_ip6_b, tu_ip6_a);
   tb_gre(&t, 0x1000, 0x88BE, 0, 9);
   tb_erspan2(&t, 0, 0, 0, 0, 0x001, 0);
-  spec_init(&s, 0x11, 0);
+  tu_spec_init(&s, 0x11, 0);
   s.ipver = 6;
   s.nvlan = 2;
   tu_headers(&t, &s);
@@ -1185,7 +1179,7 @@ START_TEST(test_link_raw) {
   rtel_decode_opts o;
   int v;
   for (v = 4; v <= 6; v += 2) {
-    spec_init(&s, 0x0A, 40);
+    tu_spec_init(&s, 0x0A, 40);
     s.ipver = v;
     s.raw_ip = 1;
     tb_init(&t);
@@ -1211,7 +1205,7 @@ START_TEST(test_link_sll) {
     rtel_pkt_hd hd;
     rtel_decode_opts o;
     size_t hl = v2 ? 20 : 16;
-    spec_init(&s, 0x0A, 40);
+    tu_spec_init(&s, 0x0A, 40);
     s.raw_ip = 1;
     tb_init(&t);
     if (v2)
@@ -1255,7 +1249,7 @@ START_TEST(test_udp_ports) {
   rtel_pkt_hd hd;
   rtel_decode_opts o;
   /* another destination port */
-  spec_init(&s, 0x04, 16);
+  tu_spec_init(&s, 0x04, 16);
   s.dport = 4792;
   tb_init(&t);
   tu_build(&t, &s);
@@ -1265,7 +1259,7 @@ START_TEST(test_udp_ports) {
   ck_assert_uint_eq(hd.dport, 4792);
   ck_assert_uint_eq(hd.sport, TU_SPORT);
   /* source port 4791 does not make RoCE */
-  spec_init(&s, 0x04, 16);
+  tu_spec_init(&s, 0x04, 16);
   s.sport = 4791;
   s.dport = 5555;
   tb_init(&t);
@@ -1273,7 +1267,7 @@ START_TEST(test_udp_ports) {
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), RTEL_ERR_NOT_ROCE);
   ck_assert_uint_eq(hd.dport, 5555);
   /* low source ports (real capture: 69) are fine */
-  spec_init(&s, 0x11, 0);
+  tu_spec_init(&s, 0x11, 0);
   s.sport = 69;
   tb_init(&t);
   tu_build(&t, &s);
@@ -1282,7 +1276,7 @@ START_TEST(test_udp_ports) {
   /* custom RoCE port */
   memset(&o, 0, sizeof(o));
   o.roce_udp_port = 5000;
-  spec_init(&s, 0x04, 16);
+  tu_spec_init(&s, 0x04, 16);
   s.dport = 5000;
   tb_init(&t);
   tu_build(&t, &s);
@@ -1474,7 +1468,7 @@ END_TEST
 START_TEST(test_truncation_qinq_rd) {
   tb t;
   tu_spec s;
-  spec_init(&s, 0x4B, 20); /* RD WRITE ONLY imm: RDETH DETH RETH ImmDt */
+  tu_spec_init(&s, 0x4B, 20); /* RD WRITE ONLY imm: RDETH DETH RETH ImmDt */
   s.pad = 1;
   tb_init(&t);
   tb_eth(&t, tu_mac_b, tu_mac_a);
@@ -1795,7 +1789,7 @@ START_TEST(test_icrc_compute) {
   /* not RoCE */
   {
     tu_spec s;
-    spec_init(&s, 0x04, 16);
+    tu_spec_init(&s, 0x04, 16);
     s.dport = 4792;
     tb_init(&t);
     tu_build(&t, &s);

@@ -3,7 +3,7 @@
  * White-box tests of lib/rtel_icrc.c: the internal CRC-32 (zlib crc32()
  * semantics: reflected polynomial 0xEDB88320, ~0 in and out, composable).
  * Expected values are the published CRC-32 check values and the bitwise
- * reference in rtel_test_util.c.
+ * reference in rtel_test_pkt.c.
  */
 #define _POSIX_C_SOURCE 200809L
 

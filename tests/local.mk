@@ -1,8 +1,21 @@
 # SPDX-License-Identifier: MIT
 # Check unit tests (see HACKING.md).
-#  tests/check_public    public API, linked against the shared library
-#  tests/check_internal  white-box, linked against the convenience library
+#  tests/librtel_test.la  what the C suites share (tests/rtel_test_util.h):
+#                         the packet builder (rtel_test_pkt.c, NVMe-oF in
+#                         rtel_test_nvme.c), a pcap reader, an allocator;
+#                         independent of the library. The suites in
+#                         tests/flow, tests/sched, tests/nvme link it too
+#                         (-I$(top_srcdir)/tests).
+#  tests/check_public     public API, linked against the shared library
+#  tests/check_internal   white-box, linked against the convenience library
 if HAVE_CHECK
+check_LTLIBRARIES += tests/librtel_test.la
+tests_librtel_test_la_SOURCES = \
+	tests/rtel_test_util.c tests/rtel_test_util.h \
+	tests/rtel_test_pkt.c \
+	tests/rtel_test_nvme.c
+tests_librtel_test_la_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
+
 check_PROGRAMS += tests/check_public tests/check_internal
 TESTS += tests/check_public tests/check_internal
 
@@ -10,18 +23,18 @@ tests_check_public_SOURCES = \
 	tests/check_public.c \
 	tests/check_decode.c \
 	tests/check_ctx.c \
-	tests/check_misc.c \
-	tests/rtel_test_util.c tests/rtel_test_util.h
+	tests/check_misc.c
 tests_check_public_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
-tests_check_public_LDADD = lib/librocetel.la $(CHECK_LIBS)
+tests_check_public_LDADD = tests/librtel_test.la lib/librocetel.la \
+	$(CHECK_LIBS)
 
 tests_check_internal_SOURCES = \
 	tests/check_internal.c \
-	tests/check_icrc.c \
-	tests/rtel_test_util.c tests/rtel_test_util.h
+	tests/check_icrc.c
 tests_check_internal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 tests_check_internal_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
-tests_check_internal_LDADD = lib/librocetel_core.la $(CHECK_LIBS)
+tests_check_internal_LDADD = tests/librtel_test.la \
+	lib/librocetel_core.la $(CHECK_LIBS)
 endif
 
 # Manual pages (man/): lint, and one page per public name.

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Test utilities: hand-written packet builders, an independent ICRC, a
- * small pcap reader and a counting/failing allocator.
+ * Test utilities shared by the C suites: the one packet builder
+ * (rtel_test_pkt.c: Ethernet, VLANs, IPv4/IPv6/GRH, UDP, tunnels, BTH and
+ * every extended transport header, RDMA CM MADs, and an independent ICRC;
+ * rtel_test_nvme.c: NVMe-oF capsules and the frames of an NVMe-oF queue),
+ * a small pcap reader and a counting/failing allocator (rtel_test_util.c).
  *
  * Nothing here calls into the library: the expected values the tests
  * compare against are computed from the bytes built here, never by library
- * code. Only constants (RTEL_HD_F_*) are taken from the public header.
+ * code. Only constants (RTEL_HD_F_*, RTEL_CM_*) are taken from the public
+ * header.
  */
 #ifndef RTEL_TEST_UTIL_H
 #define RTEL_TEST_UTIL_H
@@ -59,7 +63,7 @@ extern const uint8_t tu_ip6_b[16];
 
 /* ------------------------------------------------------- byte builder */
 
-#define TB_MAX 4096
+#define TB_MAX 9216 /* a 9000-byte jumbo frame, a 4096-byte RoCE MTU */
 #define TB_STACK 8
 #define TB_MAXEXT 8
 
@@ -184,29 +188,70 @@ int tu_opcode_has_payload(uint8_t opcode);
 
 /* ------------------------------------------------------- packet recipes */
 
+#define TU_MAXVLAN 8
+
+/* One RoCE frame, field by field. tu_spec_init() sets the defaults noted
+ * here (the TU_* values of the transport headers); change what you need.
+ * Extended transport headers are written where the opcode has them
+ * (tu_opcode_hdrs()), with the values below. */
 typedef struct tu_spec {
-  int ipver;   /* 4 (also 0), 6, or 1 for RoCEv1 (GRH) */
-  int nvlan;   /* 0..8 tags (0x8100) */
+  int ipver;  /* 4 (also 0), 6, or 1 for RoCEv1 (GRH); default 4 */
+  int raw_ip; /* no Ethernet header (LINKTYPE_RAW) */
+  int nvlan;  /* 0..TU_MAXVLAN tags, outermost first */
+  uint16_t vlan_tpid[TU_MAXVLAN]; /* default 0x8100 */
+  uint16_t vlan_tci[TU_MAXVLAN];  /* default 0x0100 + i */
+  /* addresses, 16 bytes, IPv4-mapped (::ffff:a.b.c.d) for IPv4, as the
+   * library reports them; all zeros (the default) stands for TU_IP4_A ->
+   * TU_IP4_B or tu_ip6_a -> tu_ip6_b */
+  uint8_t src[16];
+  uint8_t dst[16];
+  uint8_t tos;    /* IPv4 TOS / IPv6 or GRH traffic class: DSCP, ECN */
+  uint8_t ttl;    /* default 64 */
+  uint32_t flow;  /* IPv6 / GRH flow label */
+  uint16_t sport; /* default TU_SPORT */
+  uint16_t dport; /* default 4791 */
+  /* BTH */
   uint8_t opcode;
+  uint8_t se, m, pad, tver, fecn, becn;
+  uint8_t ackreq; /* default 1 */
+  uint16_t pkey;  /* default TU_PKEY */
+  uint32_t dqpn;  /* default TU_DQPN */
+  uint32_t psn;   /* default TU_PSN */
+  /* extended transport headers */
+  uint32_t rdeth_eec;
+  uint32_t deth_qkey, deth_sqpn;
+  uint32_t xrc_srqn;
+  uint32_t feth;
+  uint64_t reth_va;
+  uint32_t reth_rkey, reth_len;
+  uint64_t atomic_va;
+  uint32_t atomic_rkey;
+  uint64_t atomic_swap, atomic_cmp;
+  uint8_t aeth_syn;
+  uint32_t aeth_msn;
+  uint64_t atomicack_orig;
+  uint32_t imm;
+  uint32_t ieth_rkey;
+  /* payload: |paylen| bytes of |payload|, or of a pattern (tb_pattern(),
+   * seed 0x31) when NULL; then |pad| zero bytes */
+  const uint8_t *payload;
   size_t paylen;
-  uint8_t pad;
-  uint8_t tos; /* IPv4 TOS / IPv6 traffic class / GRH tclass */
-  uint8_t ttl; /* 0 means 64 */
-  uint32_t flow;
-  uint16_t sport; /* 0 means TU_SPORT */
-  uint16_t dport; /* 0 means 4791 */
-  uint32_t dqpn;  /* 0 means TU_DQPN */
-  int raw_ip;     /* no Ethernet header (LINKTYPE_RAW) */
 } tu_spec;
 
+void tu_spec_init(tu_spec *s, uint8_t opcode, size_t paylen);
 /* Ethernet (unless raw_ip) + VLANs + IPv4/IPv6/GRH + UDP */
 void tu_headers(tb *t, const tu_spec *s);
-/* BTH + the opcode's extended headers (TU_* values) + payload + pad */
+/* BTH + the opcode's extended headers + payload + pad */
 void tu_transport(tb *t, const tu_spec *s);
-/* both, then tb_finish() */
+/* both, then tb_finish() (lengths, IPv4 checksum, ICRC) */
 void tu_build(tb *t, const tu_spec *s);
+/* the BTH pad count of a payload of |paylen| bytes */
+size_t tu_pad_of(size_t paylen);
+void tu_ipv4_mapped(uint8_t out[16], uint32_t ip);
 
-/* a CM MAD (UD SEND ONLY to QP1, DETH, 256-byte MAD) on IPv4 */
+/* An RDMA CM MAD: UD SEND ONLY to QP1, DETH (Q_Key 0x80010000, source QP
+ * 1), a 256-byte MAD (base version 1, class 0x07, class version 2, method
+ * Send) of which mad_len bytes go on the wire. */
 typedef struct tu_cm {
   uint16_t attr;
   uint64_t tid;
@@ -216,12 +261,115 @@ typedef struct tu_cm {
   uint16_t rej_reason;
   uint8_t lgid[16], rgid[16];
   size_t mad_len; /* bytes of MAD on the wire; 0 = 256 */
+  /* private data (cut to the message's size); NULL: a byte pattern */
+  const uint8_t *priv;
+  size_t privlen;
 } tu_cm;
+/* the 256 MAD bytes */
+void tu_cm_mad(uint8_t m[256], const tu_cm *cm);
+/* the MAD frame with the network headers, ports and PSN of |s| */
+void tu_build_cm_on(tb *t, const tu_spec *s, const tu_cm *cm);
+/* the same from TU_IP4_A to TU_IP4_B, UDP source port 0xD001 */
 void tu_build_cm(tb *t, const tu_cm *cm);
 /* offset of the private data from the MAD start, and its size */
 size_t tu_cm_priv_off(uint16_t attr);
 size_t tu_cm_priv_size(uint16_t attr);
-void tu_ipv4_mapped(uint8_t out[16], uint32_t ip);
+
+/* ------------------------------------------------------- NVMe-oF */
+
+/* Capsules as NVMe 2.0 and NVMe-oF 1.1 lay them out (little-endian). A
+ * command capsule is a 64-byte SQE (and in-capsule data); a response
+ * capsule a 16-byte CQE. */
+#define TU_SQE_LEN 64
+#define TU_CQE_LEN 16
+#define TU_NVME_FLUSH 0x00u
+#define TU_NVME_WRITE 0x01u
+#define TU_NVME_READ 0x02u
+#define TU_NVME_FABRICS 0x7Fu
+
+/* NVM read or write of |nlb| blocks (NLB written 0-based) with one keyed
+ * SGL data block descriptor (va, len, key). */
+void tu_sqe_rw(uint8_t sqe[TU_SQE_LEN], uint8_t opcode, uint16_t cid,
+               uint32_t nsid, uint64_t slba, uint32_t nlb, uint64_t va,
+               uint32_t len, uint32_t key);
+/* NVM write whose |len| bytes of data follow the SQE in the capsule (SGL
+ * data block descriptor, offset 0). */
+void tu_sqe_incapsule(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid,
+                      uint64_t slba, uint32_t nlb, uint32_t len);
+/* Marks the keyed SGL descriptor of |sqe| "invalidate key" (subtype 0xF):
+ * the target answers with SEND with Invalidate of its key. */
+void tu_sqe_keyed_inv(uint8_t sqe[TU_SQE_LEN]);
+/* Flush: no data (a keyed SGL descriptor of length 0, as Linux sends). */
+void tu_sqe_flush(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint32_t nsid);
+/* Fabrics Connect (fctype 0x01): QID in CDW10, SQSIZE 127, an in-capsule
+ * descriptor of |datalen| bytes (1024 for the Connect data, which the
+ * caller appends). */
+void tu_sqe_connect(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint16_t qid,
+                    uint32_t datalen);
+/* Another Fabrics command without data (fctype 0x04 Property Get, ...):
+ * a keyed SGL descriptor of length 0, as for a flush. */
+void tu_sqe_fabrics(uint8_t sqe[TU_SQE_LEN], uint16_t cid, uint8_t fctype);
+/* CQE of |cid| with status field |sf| (the 15 bits above the phase bit),
+ * SQ head 1. */
+void tu_cqe(uint8_t cqe[TU_CQE_LEN], uint16_t cid, uint16_t sf);
+
+/* An NVMe-oF queue: one RC QP pair. The host sends command capsules to
+ * the target's QP tqpn; the target sends response capsules, read data
+ * (RDMA WRITE) and READ REQUESTs to the host's QP hqpn; the host's READ
+ * RESPONSEs go to tqpn. Each side numbers its requests from its next PSN.
+ * The tu_nvq_* builders below write one whole frame into |t| (tb_init()
+ * included). */
+typedef struct tu_nvq {
+  int ipver;          /* 4 or 6 */
+  uint8_t host[16];   /* IPv4-mapped for IPv4 */
+  uint8_t target[16];
+  uint32_t hqpn, tqpn;
+  uint32_t hpsn, tpsn; /* next request PSN host -> target, target -> host */
+  uint16_t sport;      /* UDP source port of both directions */
+} tu_nvq;
+
+/* IPv4 queue between host-order addresses |host| and |target|. */
+void tu_nvq_init4(tu_nvq *q, uint32_t host, uint32_t target, uint32_t hqpn,
+                  uint32_t tqpn, uint32_t hpsn, uint32_t tpsn);
+/* tu_spec_init() for a frame of |q| host -> target (|to_target|, to tqpn)
+ * or target -> host (to hqpn), |paylen| bytes of payload and their pad.
+ * The PSN is left to the caller. */
+void tu_nvq_spec(tu_spec *s, const tu_nvq *q, int to_target, uint8_t opcode,
+                 size_t paylen);
+/* Host -> target SEND (ONLY, FIRST, MIDDLE, LAST) with |n| bytes of a
+ * command capsule; PSN hpsn++. */
+void tu_nvq_capsule(tb *t, tu_nvq *q, uint8_t opcode, const uint8_t *b,
+                    size_t n);
+/* A command: an SQE in a SEND ONLY; PSN hpsn++. */
+void tu_nvq_cmd(tb *t, tu_nvq *q, const uint8_t sqe[TU_SQE_LEN]);
+/* Target -> host response: the CQE of |cid| and status |sf| (tu_cqe()) in
+ * a SEND ONLY, or in a SEND ONLY with Invalidate of |inv_rkey| when |inv|;
+ * PSN tpsn++. tu_nvq_rsp_cqe() sends a CQE given byte by byte. */
+void tu_nvq_rsp(tb *t, tu_nvq *q, uint16_t cid, uint16_t sf, int inv,
+                uint32_t inv_rkey);
+void tu_nvq_rsp_cqe(tb *t, tu_nvq *q, const uint8_t cqe[TU_CQE_LEN], int inv,
+                    uint32_t inv_rkey);
+/* Target -> host RDMA WRITE (FIRST, MIDDLE, LAST, ONLY) of |len| bytes of
+ * read data; FIRST and ONLY carry the RETH (va, key, dmalen); PSN tpsn++. */
+void tu_nvq_wdata(tb *t, tu_nvq *q, uint8_t opcode, uint64_t va, uint32_t key,
+                  uint32_t dmalen, size_t len);
+/* Target -> host RDMA READ REQUEST of |len| bytes at (va, key), answered
+ * by |npkts| READ RESPONSE packets: returns its PSN; tpsn += npkts. */
+uint32_t tu_nvq_rdreq(tb *t, tu_nvq *q, uint64_t va, uint32_t key,
+                      uint32_t len, uint32_t npkts);
+/* Host -> target RDMA READ RESPONSE (FIRST, MIDDLE, LAST, ONLY) of |len|
+ * bytes with PSN |psn|; FIRST, LAST and ONLY carry an AETH (ACK). */
+void tu_nvq_rdresp(tb *t, const tu_nvq *q, uint8_t opcode, uint32_t psn,
+                   size_t len);
+/* An ACK of |psn|: to the target (|to_target|) or to the host. */
+void tu_nvq_ack(tb *t, const tu_nvq *q, int to_target, uint32_t psn);
+/* The RDMA CM exchange that opens |q|: a ConnectRequest host -> target
+ * (service ID of TCP port |port|, the host's QPN and PSN, NVMe-oF private
+ * data carrying |qid|) and the target's ConnectReply (its QPN and PSN),
+ * with transaction id |tid|. */
+void tu_nvq_cm_req(tb *t, const tu_nvq *q, uint16_t port, uint16_t qid,
+                   uint64_t tid);
+void tu_nvq_cm_rep(tb *t, const tu_nvq *q, uint64_t tid);
 
 /* ------------------------------------------------------- ICRC, CRC */
 

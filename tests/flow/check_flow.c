@@ -3,7 +3,8 @@
  * Flow-table scenario tests (rtel-metrics(7), "THROUGHPUT FIGURES"; the rules
  * in the design comment of lib/rtel_flow.c).
  *
- * Every packet is built byte by byte (flowpkt.c) and fed through the public
+ * Every packet is built byte by byte (the shared builder of
+ * tests/rtel_test_util.h) and fed through the public
  * API with timestamps chosen here; records are captured from on_flow and
  * on_message. Every expected value below is computed by hand from the
  * packets of the scenario (the arithmetic is in the comments); nothing is
@@ -21,7 +22,7 @@
 
 #include <rocetel/rocetel.h>
 
-#include "flowpkt.h"
+#include "rtel_test_util.h"
 
 /* ------------------------------------------------------------ constants */
 
@@ -46,6 +47,8 @@ static const uint8_t IP6_B[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
 
 #define SPORT 0xC0DEu
 #define DSCP 26u
+/* the IPv4 TOS / IPv6 traffic class byte of a DSCP and an ECN codepoint */
+#define TOS(dscp, ecn) ((uint8_t)((dscp) << 2 | (ecn)))
 
 /* opcodes (IBTA) */
 #define OP_SEND_FIRST 0x00
@@ -187,7 +190,7 @@ static rtel_ctx_stats stats(const env *e) {
   return st;
 }
 
-static void feed(env *e, rtel_tstamp ts, const fp_frame *f) {
+static void feed(env *e, rtel_tstamp ts, const tb *f) {
   rtel_pkt_info pi;
   memset(&pi, 0, sizeof(pi));
   pi.ts = ts;
@@ -197,7 +200,7 @@ static void feed(env *e, rtel_tstamp ts, const fp_frame *f) {
 }
 
 /* As an embedder with a timer: runs every expired timer before the packet. */
-static void feed_timed(env *e, rtel_tstamp ts, const fp_frame *f) {
+static void feed_timed(env *e, rtel_tstamp ts, const tb *f) {
   rtel_tstamp x;
   int guard = 0;
   while ((x = rtel_ctx_get_expiry(e->ctx)) <= ts) {
@@ -213,33 +216,51 @@ static void flush(env *e, rtel_tstamp now) {
 
 /* ------------------------------------------------------------ packets */
 
-static fp_hdr hdr(const uint8_t *src, const uint8_t *dst, uint32_t dqpn,
-                  uint8_t op, uint32_t psn) {
-  fp_hdr h;
+/* The network headers and BTH of a packet (IPv6 unless the addresses are
+ * IPv4-mapped). */
+static tu_spec hdr(const uint8_t *src, const uint8_t *dst, uint32_t dqpn,
+                   uint8_t op, uint32_t psn) {
+  tu_spec h;
   static const uint8_t v4pre[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  memset(&h, 0, sizeof(h));
+  tu_spec_init(&h, op, 0);
   memcpy(h.src, src, 16);
   memcpy(h.dst, dst, 16);
-  h.ipv6 = memcmp(src, v4pre, 12) != 0;
+  h.ipver = memcmp(src, v4pre, 12) != 0 ? 6 : 4;
   h.sport = SPORT;
-  h.dscp = DSCP;
-  h.opcode = op;
+  h.tos = TOS(DSCP, 0);
   h.dqpn = dqpn;
   h.psn = psn;
   return h;
 }
 
-static void pkh(env *e, rtel_tstamp ts, const fp_hdr *h, uint32_t reth,
+/* The packet of |h| with the extended headers its opcode implies (RETH DMA
+ * length |reth|, AETH syndrome |syn|) and |payload| bytes. Returns the
+ * number of extended-header bytes. */
+static size_t build(tb *f, const tu_spec *h, uint32_t reth, uint8_t syn,
+                    size_t payload) {
+  tu_spec s = *h;
+  s.reth_len = reth;
+  s.aeth_syn = syn;
+  s.paylen = payload;
+  tb_init(f);
+  tu_build(f, &s);
+  return f->payload_off - f->bth_off - 12;
+}
+
+/* The UDP length field of a built packet. */
+static unsigned udp_len(const tb *f) { return tb_get16(f, f->udp_off[0] + 4); }
+
+static void pkh(env *e, rtel_tstamp ts, const tu_spec *h, uint32_t reth,
                 uint8_t syn, size_t payload) {
-  fp_frame f;
-  fp_rc(&f, h, reth, syn, payload);
+  tb f;
+  build(&f, h, reth, syn, payload);
   feed(e, ts, &f);
 }
 
 static void pk(env *e, rtel_tstamp ts, const uint8_t *src, const uint8_t *dst,
                uint32_t dqpn, uint8_t op, uint32_t psn, uint32_t reth,
                size_t payload) {
-  fp_hdr h = hdr(src, dst, dqpn, op, psn);
+  tu_spec h = hdr(src, dst, dqpn, op, psn);
   pkh(e, ts, &h, reth, 0, payload);
 }
 
@@ -258,7 +279,7 @@ static void Wq(env *e, rtel_tstamp ts, uint32_t dqpn, uint32_t psn,
 static void ctl(env *e, rtel_tstamp ts, const uint8_t *src,
                 const uint8_t *dst, uint32_t dqpn, uint32_t psn,
                 uint8_t syn) {
-  fp_hdr h = hdr(src, dst, dqpn, OP_ACK, psn);
+  tu_spec h = hdr(src, dst, dqpn, OP_ACK, psn);
   pkh(e, ts, &h, 0, syn, 0);
 }
 
@@ -269,7 +290,7 @@ static void bk(env *e, rtel_tstamp ts, uint32_t psn, uint8_t syn) {
 
 static void cnp(env *e, rtel_tstamp ts, const uint8_t *src,
                 const uint8_t *dst, uint32_t dqpn) {
-  fp_hdr h = hdr(src, dst, dqpn, OP_CNP, 0);
+  tu_spec h = hdr(src, dst, dqpn, OP_CNP, 0);
   h.becn = 1;
   pkh(e, ts, &h, 0, 0, 0);
 }
@@ -278,33 +299,35 @@ static void cnp(env *e, rtel_tstamp ts, const uint8_t *src,
  * |qb|) to |a| 100 ns later, with the same TID. */
 static void cm_req(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
                    uint32_t qa, uint64_t tid) {
-  fp_frame f;
-  fp_hdr h = hdr(a, b, 1, 0x64, 0x000010);
-  fp_cm cm;
+  tb f;
+  tu_spec h = hdr(a, b, 1, 0x64, 0x000010);
+  tu_cm cm;
   memset(&cm, 0, sizeof(cm));
-  cm.attr = 0x0010;
+  cm.attr = RTEL_CM_REQ;
   cm.tid = tid;
   cm.lcid = 0x11000000u | qa;
   cm.service_id = UINT64_C(0x0000000001061234);
   cm.local_qpn = qa;
   cm.start_psn = 0x000100;
-  fp_cm_mad(&f, &h, &cm);
+  tb_init(&f);
+  tu_build_cm_on(&f, &h, &cm);
   feed(e, ts, &f);
 }
 
 static void cm_rep(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
                    uint32_t qa, uint32_t qb, uint64_t tid) {
-  fp_frame f;
-  fp_hdr h = hdr(b, a, 1, 0x64, 0x000020);
-  fp_cm cm;
+  tb f;
+  tu_spec h = hdr(b, a, 1, 0x64, 0x000020);
+  tu_cm cm;
   memset(&cm, 0, sizeof(cm));
-  cm.attr = 0x0013;
+  cm.attr = RTEL_CM_REP;
   cm.tid = tid;
   cm.lcid = 0x22000000u | qb;
   cm.rcid = 0x11000000u | qa;
   cm.local_qpn = qb;
   cm.start_psn = 0x000200;
-  fp_cm_mad(&f, &h, &cm);
+  tb_init(&f);
+  tu_build_cm_on(&f, &h, &cm);
   feed(e, ts, &f);
 }
 
@@ -503,34 +526,34 @@ static size_t ev_pos(const env *e, char type, size_t k) {
  * 26, UDP source port 0xC0DE. Checks the UDP lengths the builder wrote
  * against the payload formula. */
 static void s1_packets(env *e) {
-  fp_frame f;
-  fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_FIRST, 100);
+  tb f;
+  tu_spec h = hdr(IP_A, IP_B, QB, OP_WRITE_FIRST, 100);
   h.nvlan = 1;
   h.vlan_tci[0] = 0x6064; /* PCP 3, DEI 0, VID 100 */
 
   /* FIRST: RETH (16) + 1024 payload: UDP = 8 + 12 + 16 + 1024 + 0 + 4 */
-  ck_assert_uint_eq(fp_rc(&f, &h, 2998, 0, 1024), 16);
-  ck_assert_uint_eq(fp_udp_len(&f), 1064);
+  ck_assert_uint_eq(build(&f, &h, 2998, 0, 1024), 16);
+  ck_assert_uint_eq(udp_len(&f), 1064);
   feed(e, T0, &f);
   /* MIDDLE: UDP = 8 + 12 + 1024 + 4 */
   h.opcode = OP_WRITE_MIDDLE;
   h.psn = 101;
-  ck_assert_uint_eq(fp_rc(&f, &h, 0, 0, 1024), 0);
-  ck_assert_uint_eq(fp_udp_len(&f), 1048);
+  ck_assert_uint_eq(build(&f, &h, 0, 0, 1024), 0);
+  ck_assert_uint_eq(udp_len(&f), 1048);
   feed(e, T0 + 1000, &f);
   /* LAST: 950 payload + pad 2: UDP = 8 + 12 + 950 + 2 + 4 = 976 */
   h.opcode = OP_WRITE_LAST;
   h.psn = 102;
   h.pad = 2;
-  fp_rc(&f, &h, 0, 0, 950);
-  ck_assert_uint_eq(fp_udp_len(&f), 976);
+  build(&f, &h, 0, 0, 950);
+  ck_assert_uint_eq(udp_len(&f), 976);
   feed(e, T0 + 2000, &f);
   /* ONLY: RETH + 61 payload + pad 3: UDP = 8 + 12 + 16 + 61 + 3 + 4 = 104 */
   h.opcode = OP_WRITE_ONLY;
   h.psn = 103;
   h.pad = 3;
-  fp_rc(&f, &h, 61, 0, 61);
-  ck_assert_uint_eq(fp_udp_len(&f), 104);
+  build(&f, &h, 61, 0, 61);
+  ck_assert_uint_eq(udp_len(&f), 104);
   feed(e, T0 + 5000, &f);
 }
 
@@ -694,15 +717,15 @@ END_TEST
 START_TEST(t01_ipv6_qinq) {
   env e;
   FR x;
-  fp_hdr h = hdr(IP6_A, IP6_B, QB, OP_SEND_ONLY, 0x123456);
+  tu_spec h = hdr(IP6_A, IP6_B, QB, OP_SEND_ONLY, 0x123456);
   env_init(&e);
-  ck_assert_int_eq(h.ipv6, 1);
+  ck_assert_int_eq(h.ipver, 6);
   h.nvlan = 2;
   h.vlan_tpid[0] = 0x88A8;
   h.vlan_tci[0] = 0x00C8; /* VID 200 */
   h.vlan_tpid[1] = 0x8100;
   h.vlan_tci[1] = 0x2064; /* PCP 1, VID 100 */
-  h.dscp = 46;
+  h.tos = TOS(46, 0);
   pkh(&e, T0, &h, 0, 0, 100);
   h.psn = 0x123457;
   pkh(&e, T0 + 4000, &h, 0, 0, 200);
@@ -1289,45 +1312,44 @@ END_TEST
 START_TEST(t08_cnp_ecn) {
   env e;
   FR x;
-  fp_hdr h;
+  tu_spec h;
   env_init(&e);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x100C);
   h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 10);
   h.sport = 0x1111;
-  h.dscp = 26;
+  h.tos = TOS(26, 0);
   pkh(&e, T0, &h, 1000, 0, 1000);
   h.psn = 11;
   h.sport = 0x2222; /* attributes are those of the first packet */
-  h.dscp = 10;
-  h.ecn = 3;
+  h.tos = TOS(10, 3);
   h.fecn = 1;
   pkh(&e, T0 + 1000, &h, 1000, 0, 1000);
   cnp(&e, T0 + 1500, IP_B, IP_A, QA);
   h.psn = 12;
-  h.ecn = 1;
+  h.tos = TOS(10, 1);
   h.fecn = 0;
   pkh(&e, T0 + 2000, &h, 1000, 0, 1000);
   cnp(&e, T0 + 2500, IP_B, IP_A, QA);
   h.psn = 13;
-  h.ecn = 3;
+  h.tos = TOS(10, 3);
   h.fecn = 1;
   pkh(&e, T0 + 3000, &h, 1000, 0, 1000);
   cnp(&e, T0 + 3500, IP_B, IP_A, QA);
   cnp(&e, T0 + 3600, IP_B, IP_A, QA2); /* another QP: not this flow */
   cnp(&e, T0 + 3700, IP_A, IP_B, QB);  /* towards B: reverse flow, absent */
   h.psn = 14;
-  h.ecn = 2;
+  h.tos = TOS(10, 2);
   h.fecn = 0;
   h.becn = 1;
   pkh(&e, T0 + 4000, &h, 1000, 0, 1000);
   h.psn = 15;
-  h.ecn = 0;
+  h.tos = TOS(10, 0);
   h.fecn = 1;
   h.becn = 0;
   pkh(&e, T0 + 5000, &h, 1000, 0, 1000);
   /* an ACK with CE, FECN, BECN: not data, but its BECN counts */
   h = hdr(IP_B, IP_A, QA, OP_ACK, 15);
-  h.ecn = 3;
+  h.tos = TOS(DSCP, 3);
   h.fecn = 1;
   h.becn = 1;
   pkh(&e, T0 + 5100, &h, 0, 0x00, 0);
@@ -1364,8 +1386,8 @@ START_TEST(t09_cm_pairing) {
   FR x;
   MR m;
   rtel_ctx_stats st;
-  fp_frame f;
-  fp_hdr h;
+  tb f;
+  tu_spec h;
   env_init(&e);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, UINT64_C(0x0123456789ABCDEF));
   st = stats(&e);
@@ -1428,12 +1450,13 @@ START_TEST(t09_cm_pairing) {
   memset(&h, 0, sizeof(h));
   h = hdr(IP_A, IP_B, 1, 0x64, 0);
   {
-    fp_cm cm;
+    tu_cm cm;
     memset(&cm, 0, sizeof(cm));
-    cm.attr = 0x0010;
-    fp_cm_mad(&f, &h, &cm);
+    cm.attr = RTEL_CM_REQ;
+    tb_init(&f);
+    tu_build_cm_on(&f, &h, &cm);
     /* UDP = 8 + BTH 12 + DETH 8 + MAD 256 + ICRC 4 */
-    ck_assert_uint_eq(fp_udp_len(&f), 288);
+    ck_assert_uint_eq(udp_len(&f), 288);
   }
   env_free(&e);
 }
@@ -2125,9 +2148,9 @@ START_TEST(t13_active_timeout) {
   env_init_s(&e, &s);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x3001);
   for (k = 0; k <= 36; k++) {
-    fp_frame f;
-    fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
-    fp_rc(&f, &h, 900, 0, 900);
+    tb f;
+    tu_spec h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
+    build(&f, &h, 900, 0, 900);
     feed_timed(&e, T0 + (rtel_tstamp)k * STEP, &f);
     if (k == 0) {
       ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + ACT);
@@ -2155,9 +2178,9 @@ START_TEST(t13_active_timeout_late) {
   env_init_s(&e, &s);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x3002);
   for (k = 0; k <= 36; k++) {
-    fp_frame f;
-    fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
-    fp_rc(&f, &h, 900, 0, 900);
+    tb f;
+    tu_spec h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, s13_psn(k));
+    build(&f, &h, 900, 0, 900);
     feed(&e, T0 + (rtel_tstamp)k * STEP, &f);
   }
   flush(&e, T0 + 36 * STEP + 50000);
@@ -2172,7 +2195,7 @@ START_TEST(t14_messages) {
   env e;
   FR x;
   MR m;
-  fp_hdr h;
+  tu_spec h;
   env_init(&e);
   /* flow 1, A -> QB */
   pk(&e, T0, IP_A, IP_B, QB, OP_SEND_FIRST, 200, 0, 1024);
@@ -2422,8 +2445,8 @@ END_TEST
 
 START_TEST(t16_no_flows) {
   env e;
-  fp_frame f;
-  fp_hdr h;
+  tb f;
+  tu_spec h;
   rtel_ctx_stats st;
   env_init(&e);
   /* vendor opcode */
@@ -2434,29 +2457,26 @@ START_TEST(t16_no_flows) {
   pkh(&e, T0 + 100, &h, 64, 0, 64);
   /* UD SEND ONLY to a QP */
   h = hdr(IP_A, IP_B, 0x001234, 0x64, 12);
-  fp_begin(&f, &h);
-  fp_deth(&f, 0x11111111u, 0x000777);
-  fp_fill(&f, 64);
-  fp_finish(&f);
+  h.deth_qkey = 0x11111111u;
+  h.deth_sqpn = 0x000777;
+  build(&f, &h, 0, 0, 64);
   feed(&e, T0 + 200, &f);
   /* UD to QP1, a MAD that is not CM (class 0x03, SubnAdm) */
-  h = hdr(IP_A, IP_B, 1, 0x64, 13);
-  fp_begin(&f, &h);
-  fp_deth(&f, 0x80010000u, 1);
-  fp_u8(&f, 1);
-  fp_u8(&f, 0x03);
-  fp_u8(&f, 2);
-  fp_u8(&f, 0x01);
-  fp_zero(&f, 252);
-  fp_finish(&f);
-  feed(&e, T0 + 300, &f);
+  {
+    static const uint8_t mad[256] = {1, 0x03, 2, 0x01};
+    h = hdr(IP_A, IP_B, 1, 0x64, 13);
+    h.deth_qkey = 0x80010000u;
+    h.deth_sqpn = 1;
+    h.payload = mad;
+    build(&f, &h, 0, 0, sizeof(mad));
+    feed(&e, T0 + 300, &f);
+  }
   /* RD SEND ONLY: RDETH + DETH */
   h = hdr(IP_A, IP_B, QB, 0x44, 14);
-  fp_begin(&f, &h);
-  fp_u32(&f, 0x00000042u);
-  fp_deth(&f, 0x22222222u, 0x000888);
-  fp_fill(&f, 64);
-  fp_finish(&f);
+  h.rdeth_eec = 0x000042;
+  h.deth_qkey = 0x22222222u;
+  h.deth_sqpn = 0x000888;
+  build(&f, &h, 0, 0, 64);
   feed(&e, T0 + 400, &f);
   /* control and requests only */
   bk(&e, T0 + 500, 14, 0x00);
@@ -2467,12 +2487,13 @@ START_TEST(t16_no_flows) {
   pk(&e, T0 + 900, IP_B, IP_A, QA, OP_ATOMIC_ACK, 19, 0, 0);
   /* a CM message other than REQ/REP (RTU) */
   {
-    fp_cm cm;
+    tu_cm cm;
     memset(&cm, 0, sizeof(cm));
-    cm.attr = 0x0014;
+    cm.attr = RTEL_CM_RTU;
     cm.tid = 7;
     h = hdr(IP_A, IP_B, 1, 0x64, 16);
-    fp_cm_mad(&f, &h, &cm);
+    tb_init(&f);
+    tu_build_cm_on(&f, &h, &cm);
     feed(&e, T0 + 1000, &f);
   }
   st = stats(&e);
@@ -2643,14 +2664,14 @@ END_TEST
  * unattributed. */
 START_TEST(t17_cnp_read_responses) {
   env e;
-  fp_hdr h;
+  tu_spec h;
   const FR *g;
   env_init(&e);
   cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x5003);
   pk(&e, T0, IP_B, IP_A, QA, OP_READ_REQ, 7000, 4096, 0);
   pk(&e, T0 + 100, IP_A, IP_B, QB, OP_RRESP_FIRST, 7000, 0, 1024);
   h = hdr(IP_A, IP_B, QB, OP_RRESP_MIDDLE, 7001);
-  h.ecn = 3;
+  h.tos = TOS(DSCP, 3);
   pkh(&e, T0 + 200, &h, 0, 0, 1024);
   cnp(&e, T0 + 250, IP_B, IP_A, QA);
   pk(&e, T0 + 300, IP_A, IP_B, QB, OP_RRESP_MIDDLE, 7002, 0, 1024);
@@ -2674,8 +2695,8 @@ END_TEST
  * unusable. */
 START_TEST(t18_callback_failure) {
   env e;
-  fp_frame f;
-  fp_hdr h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 10);
+  tb f;
+  tu_spec h = hdr(IP_A, IP_B, QB, OP_WRITE_ONLY, 10);
   rtel_pkt_info pi;
   env_init(&e);
   W(&e, T0, 10, 100);
@@ -2684,7 +2705,7 @@ START_TEST(t18_callback_failure) {
   ck_assert_uint_eq(e.c.nfl, 1);
   memset(&pi, 0, sizeof(pi));
   pi.ts = T0 + 200;
-  fp_rc(&f, &h, 100, 0, 100);
+  build(&f, &h, 100, 0, 100);
   ck_assert_int_eq(rtel_ctx_read_pkt(e.ctx, &pi, f.b, f.n),
                    RTEL_ERR_INVALID_STATE);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);

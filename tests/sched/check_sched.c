@@ -12,7 +12,7 @@
  *  agg     I/O aggregates and their latency quantiles (check_agg.c)
  *
  * Every expectation is computed here, from the rules of the header and of
- * rtel-metrics(7) and the packets built by schedpkt.c; a failing test names the
+ * rtel-metrics(7) and the packets built by harness.c; a failing test names the
  * rule and the scenario. SCHED_VERBOSE=1 prints what each random
  * configuration exercised.
  */

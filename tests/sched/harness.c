@@ -226,80 +226,85 @@ entry *h_nth(H *h, size_t from, int kind, size_t k) {
 
 /* ------------------------------------------------------------- packets */
 
-static void send_pkt(H *h, rtel_tstamp ts, uint32_t port, const sp_pkt *p) {
-  uint8_t b[SP_MAX];
-  size_t n = sp_build(b, p);
-  h_read(h, ts, port, b, n);
+/* Builds the frame of |s| and hands it in. */
+static void send_spec(H *h, rtel_tstamp ts, uint32_t port, const tu_spec *s) {
+  tb t;
+  tb_init(&t);
+  tu_build(&t, s);
+  h_read(h, ts, port, t.b, t.n);
+}
+
+/* A frame IPv4 |src| -> |dst| (host order) from UDP port 0xC000, P_Key
+ * 0xFFFF, |plen| bytes of payload. */
+static void spec4(tu_spec *s, uint32_t src, uint32_t dst, uint8_t opcode,
+                  uint32_t dqpn, uint32_t psn, size_t plen) {
+  tu_spec_init(s, opcode, plen);
+  tu_ipv4_mapped(s->src, src);
+  tu_ipv4_mapped(s->dst, dst);
+  s->sport = 0xC000;
+  s->pkey = 0xFFFF;
+  s->dqpn = dqpn;
+  s->psn = psn;
+  s->pad = (uint8_t)tu_pad_of(plen);
 }
 
 void h_data(H *h, rtel_tstamp ts, uint32_t port, uint32_t src, uint32_t dst,
             uint32_t dqpn, uint32_t psn, size_t plen) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = src;
-  p.dst = dst;
-  p.opcode = SP_WRITE_ONLY;
-  p.dqpn = dqpn;
-  p.psn = psn;
-  p.reth = 1;
-  p.va = 0x7000000000ull;
-  p.rkey = 0x5151u;
-  p.dmalen = (uint32_t)plen;
-  p.plen = plen;
-  send_pkt(h, ts, port, &p);
+  tu_spec s;
+  spec4(&s, src, dst, 0x0A /* RDMA WRITE ONLY */, dqpn, psn, plen);
+  s.reth_va = 0x7000000000ull;
+  s.reth_rkey = 0x5151u;
+  s.reth_len = (uint32_t)plen;
+  send_spec(h, ts, port, &s);
 }
 
 void h_aeth(H *h, rtel_tstamp ts, uint32_t port, uint32_t src, uint32_t dst,
             uint32_t dqpn, uint32_t psn, uint8_t syndrome) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = src;
-  p.dst = dst;
-  p.opcode = SP_ACK;
-  p.dqpn = dqpn;
-  p.psn = psn;
-  p.aeth = 1;
-  p.syndrome = syndrome;
-  p.msn = 1;
-  send_pkt(h, ts, port, &p);
+  tu_spec s;
+  spec4(&s, src, dst, 0x11 /* ACKNOWLEDGE */, dqpn, psn, 0);
+  s.aeth_syn = syndrome;
+  s.aeth_msn = 1;
+  send_spec(h, ts, port, &s);
 }
 
 void h_cnp(H *h, rtel_tstamp ts, uint32_t port, uint32_t src, uint32_t dst,
            uint32_t dqpn) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = src;
-  p.dst = dst;
-  p.opcode = SP_CNP;
-  p.dqpn = dqpn;
-  send_pkt(h, ts, port, &p);
+  tu_spec s;
+  spec4(&s, src, dst, 0x81 /* CNP */, dqpn, 0, 0);
+  send_spec(h, ts, port, &s);
 }
 
-static void nv_send(H *h, rtel_tstamp ts, uint32_t port, uint32_t src,
-                    uint32_t dst, uint32_t dqpn, uint32_t psn,
-                    const uint8_t *payload, size_t plen) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = src;
-  p.dst = dst;
-  p.opcode = SP_SEND_ONLY;
-  p.dqpn = dqpn;
-  p.psn = psn;
-  p.payload = payload;
-  p.plen = plen;
-  send_pkt(h, ts, port, &p);
+/* The shared builder's queue for |q|, and back (the PSNs moved on). */
+static tu_nvq nvq_of(const nvq *q) {
+  tu_nvq t;
+  tu_nvq_init4(&t, q->host, q->target, q->hqpn, q->tqpn, q->hpsn, q->tpsn);
+  return t;
+}
+
+static void nvq_send(H *h, nvq *q, rtel_tstamp ts, const tu_nvq *tq,
+                     const tb *t) {
+  q->hpsn = tq->hpsn;
+  q->tpsn = tq->tpsn;
+  h_read(h, ts, q->port, t->b, t->n);
+}
+
+static void nv_sqe(H *h, nvq *q, rtel_tstamp ts, const uint8_t *sqe) {
+  tu_nvq tq = nvq_of(q);
+  tb t;
+  tu_nvq_cmd(&t, &tq, sqe);
+  nvq_send(h, q, ts, &tq, &t);
 }
 
 void nv_connect(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t qid) {
-  uint8_t sqe[64];
-  sp_sqe_connect(sqe, cid, qid);
-  nv_send(h, ts, q->port, q->host, q->target, q->tqpn, q->hpsn++, sqe, 64);
+  uint8_t sqe[TU_SQE_LEN];
+  tu_sqe_connect(sqe, cid, qid, 0);
+  nv_sqe(h, q, ts, sqe);
 }
 
 void nv_propget(H *h, nvq *q, rtel_tstamp ts, uint16_t cid) {
-  uint8_t sqe[64];
-  sp_sqe_fabrics(sqe, cid, 0x04);
-  nv_send(h, ts, q->port, q->host, q->target, q->tqpn, q->hpsn++, sqe, 64);
+  uint8_t sqe[TU_SQE_LEN];
+  tu_sqe_fabrics(sqe, cid, 0x04);
+  nv_sqe(h, q, ts, sqe);
 }
 
 void nv_open(H *h, nvq *q, rtel_tstamp ts, uint16_t qid) {
@@ -310,71 +315,46 @@ void nv_open(H *h, nvq *q, rtel_tstamp ts, uint16_t qid) {
 }
 
 void nv_rsp(H *h, nvq *q, rtel_tstamp ts, uint16_t cid, uint16_t sf) {
-  uint8_t cqe[16];
-  sp_cqe(cqe, cid, sf);
-  nv_send(h, ts, q->port, q->target, q->host, q->hqpn, q->tpsn++, cqe, 16);
+  tu_nvq tq = nvq_of(q);
+  tb t;
+  tu_nvq_rsp(&t, &tq, cid, sf, 0, 0);
+  nvq_send(h, q, ts, &tq, &t);
 }
 
 void nv_cmd(H *h, nvq *q, rtel_tstamp ts, uint8_t opcode, uint16_t cid,
             uint32_t nsid, uint64_t slba, uint64_t va, uint32_t len,
             uint32_t key) {
-  uint8_t sqe[64];
-  sp_sqe_rw(sqe, opcode, cid, nsid, slba, (uint16_t)(len / 512 - 1), va, len,
-            key);
-  nv_send(h, ts, q->port, q->host, q->target, q->tqpn, q->hpsn++, sqe, 64);
+  uint8_t sqe[TU_SQE_LEN];
+  tu_sqe_rw(sqe, opcode, cid, nsid, slba, len / 512, va, len, key);
+  nv_sqe(h, q, ts, sqe);
 }
 
 void nv_wdata(H *h, nvq *q, rtel_tstamp ts, uint64_t va, uint32_t key,
               uint32_t len) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = q->target;
-  p.dst = q->host;
-  p.opcode = SP_WRITE_ONLY;
-  p.dqpn = q->hqpn;
-  p.psn = q->tpsn++;
-  p.reth = 1;
-  p.va = va;
-  p.rkey = key;
-  p.dmalen = len;
-  p.plen = len;
-  send_pkt(h, ts, q->port, &p);
+  tu_nvq tq = nvq_of(q);
+  tb t;
+  tu_nvq_wdata(&t, &tq, 0x0A /* RDMA WRITE ONLY */, va, key, len, len);
+  nvq_send(h, q, ts, &tq, &t);
 }
 
 uint32_t nv_rdreq(H *h, nvq *q, rtel_tstamp ts, uint64_t va, uint32_t key,
                   uint32_t len) {
-  sp_pkt p;
-  uint32_t psn = q->tpsn++;
-  memset(&p, 0, sizeof(p));
-  p.src = q->target;
-  p.dst = q->host;
-  p.opcode = SP_READ_REQ;
-  p.dqpn = q->hqpn;
-  p.psn = psn;
-  p.reth = 1;
-  p.va = va;
-  p.rkey = key;
-  p.dmalen = len;
-  send_pkt(h, ts, q->port, &p);
+  tu_nvq tq = nvq_of(q);
+  tb t;
+  uint32_t psn = tu_nvq_rdreq(&t, &tq, va, key, len, 1);
+  nvq_send(h, q, ts, &tq, &t);
   return psn;
 }
 
 void nv_rdresp(H *h, nvq *q, rtel_tstamp ts, uint32_t psn, uint32_t len) {
-  sp_pkt p;
-  memset(&p, 0, sizeof(p));
-  p.src = q->host;
-  p.dst = q->target;
-  p.opcode = SP_READ_RESP_ONLY;
-  p.dqpn = q->tqpn;
-  p.psn = psn;
-  p.aeth = 1;
-  p.syndrome = 0x1F;
-  p.plen = len;
-  send_pkt(h, ts, q->port, &p);
+  tu_nvq tq = nvq_of(q);
+  tb t;
+  tu_nvq_rdresp(&t, &tq, 0x10 /* READ RESPONSE ONLY */, psn, len);
+  nvq_send(h, q, ts, &tq, &t);
 }
 
 int h_addr_is(const uint8_t a[16], uint32_t ip4) {
   uint8_t m[16];
-  sp_mapped(ip4, m);
+  tu_ipv4_mapped(m, ip4);
   return memcmp(a, m, 16) == 0;
 }

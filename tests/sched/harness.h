@@ -2,8 +2,8 @@
 /*
  * Test harness of the scheduler / alarm / aggregation tests: a context with
  * every callback recording into an ordered log, packet senders built on
- * schedpkt, and a small seeded PRNG. Expected values are never computed by
- * library code.
+ * the shared builder (tests/rtel_test_util.h), and a small seeded PRNG.
+ * Expected values are never computed by library code.
  */
 #ifndef SCHED_HARNESS_H
 #define SCHED_HARNESS_H
@@ -15,7 +15,7 @@
 
 #include <check.h>
 
-#include "schedpkt.h"
+#include "rtel_test_util.h"
 
 #define NONE RTEL_TSTAMP_NONE
 

@@ -16,10 +16,11 @@ tests_sched_check_sched_SOURCES = \
 	tests/sched/check_alarm.c \
 	tests/sched/check_agg.c \
 	tests/sched/sim.c tests/sched/sim.h \
-	tests/sched/harness.c tests/sched/harness.h \
-	tests/sched/schedpkt.c tests/sched/schedpkt.h
+	tests/sched/harness.c tests/sched/harness.h
+tests_sched_check_sched_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_sched_check_sched_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
-tests_sched_check_sched_LDADD = lib/librocetel.la $(CHECK_LIBS)
+tests_sched_check_sched_LDADD = tests/librtel_test.la lib/librocetel.la \
+	$(CHECK_LIBS)
 
 tests_sched_check_hist_SOURCES = tests/sched/check_hist.c
 tests_sched_check_hist_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
