@@ -75,9 +75,19 @@ static inline uint32_t rtel__get24(const uint8_t *p) {
 static inline uint32_t rtel__get24b(const uint8_t *p) {
   return rtel__get32(p - 1) & 0xffffffu;
 }
+/* Little-endian loads (NVMe structures, the ICRC trailer). */
+static inline uint16_t rtel__get16le(const uint8_t *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t rtel__get24le(const uint8_t *p) {
+  return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
 static inline uint32_t rtel__get32le(const uint8_t *p) {
   return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 |
          p[0];
+}
+static inline uint64_t rtel__get64le(const uint8_t *p) {
+  return (uint64_t)rtel__get32le(p + 4) << 32 | rtel__get32le(p);
 }
 
 /*

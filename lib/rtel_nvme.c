@@ -133,19 +133,6 @@ size_t rtel__nvme_io_size(void) {
   return sizeof(nio) + 2 * sizeof(uint32_t) + 2 * sizeof(uint32_t);
 }
 
-static inline uint16_t le16(const uint8_t *p) {
-  return (uint16_t)(p[0] | p[1] << 8);
-}
-static inline uint32_t le24(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-static inline uint32_t le32(const uint8_t *p) {
-  return le24(p) | (uint32_t)p[3] << 24;
-}
-static inline uint64_t le64(const uint8_t *p) {
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static inline int32_t psn_diff(uint32_t a, uint32_t b) {
   uint32_t d = (a - b) & PSN_MASK;
   return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
@@ -931,20 +918,22 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
   const uint8_t *d = b + 24;
   uint8_t type = (uint8_t)(d[15] >> 4), sub = d[15] & 0xfu;
   if (type == 0x4) {
-    add_key(n, ioi, io, le64(d), le24(d + 8), le32(d + 11));
+    add_key(n, ioi, io, rtel__get64le(d), rtel__get24le(d + 8),
+            rtel__get32le(d + 11));
   } else if (type == 0x0 && sub == 0x1) {
     io->incapsule = 1;
-    io->bytes = le32(d + 8);
+    io->bytes = rtel__get32le(d + 8);
   } else if (type == 0x3 && sub == 0x1) {
-    uint64_t off = le64(d);
-    uint32_t len = le32(d + 8), i;
+    uint64_t off = rtel__get64le(d);
+    uint32_t len = rtel__get32le(d + 8), i;
     if (off > cap) {
       return; /* the list is not in the captured part of the capsule */
     }
     for (i = 0; i + 16 <= len && SQE_LEN + off + i + 16 <= cap; i += 16) {
       const uint8_t *e = b + SQE_LEN + off + i;
       if ((e[15] >> 4) == 0x4) {
-        add_key(n, ioi, io, le64(e), le24(e + 8), le32(e + 11));
+        add_key(n, ioi, io, rtel__get64le(e), rtel__get24le(e + 8),
+                rtel__get32le(e + 11));
       }
     }
   }
@@ -988,10 +977,10 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
     if (q->qid < 0) {
       n->env.stats->nvme_queues_connect++;
     }
-    q->qid = le16(b + 42);
+    q->qid = rtel__get16le(b + 42);
   }
   qi = rtel__qtab_idx(&n->queues, &q->q);
-  cid = le16(b + 2);
+  cid = rtel__get16le(b + 2);
   io = io_find(n, qi, cid);
   if (io != NULL) {
     /* the CID is reused while outstanding: its response was missed */
@@ -1024,11 +1013,11 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   if (b[0] == RTEL_NVME_OP_FABRICS) {
     io->fctype = b[4];
   } else {
-    io->nsid = le32(b + 4);
+    io->nsid = rtel__get32le(b + 4);
   }
   if (b[0] == RTEL_NVME_OP_READ || b[0] == RTEL_NVME_OP_WRITE) {
-    io->slba = le64(b + 40);
-    io->nlb = (uint32_t)le16(b + 48) + 1;
+    io->slba = rtel__get64le(b + 40);
+    io->nlb = (uint32_t)rtel__get16le(b + 48) + 1;
   }
   io->t_cmd = pi->ts;
   io->t_cap_last = pi->ts;
@@ -1144,8 +1133,8 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
                     const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
   const uint8_t *c = pkt + hd->payload_off;
-  uint16_t cid = le16(c + 12);
-  uint16_t status = (uint16_t)(le16(c + 14) >> 1);
+  uint16_t cid = rtel__get16le(c + 12);
+  uint16_t status = (uint16_t)(rtel__get16le(c + 14) >> 1);
   uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   int rv;
 
