@@ -30,10 +30,15 @@
 #include "rtel_nvme.h"
 
 #include "rtel_flow.h"
+#include "rtel_nvme_wire.h"
 
 #define PSN_MASK 0xffffffu
-#define SQE_LEN 64
-#define CQE_LEN 16
+/* The most PSNs a MIDDLE or LAST packet is looked for after the FIRST (or
+ * READ REQUEST) of its message. */
+#define MSG_PSN_SPAN 65536
+/* IP-CM service IDs in the TCP port space: 0x0000000001 06 PPPP. */
+#define IPCM_TCP_SID 0x0000000001060000ull
+#define IPCM_TCP_SID_MASK 0xFFFFFFFFFFFF0000ull
 
 /* queue states */
 #define Q_GUESSED 1u
@@ -184,7 +189,7 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   n->join_window = s->io_join_window ? s->io_join_window : 1000000000ull;
   memcpy(n->ports, s->nvme_ports, sizeof(n->ports));
   if (!n->ports[0] && !n->ports[1] && !n->ports[2] && !n->ports[3]) {
-    n->ports[0] = 4420;
+    n->ports[0] = RTEL__NVMEOF_PORT;
   }
   n->unpaired_head = RTEL__NIL;
   n->io_fifo_head = n->io_fifo_tail = RTEL__NIL;
@@ -398,8 +403,7 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
 
 static int port_is_nvme(const rtel__nvme *n, uint64_t sid) {
   unsigned i;
-  /* IP-CM service ID, TCP port space: 0x0000000001 06 PPPP */
-  if ((sid & 0xFFFFFFFFFFFF0000ull) != 0x0000000001060000ull) {
+  if ((sid & IPCM_TCP_SID_MASK) != IPCM_TCP_SID) {
     return 0;
   }
   for (i = 0; i < 4; i++) {
@@ -873,20 +877,29 @@ static int join_offer(rtel__nvme *n, const rtel_io_record *r) {
 
 /* ------------------------------------------------------------ capsules */
 
+/* Is the SQE |b| a Fabrics Connect (which opens a queue)? */
+static int is_connect(const uint8_t *b) {
+  return b[RTEL__SQE_OPC] == RTEL_NVME_OP_FABRICS &&
+         b[RTEL__SQE_FCTYPE] == RTEL__FCTYPE_CONNECT;
+}
+
 /* Does |b| (at least 64 bytes) look like an NVMe-oF SQE? Used to guess
  * queues mid-stream; a completion with a matching CID must confirm it. */
 static int sqe_shape(const uint8_t *b) {
-  uint8_t psdt = (uint8_t)(b[1] >> 6), fuse = b[1] & 3u;
-  uint8_t sgl_type = (uint8_t)(b[39] >> 4), sgl_sub = b[39] & 0xfu;
-  if (psdt == 0 || psdt == 3 || fuse != 0) {
+  uint8_t psdt = RTEL__SQE_PSDT(b[RTEL__SQE_FLAGS]);
+  uint8_t fuse = RTEL__SQE_FUSE(b[RTEL__SQE_FLAGS]);
+  uint8_t sgl_id = b[RTEL__SQE_SGL1 + RTEL__SGL_ID];
+  uint8_t sgl_sub = RTEL__SGL_SUB(sgl_id);
+  if (psdt == RTEL__PSDT_PRP || psdt == RTEL__PSDT_RESERVED || fuse != 0) {
     return 0; /* NVMe-oF commands use SGLs and are not fused here */
   }
-  switch (sgl_type) {
-  case 0x4: /* keyed data block: address or invalidate */
-    return sgl_sub == 0x0 || sgl_sub == 0xf;
-  case 0x0: /* data block, offset: in-capsule data */
-  case 0x3: /* last segment, offset */
-    return sgl_sub == 0x1;
+  switch (RTEL__SGL_TYPE(sgl_id)) {
+  case RTEL__SGL_KEYED: /* keyed data block: address or invalidate */
+    return sgl_sub == RTEL__SGL_SUB_ADDRESS ||
+           sgl_sub == RTEL__SGL_SUB_INVALIDATE;
+  case RTEL__SGL_DATA:     /* data block, offset: in-capsule data */
+  case RTEL__SGL_LAST_SEG: /* last segment, offset */
+    return sgl_sub == RTEL__SGL_SUB_OFFSET;
   default:
     return 0;
   }
@@ -911,29 +924,38 @@ static void add_key(rtel__nvme *n, uint32_t ioi, nio *io, uint64_t va,
   io->bytes += len;
 }
 
+/* Remembers the keyed data block descriptor |d|. */
+static void add_keyed(rtel__nvme *n, uint32_t ioi, nio *io,
+                      const uint8_t *d) {
+  add_key(n, ioi, io, rtel__get64le(d + RTEL__SGL_ADDR),
+          rtel__get24le(d + RTEL__SGL_LENGTH),
+          rtel__get32le(d + RTEL__SGL_KEY));
+}
+
 /* The data descriptors of the SQE |b|; |cap| bytes of the capsule are
  * available (a Last Segment list lives in the capsule after the SQE). */
 static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
                       uint32_t cap) {
-  const uint8_t *d = b + 24;
-  uint8_t type = (uint8_t)(d[15] >> 4), sub = d[15] & 0xfu;
-  if (type == 0x4) {
-    add_key(n, ioi, io, rtel__get64le(d), rtel__get24le(d + 8),
-            rtel__get32le(d + 11));
-  } else if (type == 0x0 && sub == 0x1) {
+  const uint8_t *d = b + RTEL__SQE_SGL1;
+  uint8_t type = RTEL__SGL_TYPE(d[RTEL__SGL_ID]);
+  uint8_t sub = RTEL__SGL_SUB(d[RTEL__SGL_ID]);
+  if (type == RTEL__SGL_KEYED) {
+    add_keyed(n, ioi, io, d);
+  } else if (type == RTEL__SGL_DATA && sub == RTEL__SGL_SUB_OFFSET) {
     io->incapsule = 1;
-    io->bytes = rtel__get32le(d + 8);
-  } else if (type == 0x3 && sub == 0x1) {
-    uint64_t off = rtel__get64le(d);
-    uint32_t len = rtel__get32le(d + 8), i;
+    io->bytes = rtel__get32le(d + RTEL__SGL_LENGTH);
+  } else if (type == RTEL__SGL_LAST_SEG && sub == RTEL__SGL_SUB_OFFSET) {
+    uint64_t off = rtel__get64le(d + RTEL__SGL_ADDR);
+    uint32_t len = rtel__get32le(d + RTEL__SGL_LENGTH), i;
     if (off > cap) {
       return; /* the list is not in the captured part of the capsule */
     }
-    for (i = 0; i + 16 <= len && SQE_LEN + off + i + 16 <= cap; i += 16) {
-      const uint8_t *e = b + SQE_LEN + off + i;
-      if ((e[15] >> 4) == 0x4) {
-        add_key(n, ioi, io, rtel__get64le(e), rtel__get24le(e + 8),
-                rtel__get32le(e + 11));
+    for (i = 0; i + RTEL__SGL_DESC_LEN <= len &&
+                RTEL__SQE_LEN + off + i + RTEL__SGL_DESC_LEN <= cap;
+         i += RTEL__SGL_DESC_LEN) {
+      const uint8_t *e = b + RTEL__SQE_LEN + off + i;
+      if (RTEL__SGL_TYPE(e[RTEL__SGL_ID]) == RTEL__SGL_KEYED) {
+        add_keyed(n, ioi, io, e);
       }
     }
   }
@@ -950,7 +972,7 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
 
   q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
   if (q == NULL) {
-    int connect = b[0] == RTEL_NVME_OP_FABRICS && b[4] == 0x01;
+    int connect = is_connect(b);
     if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
       return 0;
     }
@@ -969,7 +991,7 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   }
   q->h2t_psn = hd->psn;
   q->h2t_valid = 1;
-  if (b[0] == RTEL_NVME_OP_FABRICS && b[4] == 0x01) {
+  if (is_connect(b)) {
     /* Fabrics Connect opens the queue: its QID is in CDW10 */
     if (q->state != Q_CONFIRMED) {
       q->state = Q_CONFIRMED;
@@ -977,10 +999,10 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
     if (q->qid < 0) {
       n->env.stats->nvme_queues_connect++;
     }
-    q->qid = rtel__get16le(b + 42);
+    q->qid = rtel__get16le(b + RTEL__SQE_CONNECT_QID);
   }
   qi = rtel__qtab_idx(&n->queues, &q->q);
-  cid = rtel__get16le(b + 2);
+  cid = rtel__get16le(b + RTEL__SQE_CID);
   io = io_find(n, qi, cid);
   if (io != NULL) {
     /* the CID is reused while outstanding: its response was missed */
@@ -1007,17 +1029,17 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   io->used = 1;
   io->queue = qi;
   io->cid = cid;
-  io->opcode = b[0];
+  io->opcode = b[RTEL__SQE_OPC];
   io->cmd_psn = hd->psn;
   io->port = pi->port;
-  if (b[0] == RTEL_NVME_OP_FABRICS) {
-    io->fctype = b[4];
+  if (io->opcode == RTEL_NVME_OP_FABRICS) {
+    io->fctype = b[RTEL__SQE_FCTYPE];
   } else {
-    io->nsid = rtel__get32le(b + 4);
+    io->nsid = rtel__get32le(b + RTEL__SQE_NSID);
   }
-  if (b[0] == RTEL_NVME_OP_READ || b[0] == RTEL_NVME_OP_WRITE) {
-    io->slba = rtel__get64le(b + 40);
-    io->nlb = (uint32_t)rtel__get16le(b + 48) + 1;
+  if (io->opcode == RTEL_NVME_OP_READ || io->opcode == RTEL_NVME_OP_WRITE) {
+    io->slba = rtel__get64le(b + RTEL__SQE_SLBA);
+    io->nlb = (uint32_t)rtel__get16le(b + RTEL__SQE_NLB) + 1;
   }
   io->t_cmd = pi->ts;
   io->t_cap_last = pi->ts;
@@ -1133,8 +1155,8 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
                     const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
   const uint8_t *c = pkt + hd->payload_off;
-  uint16_t cid = rtel__get16le(c + 12);
-  uint16_t status = (uint16_t)(rtel__get16le(c + 14) >> 1);
+  uint16_t cid = rtel__get16le(c + RTEL__CQE_CID);
+  uint16_t status = (uint16_t)(rtel__get16le(c + RTEL__CQE_STATUS) >> 1);
   uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   int rv;
 
@@ -1181,7 +1203,8 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     unsigned i;
     for (i = 0; i < RTEL__RDREQ_RING; i++) {
       int32_t d = psn_diff(hd->psn, q->wrs[i].psn);
-      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best && d < 65536) {
+      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best &&
+          d < MSG_PSN_SPAN) {
         best = d;
         io = io_at(n, q->wrs[i].io);
       }
@@ -1234,7 +1257,7 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
     for (i = 0; i < RTEL__RDREQ_RING; i++) {
       int32_t d = psn_diff(hd->psn, q->rdreq[i].psn);
       if (q->rdreq[i].io != RTEL__NIL && d >= 0 && d < best &&
-          (first ? d == 0 : d < 65536)) {
+          (first ? d == 0 : d < MSG_PSN_SPAN)) {
         best = d;
         q->rr_io = q->rdreq[i].io;
       }
@@ -1277,56 +1300,59 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
     join_expire(n, pi->obs, pi->ts);
   }
   /* NVMe-oF runs on RC QPs */
-  if (op > 0x1f || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                                 RTEL_HD_F_UNKNOWN_TVER))) {
+  if (op > RTEL__RC_MAX ||
+      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
   base = op;
   switch (base) {
-  case 0x00: /* SEND FIRST */
-  case 0x04: /* SEND ONLY */
-    if (hd->payload_cap >= SQE_LEN && hd->payload_len >= SQE_LEN) {
+  case RTEL__RC_SEND_FIRST:
+  case RTEL__RC_SEND_ONLY:
+    if (hd->payload_cap >= RTEL__SQE_LEN &&
+        hd->payload_len >= RTEL__SQE_LEN) {
       /* host -> target: a command capsule */
-      return command(n, pi, hd, pkt, base == 0x04);
+      return command(n, pi, hd, pkt, base == RTEL__RC_SEND_ONLY);
     }
-    if (base == 0x04 && hd->payload_len == CQE_LEN &&
-        hd->payload_cap == CQE_LEN) {
+    if (base == RTEL__RC_SEND_ONLY && hd->payload_len == RTEL__CQE_LEN &&
+        hd->payload_cap == RTEL__CQE_LEN) {
       return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
     }
     return 0;
-  case 0x17: /* SEND ONLY with Invalidate */
-    if (hd->payload_len == CQE_LEN && hd->payload_cap == CQE_LEN) {
+  case RTEL__RC_SEND_ONLY_INV:
+    if (hd->payload_len == RTEL__CQE_LEN &&
+        hd->payload_cap == RTEL__CQE_LEN) {
       return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
     }
     return 0;
-  case 0x01: /* SEND MIDDLE, LAST: the rest of a command capsule */
-  case 0x02:
+  case RTEL__RC_SEND_MIDDLE: /* the rest of a command capsule */
+  case RTEL__RC_SEND_LAST:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q && q->cap_io != RTEL__NIL) {
       if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
         q->h2t_psn = hd->psn;
       }
       io_at(n, q->cap_io)->t_cap_last = pi->ts;
-      if (base == 0x02) {
+      if (base == RTEL__RC_SEND_LAST) {
         q->cap_io = RTEL__NIL;
       }
     }
     return 0;
-  case 0x06: /* RDMA WRITE FIRST / ONLY / MIDDLE / LAST: read data */
-  case 0x0A:
-  case 0x07:
-  case 0x08:
+  case RTEL__RC_WRITE_FIRST: /* read data */
+  case RTEL__RC_WRITE_ONLY:
+  case RTEL__RC_WRITE_MIDDLE:
+  case RTEL__RC_WRITE_LAST:
     q = queue_of_t2h(n, pi->obs, hd);
     if (q) {
       if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
         q->t2h_psn = hd->psn;
         q->t2h_valid = 1;
       }
-      read_data(n, pi, hd, q, base == 0x06 || base == 0x0A,
-                base == 0x08 || base == 0x0A);
+      read_data(n, pi, hd, q,
+                base == RTEL__RC_WRITE_FIRST || base == RTEL__RC_WRITE_ONLY,
+                base == RTEL__RC_WRITE_LAST || base == RTEL__RC_WRITE_ONLY);
     }
     return 0;
-  case 0x0C: /* RDMA READ REQUEST: the target fetches write data */
+  case RTEL__RC_READ_REQUEST: /* the target fetches write data */
     q = queue_of_t2h(n, pi->obs, hd);
     if (q) {
       if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
@@ -1336,14 +1362,16 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
       read_request(n, pi, hd, q);
     }
     return 0;
-  case 0x0D: /* READ RESPONSE FIRST / ONLY / MIDDLE / LAST */
-  case 0x10:
-  case 0x0E:
-  case 0x0F:
+  case RTEL__RC_READ_RESP_FIRST: /* write data */
+  case RTEL__RC_READ_RESP_ONLY:
+  case RTEL__RC_READ_RESP_MIDDLE:
+  case RTEL__RC_READ_RESP_LAST:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(n, pi, hd, q, base == 0x0D || base == 0x10,
-                    base == 0x0F || base == 0x10);
+      read_response(n, pi, hd, q, base == RTEL__RC_READ_RESP_FIRST ||
+                        base == RTEL__RC_READ_RESP_ONLY,
+                    base == RTEL__RC_READ_RESP_LAST ||
+                        base == RTEL__RC_READ_RESP_ONLY);
     }
     return 0;
   default:
