@@ -90,6 +90,25 @@ static inline uint64_t rtel__get64le(const uint8_t *p) {
   return (uint64_t)rtel__get32le(p + 4) << 32 | rtel__get32le(p);
 }
 
+/* A 64-bit to 32-bit hash finaliser (MurmurHash3's fmix64). */
+static inline uint32_t rtel__mix32(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+/* The smallest power of two at least |v| (bucket counts). */
+static inline uint32_t rtel__pow2_at_least(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) {
+    p <<= 1;
+  }
+  return p;
+}
+
 /*
  * Length of the prefix of a versioned struct that a given version has:
  * offsetof(last field of that version) + its size. Each versioned struct

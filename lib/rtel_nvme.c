@@ -120,18 +120,6 @@ typedef struct nio {
   nsgl sgl[RTEL__IO_SGL];
 } nio;
 
-/* A completed I/O waiting for its twin. */
-typedef struct njoin {
-  uint32_t hnext;
-  uint32_t fprev;
-  uint32_t fnext;
-  uint32_t hash;
-  uint32_t obs;
-  uint32_t used;
-  rtel_tstamp expire;
-  rtel_io_record rec;
-} njoin;
-
 size_t rtel__nvme_io_size(void) {
   /* the entry, its (queue, CID) bucket share and its key-index bucket
    * share (both sized 2 x capacity) */
@@ -146,28 +134,8 @@ static inline int32_t psn_diff(uint32_t a, uint32_t b) {
 static nio *io_at(const rtel__nvme *n, uint32_t i) {
   return (nio *)(void *)(n->ios + (size_t)i * sizeof(nio));
 }
-static njoin *join_at(const rtel__nvme *n, uint32_t i) {
-  return (njoin *)(void *)(n->joins + (size_t)i * sizeof(njoin));
-}
 static nq *queue_at(const rtel__nvme *n, uint32_t i) {
   return (nq *)(void *)rtel__qtab_at(&n->queues, i);
-}
-
-static uint32_t mix32(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return (uint32_t)x;
-}
-
-static uint32_t pow2_at_least(uint32_t v) {
-  uint32_t p = 1;
-  while (p < v) {
-    p <<= 1;
-  }
-  return p;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -177,7 +145,6 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   const rtel_mem *mem = env->mem;
   uint32_t nq_cap = s->max_nvme_queues ? s->max_nvme_queues : 1024;
   uint32_t nios = s->max_ios ? s->max_ios : 16384;
-  uint32_t njoins = s->max_io_joins ? s->max_io_joins : nios;
   uint32_t i, nb;
   int rv;
 
@@ -186,14 +153,12 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   n->pairs = pairs;
   n->flags = s->nvme_flags;
   n->io_timeout = s->io_timeout ? s->io_timeout : 5000000000ull;
-  n->join_window = s->io_join_window ? s->io_join_window : 1000000000ull;
   memcpy(n->ports, s->nvme_ports, sizeof(n->ports));
   if (!n->ports[0] && !n->ports[1] && !n->ports[2] && !n->ports[3]) {
     n->ports[0] = RTEL__NVMEOF_PORT;
   }
   n->unpaired_head = RTEL__NIL;
   n->io_fifo_head = n->io_fifo_tail = RTEL__NIL;
-  n->join_fifo_head = n->join_fifo_tail = RTEL__NIL;
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
@@ -204,15 +169,11 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     rtel__nvme_free(n);
     return rv;
   }
-  nb = pow2_at_least(nios * 2u);
+  nb = rtel__pow2_at_least(nios * 2u);
   n->ios = mem->calloc(nios, sizeof(nio), mem->user_data);
   n->io_buckets = mem->malloc((size_t)nb * sizeof(uint32_t), mem->user_data);
   n->key_buckets = mem->malloc((size_t)nb * sizeof(uint32_t), mem->user_data);
-  n->joins = mem->calloc(njoins, sizeof(njoin), mem->user_data);
-  n->join_buckets = mem->malloc(
-      (size_t)pow2_at_least(njoins * 2u) * sizeof(uint32_t), mem->user_data);
-  if (!n->ios || !n->io_buckets || !n->key_buckets || !n->joins ||
-      !n->join_buckets) {
+  if (!n->ios || !n->io_buckets || !n->key_buckets) {
     rtel__nvme_free(n);
     return RTEL_ERR_NOMEM;
   }
@@ -227,23 +188,13 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     io_at(n, i)->hnext = i + 1 < nios ? i + 1 : RTEL__NIL;
   }
   n->io_free = 0;
-  n->join_cap = njoins;
-  n->join_mask = pow2_at_least(njoins * 2u) - 1;
-  for (i = 0; i <= n->join_mask; i++) {
-    n->join_buckets[i] = RTEL__NIL;
-  }
-  for (i = 0; i < njoins; i++) {
-    join_at(n, i)->hnext = i + 1 < njoins ? i + 1 : RTEL__NIL;
-  }
-  n->join_free = 0;
   return 0;
 }
 
 void rtel__nvme_free(rtel__nvme *n) {
   const rtel_mem *mem = n->env.mem;
   void **ps[] = {(void **)&n->ios, (void **)&n->io_buckets,
-                 (void **)&n->key_buckets, (void **)&n->joins,
-                 (void **)&n->join_buckets};
+                 (void **)&n->key_buckets};
   size_t i;
   if (mem == NULL) {
     return; /* never initialised */
@@ -440,8 +391,6 @@ void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
 
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
-static void join_expire(rtel__nvme *n, uint32_t obs,
-                        rtel_tstamp obs_now);
 
 /* The queue a target -> host packet belongs to, learning the pair from
  * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
@@ -491,11 +440,11 @@ static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
 /* ------------------------------------------------------------ I/Os */
 
 static uint32_t io_hash(uint32_t queue, uint16_t cid) {
-  return mix32((uint64_t)queue << 16 | cid);
+  return rtel__mix32((uint64_t)queue << 16 | cid);
 }
 
 static uint32_t key_hash(uint32_t queue, uint32_t key) {
-  return mix32((uint64_t)queue << 32 | key) ^ 0x9e3779b9u;
+  return rtel__mix32((uint64_t)queue << 32 | key) ^ 0x9e3779b9u;
 }
 
 static nio *io_find(const rtel__nvme *n, uint32_t queue, uint16_t cid) {
@@ -685,194 +634,6 @@ static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   }
   io_unlink(n, io);
   return report ? deliver(n, &r) : 0;
-}
-
-/* ------------------------------------------------------------ joins */
-
-static uint32_t join_hash(const rtel_io_record *r) {
-  uint64_t w[5], h = 0x51ed270b27a1b3c5ull;
-  size_t i;
-  memcpy(w, r->host, 16);
-  memcpy(w + 2, r->target, 16);
-  w[4] = (uint64_t)r->target_qpn << 32 | (uint64_t)r->cid << 8 | r->opcode;
-  for (i = 0; i < 5; i++) {
-    h = (h ^ w[i]) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-  }
-  return mix32(h ^ r->slba ^ (r->bytes << 17));
-}
-
-static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
-  return a->target_qpn == b->target_qpn && a->cid == b->cid &&
-         a->opcode == b->opcode && a->fctype == b->fctype &&
-         a->nsid == b->nsid && a->slba == b->slba &&
-         a->bytes == b->bytes && memcmp(a->host, b->host, 16) == 0 &&
-         memcmp(a->target, b->target, 16) == 0;
-}
-
-static void join_remove(rtel__nvme *n, njoin *j) {
-  uint32_t i = (uint32_t)((size_t)((uint8_t *)j - n->joins) / sizeof(njoin));
-  uint32_t *pp = &n->join_buckets[j->hash & n->join_mask];
-  while (*pp != i) {
-    pp = &join_at(n, *pp)->hnext;
-  }
-  *pp = j->hnext;
-  if (j->fprev == RTEL__NIL) {
-    n->join_fifo_head = j->fnext;
-  } else {
-    join_at(n, j->fprev)->fnext = j->fnext;
-  }
-  if (j->fnext == RTEL__NIL) {
-    n->join_fifo_tail = j->fprev;
-  } else {
-    join_at(n, j->fnext)->fprev = j->fprev;
-  }
-  j->used = 0;
-  j->hnext = n->join_free;
-  n->join_free = i;
-  n->join_used--;
-}
-
-static uint32_t role_of(const rtel__nvme *n, uint32_t obs) {
-  uint32_t i;
-  for (i = 0; i < n->nroles; i++) {
-    if (n->role_obs[i] == obs) {
-      return n->role[i];
-    }
-  }
-  return RTEL_ROLE_UNKNOWN;
-}
-
-int rtel__nvme_set_role(rtel__nvme *n, uint32_t obs, uint32_t role) {
-  uint32_t i;
-  if (role > RTEL_ROLE_FABRIC) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  for (i = 0; i < n->nroles; i++) {
-    if (n->role_obs[i] == obs) {
-      n->role[i] = (uint8_t)role;
-      return 0;
-    }
-  }
-  if (n->nroles == RTEL_MAX_OBS_ROLES) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  n->role_obs[n->nroles] = obs;
-  n->role[n->nroles++] = (uint8_t)role;
-  return 0;
-}
-
-/* Builds the segmented record of |a| and |b| (the same I/O at two
- * points). Returns 0 if the roles say these two are not joined. */
-static int segment(const rtel__nvme *n, const rtel_io_record *a,
-                   const rtel_io_record *b, rtel_segment_record *s) {
-  uint32_t ra = role_of(n, a->obs), rb = role_of(n, b->obs);
-  const rtel_io_record *c, *st;
-  int configured = 1;
-
-  if (ra == RTEL_ROLE_FABRIC || rb == RTEL_ROLE_FABRIC) {
-    return 0;
-  }
-  if (ra == RTEL_ROLE_COMPUTE || rb == RTEL_ROLE_STORAGE) {
-    c = a;
-    st = b;
-  } else if (rb == RTEL_ROLE_COMPUTE || ra == RTEL_ROLE_STORAGE) {
-    c = b;
-    st = a;
-  } else {
-    /* inferred: the point nearer the host sees the longer latency */
-    configured = 0;
-    if (a->iol >= b->iol) {
-      c = a;
-      st = b;
-    } else {
-      c = b;
-      st = a;
-    }
-  }
-  if ((ra == RTEL_ROLE_COMPUTE && rb == RTEL_ROLE_COMPUTE) ||
-      (ra == RTEL_ROLE_STORAGE && rb == RTEL_ROLE_STORAGE)) {
-    return 0;
-  }
-  memset(s, 0, sizeof(*s));
-  s->compute_obs = c->obs;
-  s->storage_obs = st->obs;
-  s->flags = c->flags;
-  s->roles_configured = (uint32_t)configured;
-  memcpy(s->host, c->host, 16);
-  memcpy(s->target, c->target, 16);
-  s->target_qpn = c->target_qpn;
-  s->cid = c->cid;
-  s->opcode = c->opcode;
-  s->nsid = c->nsid;
-  s->slba = c->slba;
-  s->bytes = c->bytes;
-  s->iol1 = c->iol;
-  s->iol2 = st->iol;
-  s->rtt = c->iol - st->iol;
-  if (c->dpl != RTEL_DURATION_NONE && st->dpl != RTEL_DURATION_NONE) {
-    /* a write: the host's data preparation is compute time */
-    s->compute = c->dpl;
-    s->network = (c->iol - st->iol) + (st->dpl - c->dpl);
-  } else {
-    s->compute = 0;
-    s->network = c->iol - st->iol;
-  }
-  s->storage = s->iol1 - s->compute - s->network;
-  return 1;
-}
-
-/* Offers a completed I/O record for joining with another point's. */
-static int join_offer(rtel__nvme *n, const rtel_io_record *r) {
-  uint32_t h = join_hash(r), i;
-  njoin *j;
-
-  if (role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
-    return 0;
-  }
-  /* the oldest waiting twin (the chain holds the newest first) */
-  j = NULL;
-  for (i = n->join_buckets[h & n->join_mask]; i != RTEL__NIL;
-       i = join_at(n, i)->hnext) {
-    njoin *c = join_at(n, i);
-    if (c->hash == h && c->obs != r->obs && join_same(&c->rec, r)) {
-      j = c;
-    }
-  }
-  if (j != NULL) {
-    rtel_segment_record s;
-    int ok = segment(n, &j->rec, r, &s);
-    join_remove(n, j);
-    if (!ok) {
-      return 0;
-    }
-    return n->env.sink->segment(n->env.sink->hub, &s);
-  }
-  if (n->join_free == RTEL__NIL) {
-    /* full: the oldest waiter gives up */
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, join_at(n, n->join_fifo_head));
-  }
-  i = n->join_free;
-  j = join_at(n, i);
-  n->join_free = j->hnext;
-  n->join_used++;
-  j->used = 1;
-  j->hash = h;
-  j->obs = r->obs;
-  j->rec = *r;
-  j->expire = r->t_rsp + n->join_window;
-  j->hnext = n->join_buckets[h & n->join_mask];
-  n->join_buckets[h & n->join_mask] = i;
-  j->fprev = n->join_fifo_tail;
-  j->fnext = RTEL__NIL;
-  if (n->join_fifo_tail != RTEL__NIL) {
-    join_at(n, n->join_fifo_tail)->fnext = i;
-  } else {
-    n->join_fifo_head = i;
-  }
-  n->join_fifo_tail = i;
-  return 0;
 }
 
 /* ------------------------------------------------------------ capsules */
@@ -1123,12 +884,12 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
   return q;
 }
 
-/* The completion of CID |cid| on |q| at |ts|. */
+/* The completion of CID |cid| on |q| at |ts|. (The hub offers a complete
+ * record to the two-point join once it has delivered it.) */
 static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags) {
   rtel_io_record r;
   nio *io;
-  int rv;
 
   io = io_find(n, rtel__qtab_idx(&n->queues, &q->q), cid);
   if (io == NULL) {
@@ -1146,10 +907,7 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
   }
   fill_record(q, io, RTEL_IO_COMPLETE, ts, status, flags, &r);
   io_unlink(n, io);
-  if ((rv = deliver(n, &r)) != 0) {
-    return rv;
-  }
-  return join_offer(n, &r);
+  return deliver(n, &r);
 }
 
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
@@ -1289,16 +1047,6 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
-  if (rtel__unlikely(!n->seen)) {
-    n->seen = 1;
-    n->first_obs = pi->obs;
-  }
-  if (rtel__unlikely(pi->obs != n->first_obs)) {
-    n->multi_obs = 1; /* joins become possible */
-  }
-  if (n->join_fifo_head != RTEL__NIL) {
-    join_expire(n, pi->obs, pi->ts);
-  }
   /* NVMe-oF runs on RC QPs */
   if (op > RTEL__RC_MAX ||
       (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
@@ -1410,21 +1158,6 @@ int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now) {
   return 0;
 }
 
-/* Completed I/Os wait for their twin for join_window of their own
- * observation point's clock (the latest packet seen there), so that points
- * with unrelated clocks never compare times. */
-static void join_expire(rtel__nvme *n, uint32_t obs,
-                        rtel_tstamp obs_now) {
-  while (n->join_fifo_head != RTEL__NIL) {
-    njoin *j = join_at(n, n->join_fifo_head);
-    if (j->obs != obs || j->expire > obs_now) {
-      break;
-    }
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, j);
-  }
-}
-
 int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
@@ -1436,10 +1169,6 @@ int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
                      queue_at(n, io->queue)->state == Q_CONFIRMED)) != 0) {
       return rv;
     }
-  }
-  while (n->join_fifo_head != RTEL__NIL) {
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, join_at(n, n->join_fifo_head));
   }
   return 0;
 }
