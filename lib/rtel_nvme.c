@@ -722,65 +722,76 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
   }
 }
 
-static int command(rtel__nvme *n, const rtel_pkt_info *pi,
-                   const rtel_pkt_hd *hd, const uint8_t *pkt, int first_only) {
-  const uint8_t *b = pkt + hd->payload_off;
-  uint32_t qi, ioi;
-  nq *q;
-  nio *io;
-  uint16_t cid;
-  int rv = 0;
+/* The queue a command capsule to |hd|'s QP belongs to: a known one, or a
+ * new one when the capsule |b| is a Fabrics Connect or - unless guessing
+ * is off - has the shape of an SQE. NULL when there is none (or, with
+ * *prv set, when making room for it failed). */
+static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
+                         const rtel_pkt_hd *hd, const uint8_t *b, int *prv) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  int connect;
 
-  q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-  if (q == NULL) {
-    int connect = is_connect(b);
-    if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
-      return 0;
-    }
-    q = queue_new(n, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
-                  connect ? Q_CONFIRMED : Q_GUESSED, &rv);
-    if (q == NULL) {
-      return rv;
-    }
-  } else {
+  *prv = 0;
+  if (q != NULL) {
     rtel__qtab_touch(&n->queues, &q->q);
+    return q;
   }
-  /* a resend of a capsule already seen: C stays the first copy */
-  if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) <= 0) {
+  connect = is_connect(b);
+  if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
+    return NULL;
+  }
+  return queue_new(n, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
+                   connect ? Q_CONFIRMED : Q_GUESSED, prv);
+}
+
+/* Is a host -> target capsule with |psn| the first copy? A resend is
+ * counted and ignored, so that C stays the first copy. */
+static int h2t_first_copy(rtel__nvme *n, nq *q, uint32_t psn) {
+  if (q->h2t_valid && psn_diff(psn, q->h2t_psn) <= 0) {
     n->env.stats->nvme_capsule_dups++;
     return 0;
   }
-  q->h2t_psn = hd->psn;
+  q->h2t_psn = psn;
   q->h2t_valid = 1;
-  if (is_connect(b)) {
-    /* Fabrics Connect opens the queue: its QID is in CDW10 */
-    if (q->state != Q_CONFIRMED) {
-      q->state = Q_CONFIRMED;
-    }
-    if (q->qid < 0) {
-      n->env.stats->nvme_queues_connect++;
-    }
-    q->qid = rtel__get16le(b + RTEL__SQE_CONNECT_QID);
+  return 1;
+}
+
+/* A Fabrics Connect (SQE |b|) opens |q|: confirmed, with the QID from
+ * CDW10. */
+static void queue_connect(rtel__nvme *n, nq *q, const uint8_t *b) {
+  if (q->state != Q_CONFIRMED) {
+    q->state = Q_CONFIRMED;
   }
-  qi = rtel__qtab_idx(&n->queues, &q->q);
-  cid = rtel__get16le(b + RTEL__SQE_CID);
-  io = io_find(n, qi, cid);
-  if (io != NULL) {
-    /* the CID is reused while outstanding: its response was missed */
-    if ((rv = end_io(n, io, RTEL_IO_TIMEOUT, q->state == Q_CONFIRMED)) !=
-        0) {
-      return rv;
-    }
+  if (q->qid < 0) {
+    n->env.stats->nvme_queues_connect++;
+  }
+  q->qid = rtel__get16le(b + RTEL__SQE_CONNECT_QID);
+}
+
+/* A zeroed I/O entry for command |cid| of queue |qi| (its index in *pioi).
+ * The outstanding I/O with the same CID ends first (timed out: its
+ * response was missed), and when the slab is full the oldest outstanding
+ * one (likely lost) is evicted. NULL, with *prv, if delivering either
+ * failed. */
+static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid,
+                     uint32_t *pioi, int *prv) {
+  nio *io = io_find(n, qi, cid);
+  uint32_t ioi;
+
+  *prv = 0;
+  if (io != NULL &&
+      (*prv = end_io(n, io, RTEL_IO_TIMEOUT,
+                     queue_at(n, qi)->state == Q_CONFIRMED)) != 0) {
+    return NULL;
   }
   if (n->io_free == RTEL__NIL) {
-    /* full: the oldest outstanding command (likely lost) makes room */
     nio *old = io_at(n, n->io_fifo_head);
     n->env.stats->ios_untracked++;
-    if ((rv = end_io(n, old, RTEL_IO_EVICTED,
-                     queue_at(n, old->queue)->state == Q_CONFIRMED)) != 0) {
-      return rv;
+    if ((*prv = end_io(n, old, RTEL_IO_EVICTED,
+                       queue_at(n, old->queue)->state == Q_CONFIRMED)) !=
+        0) {
+      return NULL;
     }
-    q = queue_at(n, qi);
   }
   ioi = n->io_free;
   io = io_at(n, ioi);
@@ -790,6 +801,14 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   io->used = 1;
   io->queue = qi;
   io->cid = cid;
+  *pioi = ioi;
+  return io;
+}
+
+/* The command's fields from its SQE |b| and the packet that carried it. */
+static void io_read_sqe(rtel__nvme *n, uint32_t ioi, nio *io,
+                        const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                        const uint8_t *b) {
   io->opcode = b[RTEL__SQE_OPC];
   io->cmd_psn = hd->psn;
   io->port = pi->port;
@@ -806,12 +825,14 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   io->t_cap_last = pi->ts;
   io->t_d1 = io->t_dn = io->t_q = io->t_p1 = io->t_pn = RTEL_TSTAMP_NONE;
   parse_sgl(n, ioi, io, b, hd->payload_cap);
-  /* link: (queue, CID) hash, FIFO, the queue's list */
-  {
-    uint32_t *bk = &n->io_buckets[io_hash(qi, cid) & n->io_mask];
-    io->hnext = *bk;
-    *bk = ioi;
-  }
+}
+
+/* Links I/O |ioi| of |q| into the (queue, CID) hash, the FIFO by command
+ * time and the queue's list. */
+static void io_link(rtel__nvme *n, nq *q, uint32_t ioi, nio *io) {
+  uint32_t *bk = &n->io_buckets[io_hash(io->queue, io->cid) & n->io_mask];
+  io->hnext = *bk;
+  *bk = ioi;
   io->fprev = n->io_fifo_tail;
   io->fnext = RTEL__NIL;
   if (n->io_fifo_tail != RTEL__NIL) {
@@ -826,7 +847,36 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
     io_at(n, q->io_head)->qprev = ioi;
   }
   q->io_head = ioi;
-  q->cap_io = first_only ? RTEL__NIL : ioi;
+}
+
+/* A command capsule (SEND FIRST or, when |only|, SEND ONLY, an SQE first):
+ * a new outstanding I/O on its queue. */
+static int command(rtel__nvme *n, const rtel_pkt_info *pi,
+                   const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+  const uint8_t *b = pkt + hd->payload_off;
+  uint32_t ioi;
+  nq *q;
+  nio *io;
+  int rv;
+
+  if ((q = command_queue(n, pi, hd, b, &rv)) == NULL) {
+    return rv;
+  }
+  if (!h2t_first_copy(n, q, hd->psn)) {
+    return 0;
+  }
+  if (is_connect(b)) {
+    queue_connect(n, q, b);
+  }
+  io = io_alloc(n, rtel__qtab_idx(&n->queues, &q->q),
+                rtel__get16le(b + RTEL__SQE_CID), &ioi, &rv);
+  if (io == NULL) {
+    return rv;
+  }
+  io_read_sqe(n, ioi, io, pi, hd, b);
+  io_link(n, q, ioi, io);
+  /* the rest of a SEND FIRST's capsule follows in SEND MIDDLE/LAST */
+  q->cap_io = only ? RTEL__NIL : ioi;
   return 0;
 }
 
@@ -1039,9 +1089,58 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
 
 /* ------------------------------------------------------------ entry */
 
+/* Does |hd| carry exactly a CQE (a whole response capsule)? */
+static int cqe_capsule(const rtel_pkt_hd *hd) {
+  return hd->payload_len == RTEL__CQE_LEN && hd->payload_cap == RTEL__CQE_LEN;
+}
+
+/* A SEND FIRST, or a SEND ONLY when |only|: a command capsule if it holds
+ * an SQE (host -> target), a response capsule if it is a SEND ONLY of
+ * exactly a CQE (target -> host). */
+static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+  if (hd->payload_cap >= RTEL__SQE_LEN && hd->payload_len >= RTEL__SQE_LEN) {
+    return command(n, pi, hd, pkt, only);
+  }
+  if (only && cqe_capsule(hd)) {
+    return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
+  }
+  return 0;
+}
+
+/* A SEND MIDDLE, or LAST when |last|: the rest of the command capsule a
+ * SEND FIRST began (its last packet's time is the I/O's t_cap_last). */
+static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
+                         const rtel_pkt_hd *hd, int last) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  if (q == NULL || q->cap_io == RTEL__NIL) {
+    return;
+  }
+  if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
+    q->h2t_psn = hd->psn;
+  }
+  io_at(n, q->cap_io)->t_cap_last = pi->ts;
+  if (last) {
+    q->cap_io = RTEL__NIL;
+  }
+}
+
+/* The queue of a target -> host request (RDMA WRITE: read data; READ
+ * REQUEST: the target fetches write data), whose PSN, if later, becomes
+ * the queue's highest target -> host request PSN. */
+static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
+                              const rtel_pkt_hd *hd) {
+  nq *q = queue_of_t2h(n, pi->obs, hd);
+  if (q && (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
+    q->t2h_psn = hd->psn;
+    q->t2h_valid = 1;
+  }
+  return q;
+}
+
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
-  uint8_t op = hd->opcode, base;
+  uint8_t op = hd->opcode;
   nq *q;
 
   if (n->flags & RTEL_NVME_DISABLE) {
@@ -1052,74 +1151,43 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
       (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
-  base = op;
-  switch (base) {
+  switch (op) {
   case RTEL__RC_SEND_FIRST:
   case RTEL__RC_SEND_ONLY:
-    if (hd->payload_cap >= RTEL__SQE_LEN &&
-        hd->payload_len >= RTEL__SQE_LEN) {
-      /* host -> target: a command capsule */
-      return command(n, pi, hd, pkt, base == RTEL__RC_SEND_ONLY);
-    }
-    if (base == RTEL__RC_SEND_ONLY && hd->payload_len == RTEL__CQE_LEN &&
-        hd->payload_cap == RTEL__CQE_LEN) {
-      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
-    }
-    return 0;
+    return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
   case RTEL__RC_SEND_ONLY_INV:
-    if (hd->payload_len == RTEL__CQE_LEN &&
-        hd->payload_cap == RTEL__CQE_LEN) {
-      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
-    }
-    return 0;
-  case RTEL__RC_SEND_MIDDLE: /* the rest of a command capsule */
+    return cqe_capsule(hd)
+               ? response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd))
+               : 0;
+  case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
-    q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-    if (q && q->cap_io != RTEL__NIL) {
-      if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
-        q->h2t_psn = hd->psn;
-      }
-      io_at(n, q->cap_io)->t_cap_last = pi->ts;
-      if (base == RTEL__RC_SEND_LAST) {
-        q->cap_io = RTEL__NIL;
-      }
-    }
+    capsule_rest(n, pi, hd, op == RTEL__RC_SEND_LAST);
     return 0;
-  case RTEL__RC_WRITE_FIRST: /* read data */
+  case RTEL__RC_WRITE_FIRST:
   case RTEL__RC_WRITE_ONLY:
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
-    q = queue_of_t2h(n, pi->obs, hd);
-    if (q) {
-      if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
-        q->t2h_psn = hd->psn;
-        q->t2h_valid = 1;
-      }
+    if ((q = t2h_request(n, pi, hd)) != NULL) {
       read_data(n, pi, hd, q,
-                base == RTEL__RC_WRITE_FIRST || base == RTEL__RC_WRITE_ONLY,
-                base == RTEL__RC_WRITE_LAST || base == RTEL__RC_WRITE_ONLY);
+                op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY,
+                op == RTEL__RC_WRITE_LAST || op == RTEL__RC_WRITE_ONLY);
     }
     return 0;
-  case RTEL__RC_READ_REQUEST: /* the target fetches write data */
-    q = queue_of_t2h(n, pi->obs, hd);
-    if (q) {
-      if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
-        q->t2h_psn = hd->psn;
-        q->t2h_valid = 1;
-      }
+  case RTEL__RC_READ_REQUEST:
+    if ((q = t2h_request(n, pi, hd)) != NULL) {
       read_request(n, pi, hd, q);
     }
     return 0;
-  case RTEL__RC_READ_RESP_FIRST: /* write data */
+  case RTEL__RC_READ_RESP_FIRST:
   case RTEL__RC_READ_RESP_ONLY:
   case RTEL__RC_READ_RESP_MIDDLE:
   case RTEL__RC_READ_RESP_LAST:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(n, pi, hd, q, base == RTEL__RC_READ_RESP_FIRST ||
-                        base == RTEL__RC_READ_RESP_ONLY,
-                    base == RTEL__RC_READ_RESP_LAST ||
-                        base == RTEL__RC_READ_RESP_ONLY);
+      read_response(
+          n, pi, hd, q,
+          op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_ONLY,
+          op == RTEL__RC_READ_RESP_LAST || op == RTEL__RC_READ_RESP_ONLY);
     }
     return 0;
   default:
