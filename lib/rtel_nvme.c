@@ -23,6 +23,9 @@
  * direction) are ignored, so C and R are first copies; data events take
  * every copy (Dn, Pn are the last data packet seen).
  *
+ * I/O records go up through the sink; the hub, not this module, joins the
+ * records of one I/O seen at two observation points (rtel_join.c).
+ *
  * Memory: queues in a fixed table, I/Os in a fixed slab with a hash on
  * (queue, CID), a hash on (queue, SGL key) and a FIFO for timeouts;
  * nothing is allocated after setup.
@@ -880,9 +883,7 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   return 0;
 }
 
-/* Finds the queue and I/O a completion belongs to when the host QPN of
- * the queue is unknown: the one unpaired queue between these two hosts
- * with an outstanding command of this CID. */
+/* (below: pair_by_cid() delivers the completion it held with it) */
 static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags);
 
