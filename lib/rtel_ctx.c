@@ -6,7 +6,8 @@
  *   the scheduler's admission (rtel_sched: is its port measured now?)
  *   -> the decoder (rtel_parse) -> the counters -> on_packet
  *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow)
- *   -> the NVMe-oF correlator (rtel_nvme).
+ *   -> the join's per-point clock (rtel_join) -> the NVMe-oF correlator
+ *   (rtel_nvme).
  * The modules never call the hub or each other upwards: what they produce
  * comes back through the sink (rtel_sink.h), whose functions below are the
  * only places that call the application. Each counts the record, stamps
@@ -14,7 +15,9 @@
  * application was built for (out()), then feeds what reads records: the
  * aggregates (I/Os) and the alarms (flows, I/Os), whose events are
  * delivered right after the record that caused them and mark the port for
- * the scheduler's priority seat.
+ * the scheduler's priority seat; last, a completed I/O is offered to the
+ * two-point join (rtel_join), whose segment record, if it makes one, the
+ * hub delivers next.
  *
  * Timers are pulled (rtel_ctx_get_expiry(), rtel_ctx_handle_expiry()) and
  * run in one order at |now|:
@@ -194,8 +197,17 @@ static int sink_msg(void *hub, rtel_msg_record *r) {
   return CALL(ctx, on_message, out(ctx, RTEL__OUT_MSG, r));
 }
 
+static int deliver_segment(rtel_ctx *ctx, const rtel_segment_record *r) {
+  ctx->stats.segments++;
+  if (ctx->cb.on_segment == NULL) {
+    return 0;
+  }
+  return CALL(ctx, on_segment, out(ctx, RTEL__OUT_SEGMENT, r));
+}
+
 static int sink_io(void *hub, rtel_io_record *r) {
   rtel_ctx *ctx = hub;
+  rtel_segment_record seg;
   const void *rec;
   int rv;
   switch (r->state) {
@@ -222,20 +234,16 @@ static int sink_io(void *hub, rtel_io_record *r) {
   if (ctx->cb.on_io && (rv = CALL(ctx, on_io, rec)) != 0) {
     return rv;
   }
-  if (!rtel__alarm_active(&ctx->alarms)) {
-    return 0;
+  if (rtel__alarm_active(&ctx->alarms)) {
+    rtel__alarm_io(&ctx->alarms, r, &ctx->fired);
+    if ((rv = deliver_alarms(ctx, RTEL__OUT_IO, rec)) != 0) {
+      return rv;
+    }
   }
-  rtel__alarm_io(&ctx->alarms, r, &ctx->fired);
-  return deliver_alarms(ctx, RTEL__OUT_IO, rec);
-}
-
-static int sink_segment(void *hub, const rtel_segment_record *r) {
-  rtel_ctx *ctx = hub;
-  ctx->stats.segments++;
-  if (ctx->cb.on_segment == NULL) {
-    return 0;
+  if (r->state == RTEL_IO_COMPLETE && rtel__join_offer(&ctx->join, r, &seg)) {
+    return deliver_segment(ctx, &seg);
   }
-  return CALL(ctx, on_segment, out(ctx, RTEL__OUT_SEGMENT, r));
+  return 0;
 }
 
 static int sink_aggregate(void *hub, const rtel_io_aggregate *r) {
@@ -270,6 +278,7 @@ static void free_modules(rtel_ctx *ctx) {
   rtel__alarm_free(&ctx->alarms);
   rtel__sched_free(&ctx->sched);
   rtel__agg_free(&ctx->agg);
+  rtel__join_free(&ctx->join);
   rtel__nvme_free(&ctx->nvme);
   rtel__flow_free(&ctx->ft);
   for (k = 0; k < RTEL__OUT_N; k++) {
@@ -294,7 +303,6 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   ctx->sink.flow = sink_flow;
   ctx->sink.msg = sink_msg;
   ctx->sink.io = sink_io;
-  ctx->sink.segment = sink_segment;
   ctx->sink.aggregate = sink_aggregate;
   (void)out_lens(RTEL_CALLBACKS_VERSION, latest);
   for (k = 0; k < RTEL__OUT_N; k++) {
@@ -308,6 +316,7 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   }
   if ((rv = rtel__flow_init(&ctx->ft, s, &ctx->env)) != 0 ||
       (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->ft, &ctx->env)) != 0 ||
+      (rv = rtel__join_init(&ctx->join, s, &ctx->env)) != 0 ||
       (rv = rtel__agg_init(&ctx->agg, s, &ctx->env)) != 0 ||
       (rv = rtel__sched_init(&ctx->sched, s->max_ports, &ctx->env)) != 0 ||
       (rv = rtel__alarm_init(&ctx->alarms, s->max_alarm_keys, s->hash_seed,
@@ -514,12 +523,19 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     return 0;
   }
   /* (the disabled checks here save the modules' call setup) */
-  if ((!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-       (rv = rtel__flow_packet(&ctx->ft, pi, hd)) != 0) ||
-      (!(ctx->nvme.flags & RTEL_NVME_DISABLE) &&
-       (rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt)) != 0)) {
+  if (!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
+      (rv = rtel__flow_packet(&ctx->ft, pi, hd)) != 0) {
     ctx->failed = 1;
     return rv;
+  }
+  if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    /* the join's clock of this point first: its waits end before the
+     * packet completes another I/O */
+    rtel__join_clock(&ctx->join, pi->obs, pi->ts);
+    if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt)) != 0) {
+      ctx->failed = 1;
+      return rv;
+    }
   }
   return 0;
 }
@@ -669,11 +685,15 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
     return RTEL_ERR_INVALID_STATE;
   }
   /* flows already idle at |now| end as idle; the others as flushed */
-  if ((rv = rtel__flow_expire(&ctx->ft, now)) != 0 ||
-      (rv = rtel__nvme_expire(&ctx->nvme, now)) != 0 ||
-      (rv = rtel__flow_flush(&ctx->ft, RTEL_END_FLUSH)) != 0 ||
-      (rv = rtel__nvme_flush(&ctx->nvme, RTEL_IO_TRUNCATED)) != 0 ||
-      (rv = rtel__agg_flush(&ctx->agg, now)) != 0) {
+  if ((rv = rtel__flow_expire(&ctx->ft, now)) == 0 &&
+      (rv = rtel__nvme_expire(&ctx->nvme, now)) == 0 &&
+      (rv = rtel__flow_flush(&ctx->ft, RTEL_END_FLUSH)) == 0 &&
+      (rv = rtel__nvme_flush(&ctx->nvme, RTEL_IO_TRUNCATED)) == 0) {
+    /* I/Os still waiting for their twin will not meet it */
+    rtel__join_flush(&ctx->join);
+    rv = rtel__agg_flush(&ctx->agg, now);
+  }
+  if (rv != 0) {
     ctx->failed = 1;
   }
   return rv;
@@ -685,7 +705,7 @@ int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
   if (ctx == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  return rtel__nvme_set_role(&ctx->nvme, obs, role);
+  return rtel__join_set_role(&ctx->join, obs, role);
 }
 
 int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,

@@ -11,6 +11,7 @@
 #include "rtel_agg.h"
 #include "rtel_alarm.h"
 #include "rtel_flow.h"
+#include "rtel_join.h"
 #include "rtel_nvme.h"
 #include "rtel_parse.h"
 #include "rtel_sched.h"
@@ -57,8 +58,10 @@ struct rtel_ctx {
   rtel__cm_tracker cm;
   /* the flow table */
   rtel__flowtab ft;
-  /* the NVMe-oF I/O correlator and its aggregates */
+  /* the NVMe-oF I/O correlator, the join of its records from two
+   * observation points, and its aggregates */
   rtel__nvme nvme;
+  rtel__join join;
   rtel__agg agg;
   /* ports, polling schedule, alarms */
   rtel__sched sched;

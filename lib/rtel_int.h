@@ -79,9 +79,38 @@ static inline uint32_t rtel__get24(const uint8_t *p) {
 static inline uint32_t rtel__get24b(const uint8_t *p) {
   return rtel__get32(p - 1) & 0xffffffu;
 }
+/* Little-endian loads (NVMe structures, the ICRC trailer). */
+static inline uint16_t rtel__get16le(const uint8_t *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t rtel__get24le(const uint8_t *p) {
+  return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
 static inline uint32_t rtel__get32le(const uint8_t *p) {
   return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 |
          p[0];
+}
+static inline uint64_t rtel__get64le(const uint8_t *p) {
+  return (uint64_t)rtel__get32le(p + 4) << 32 | rtel__get32le(p);
+}
+
+/* A 64-bit to 32-bit hash finaliser (MurmurHash3's fmix64). */
+static inline uint32_t rtel__mix32(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+/* The smallest power of two at least |v| (bucket counts). */
+static inline uint32_t rtel__pow2_at_least(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v) {
+    p <<= 1;
+  }
+  return p;
 }
 
 /*

@@ -23,6 +23,9 @@
  * direction) are ignored, so C and R are first copies; data events take
  * every copy (Dn, Pn are the last data packet seen).
  *
+ * I/O records go up through the sink; the hub, not this module, joins the
+ * records of one I/O seen at two observation points (rtel_join.c).
+ *
  * Memory: queues in a fixed table, I/Os in a fixed slab with a hash on
  * (queue, CID), a hash on (queue, SGL key) and a FIFO for timeouts;
  * nothing is allocated after setup.
@@ -30,10 +33,15 @@
 #include "rtel_nvme.h"
 
 #include "rtel_flow.h"
+#include "rtel_nvme_wire.h"
 
 #define PSN_MASK 0xffffffu
-#define SQE_LEN 64
-#define CQE_LEN 16
+/* The most PSNs a MIDDLE or LAST packet is looked for after the FIRST (or
+ * READ REQUEST) of its message. */
+#define MSG_PSN_SPAN 65536
+/* IP-CM service IDs in the TCP port space: 0x0000000001 06 PPPP. */
+#define IPCM_TCP_SID 0x0000000001060000ull
+#define IPCM_TCP_SID_MASK 0xFFFFFFFFFFFF0000ull
 
 /* queue states */
 #define Q_GUESSED 1u
@@ -115,35 +123,10 @@ typedef struct nio {
   nsgl sgl[RTEL__IO_SGL];
 } nio;
 
-/* A completed I/O waiting for its twin. */
-typedef struct njoin {
-  uint32_t hnext;
-  uint32_t fprev;
-  uint32_t fnext;
-  uint32_t hash;
-  uint32_t obs;
-  uint32_t used;
-  rtel_tstamp expire;
-  rtel_io_record rec;
-} njoin;
-
 size_t rtel__nvme_io_size(void) {
   /* the entry, its (queue, CID) bucket share and its key-index bucket
    * share (both sized 2 x capacity) */
   return sizeof(nio) + 2 * sizeof(uint32_t) + 2 * sizeof(uint32_t);
-}
-
-static inline uint16_t le16(const uint8_t *p) {
-  return (uint16_t)(p[0] | p[1] << 8);
-}
-static inline uint32_t le24(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-static inline uint32_t le32(const uint8_t *p) {
-  return le24(p) | (uint32_t)p[3] << 24;
-}
-static inline uint64_t le64(const uint8_t *p) {
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b) {
@@ -154,28 +137,8 @@ static inline int32_t psn_diff(uint32_t a, uint32_t b) {
 static nio *io_at(const rtel__nvme *n, uint32_t i) {
   return (nio *)(void *)(n->ios + (size_t)i * sizeof(nio));
 }
-static njoin *join_at(const rtel__nvme *n, uint32_t i) {
-  return (njoin *)(void *)(n->joins + (size_t)i * sizeof(njoin));
-}
 static nq *queue_at(const rtel__nvme *n, uint32_t i) {
   return (nq *)(void *)rtel__qtab_at(&n->queues, i);
-}
-
-static uint32_t mix32(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return (uint32_t)x;
-}
-
-static uint32_t pow2_at_least(uint32_t v) {
-  uint32_t p = 1;
-  while (p < v) {
-    p <<= 1;
-  }
-  return p;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -185,7 +148,6 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   const rtel_mem *mem = env->mem;
   uint32_t nq_cap = s->max_nvme_queues ? s->max_nvme_queues : 1024;
   uint32_t nios = s->max_ios ? s->max_ios : 16384;
-  uint32_t njoins = s->max_io_joins ? s->max_io_joins : nios;
   uint32_t i, nb;
   int rv;
 
@@ -194,14 +156,12 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   n->pairs = pairs;
   n->flags = s->nvme_flags;
   n->io_timeout = s->io_timeout ? s->io_timeout : 5000000000ull;
-  n->join_window = s->io_join_window ? s->io_join_window : 1000000000ull;
   memcpy(n->ports, s->nvme_ports, sizeof(n->ports));
   if (!n->ports[0] && !n->ports[1] && !n->ports[2] && !n->ports[3]) {
-    n->ports[0] = 4420;
+    n->ports[0] = RTEL__NVMEOF_PORT;
   }
   n->unpaired_head = RTEL__NIL;
   n->io_fifo_head = n->io_fifo_tail = RTEL__NIL;
-  n->join_fifo_head = n->join_fifo_tail = RTEL__NIL;
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
@@ -212,15 +172,11 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     rtel__nvme_free(n);
     return rv;
   }
-  nb = pow2_at_least(nios * 2u);
+  nb = rtel__pow2_at_least(nios * 2u);
   n->ios = mem->calloc(nios, sizeof(nio), mem->user_data);
   n->io_buckets = mem->malloc((size_t)nb * sizeof(uint32_t), mem->user_data);
   n->key_buckets = mem->malloc((size_t)nb * sizeof(uint32_t), mem->user_data);
-  n->joins = mem->calloc(njoins, sizeof(njoin), mem->user_data);
-  n->join_buckets = mem->malloc(
-      (size_t)pow2_at_least(njoins * 2u) * sizeof(uint32_t), mem->user_data);
-  if (!n->ios || !n->io_buckets || !n->key_buckets || !n->joins ||
-      !n->join_buckets) {
+  if (!n->ios || !n->io_buckets || !n->key_buckets) {
     rtel__nvme_free(n);
     return RTEL_ERR_NOMEM;
   }
@@ -235,23 +191,13 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     io_at(n, i)->hnext = i + 1 < nios ? i + 1 : RTEL__NIL;
   }
   n->io_free = 0;
-  n->join_cap = njoins;
-  n->join_mask = pow2_at_least(njoins * 2u) - 1;
-  for (i = 0; i <= n->join_mask; i++) {
-    n->join_buckets[i] = RTEL__NIL;
-  }
-  for (i = 0; i < njoins; i++) {
-    join_at(n, i)->hnext = i + 1 < njoins ? i + 1 : RTEL__NIL;
-  }
-  n->join_free = 0;
   return 0;
 }
 
 void rtel__nvme_free(rtel__nvme *n) {
   const rtel_mem *mem = n->env.mem;
   void **ps[] = {(void **)&n->ios, (void **)&n->io_buckets,
-                 (void **)&n->key_buckets, (void **)&n->joins,
-                 (void **)&n->join_buckets};
+                 (void **)&n->key_buckets};
   size_t i;
   if (mem == NULL) {
     return; /* never initialised */
@@ -411,8 +357,7 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
 
 static int port_is_nvme(const rtel__nvme *n, uint64_t sid) {
   unsigned i;
-  /* IP-CM service ID, TCP port space: 0x0000000001 06 PPPP */
-  if ((sid & 0xFFFFFFFFFFFF0000ull) != 0x0000000001060000ull) {
+  if ((sid & IPCM_TCP_SID_MASK) != IPCM_TCP_SID) {
     return 0;
   }
   for (i = 0; i < 4; i++) {
@@ -449,8 +394,6 @@ void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
 
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
-static void join_expire(rtel__nvme *n, uint32_t obs,
-                        rtel_tstamp obs_now);
 
 /* The queue a target -> host packet belongs to, learning the pair from
  * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
@@ -500,11 +443,11 @@ static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
 /* ------------------------------------------------------------ I/Os */
 
 static uint32_t io_hash(uint32_t queue, uint16_t cid) {
-  return mix32((uint64_t)queue << 16 | cid);
+  return rtel__mix32((uint64_t)queue << 16 | cid);
 }
 
 static uint32_t key_hash(uint32_t queue, uint32_t key) {
-  return mix32((uint64_t)queue << 32 | key) ^ 0x9e3779b9u;
+  return rtel__mix32((uint64_t)queue << 32 | key) ^ 0x9e3779b9u;
 }
 
 static nio *io_find(const rtel__nvme *n, uint32_t queue, uint16_t cid) {
@@ -696,210 +639,31 @@ static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   return report ? deliver(n, &r) : 0;
 }
 
-/* ------------------------------------------------------------ joins */
-
-static uint32_t join_hash(const rtel_io_record *r) {
-  uint64_t w[5], h = 0x51ed270b27a1b3c5ull;
-  size_t i;
-  memcpy(w, r->host, 16);
-  memcpy(w + 2, r->target, 16);
-  w[4] = (uint64_t)r->target_qpn << 32 | (uint64_t)r->cid << 8 | r->opcode;
-  for (i = 0; i < 5; i++) {
-    h = (h ^ w[i]) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-  }
-  return mix32(h ^ r->slba ^ (r->bytes << 17));
-}
-
-static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
-  return a->target_qpn == b->target_qpn && a->cid == b->cid &&
-         a->opcode == b->opcode && a->fctype == b->fctype &&
-         a->nsid == b->nsid && a->slba == b->slba &&
-         a->bytes == b->bytes && memcmp(a->host, b->host, 16) == 0 &&
-         memcmp(a->target, b->target, 16) == 0;
-}
-
-static void join_remove(rtel__nvme *n, njoin *j) {
-  uint32_t i = (uint32_t)((size_t)((uint8_t *)j - n->joins) / sizeof(njoin));
-  uint32_t *pp = &n->join_buckets[j->hash & n->join_mask];
-  while (*pp != i) {
-    pp = &join_at(n, *pp)->hnext;
-  }
-  *pp = j->hnext;
-  if (j->fprev == RTEL__NIL) {
-    n->join_fifo_head = j->fnext;
-  } else {
-    join_at(n, j->fprev)->fnext = j->fnext;
-  }
-  if (j->fnext == RTEL__NIL) {
-    n->join_fifo_tail = j->fprev;
-  } else {
-    join_at(n, j->fnext)->fprev = j->fprev;
-  }
-  j->used = 0;
-  j->hnext = n->join_free;
-  n->join_free = i;
-  n->join_used--;
-}
-
-static uint32_t role_of(const rtel__nvme *n, uint32_t obs) {
-  uint32_t i;
-  for (i = 0; i < n->nroles; i++) {
-    if (n->role_obs[i] == obs) {
-      return n->role[i];
-    }
-  }
-  return RTEL_ROLE_UNKNOWN;
-}
-
-int rtel__nvme_set_role(rtel__nvme *n, uint32_t obs, uint32_t role) {
-  uint32_t i;
-  if (role > RTEL_ROLE_FABRIC) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  for (i = 0; i < n->nroles; i++) {
-    if (n->role_obs[i] == obs) {
-      n->role[i] = (uint8_t)role;
-      return 0;
-    }
-  }
-  if (n->nroles == RTEL_MAX_OBS_ROLES) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  n->role_obs[n->nroles] = obs;
-  n->role[n->nroles++] = (uint8_t)role;
-  return 0;
-}
-
-/* Builds the segmented record of |a| and |b| (the same I/O at two
- * points). Returns 0 if the roles say these two are not joined. */
-static int segment(const rtel__nvme *n, const rtel_io_record *a,
-                   const rtel_io_record *b, rtel_segment_record *s) {
-  uint32_t ra = role_of(n, a->obs), rb = role_of(n, b->obs);
-  const rtel_io_record *c, *st;
-  int configured = 1;
-
-  if (ra == RTEL_ROLE_FABRIC || rb == RTEL_ROLE_FABRIC) {
-    return 0;
-  }
-  if (ra == RTEL_ROLE_COMPUTE || rb == RTEL_ROLE_STORAGE) {
-    c = a;
-    st = b;
-  } else if (rb == RTEL_ROLE_COMPUTE || ra == RTEL_ROLE_STORAGE) {
-    c = b;
-    st = a;
-  } else {
-    /* inferred: the point nearer the host sees the longer latency */
-    configured = 0;
-    if (a->iol >= b->iol) {
-      c = a;
-      st = b;
-    } else {
-      c = b;
-      st = a;
-    }
-  }
-  if ((ra == RTEL_ROLE_COMPUTE && rb == RTEL_ROLE_COMPUTE) ||
-      (ra == RTEL_ROLE_STORAGE && rb == RTEL_ROLE_STORAGE)) {
-    return 0;
-  }
-  memset(s, 0, sizeof(*s));
-  s->compute_obs = c->obs;
-  s->storage_obs = st->obs;
-  s->flags = c->flags;
-  s->roles_configured = (uint32_t)configured;
-  memcpy(s->host, c->host, 16);
-  memcpy(s->target, c->target, 16);
-  s->target_qpn = c->target_qpn;
-  s->cid = c->cid;
-  s->opcode = c->opcode;
-  s->nsid = c->nsid;
-  s->slba = c->slba;
-  s->bytes = c->bytes;
-  s->iol1 = c->iol;
-  s->iol2 = st->iol;
-  s->rtt = c->iol - st->iol;
-  if (c->dpl != RTEL_DURATION_NONE && st->dpl != RTEL_DURATION_NONE) {
-    /* a write: the host's data preparation is compute time */
-    s->compute = c->dpl;
-    s->network = (c->iol - st->iol) + (st->dpl - c->dpl);
-  } else {
-    s->compute = 0;
-    s->network = c->iol - st->iol;
-  }
-  s->storage = s->iol1 - s->compute - s->network;
-  return 1;
-}
-
-/* Offers a completed I/O record for joining with another point's. */
-static int join_offer(rtel__nvme *n, const rtel_io_record *r) {
-  uint32_t h = join_hash(r), i;
-  njoin *j;
-
-  if (role_of(n, r->obs) == RTEL_ROLE_FABRIC) {
-    return 0;
-  }
-  /* the oldest waiting twin (the chain holds the newest first) */
-  j = NULL;
-  for (i = n->join_buckets[h & n->join_mask]; i != RTEL__NIL;
-       i = join_at(n, i)->hnext) {
-    njoin *c = join_at(n, i);
-    if (c->hash == h && c->obs != r->obs && join_same(&c->rec, r)) {
-      j = c;
-    }
-  }
-  if (j != NULL) {
-    rtel_segment_record s;
-    int ok = segment(n, &j->rec, r, &s);
-    join_remove(n, j);
-    if (!ok) {
-      return 0;
-    }
-    return n->env.sink->segment(n->env.sink->hub, &s);
-  }
-  if (n->join_free == RTEL__NIL) {
-    /* full: the oldest waiter gives up */
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, join_at(n, n->join_fifo_head));
-  }
-  i = n->join_free;
-  j = join_at(n, i);
-  n->join_free = j->hnext;
-  n->join_used++;
-  j->used = 1;
-  j->hash = h;
-  j->obs = r->obs;
-  j->rec = *r;
-  j->expire = r->t_rsp + n->join_window;
-  j->hnext = n->join_buckets[h & n->join_mask];
-  n->join_buckets[h & n->join_mask] = i;
-  j->fprev = n->join_fifo_tail;
-  j->fnext = RTEL__NIL;
-  if (n->join_fifo_tail != RTEL__NIL) {
-    join_at(n, n->join_fifo_tail)->fnext = i;
-  } else {
-    n->join_fifo_head = i;
-  }
-  n->join_fifo_tail = i;
-  return 0;
-}
-
 /* ------------------------------------------------------------ capsules */
+
+/* Is the SQE |b| a Fabrics Connect (which opens a queue)? */
+static int is_connect(const uint8_t *b) {
+  return b[RTEL__SQE_OPC] == RTEL_NVME_OP_FABRICS &&
+         b[RTEL__SQE_FCTYPE] == RTEL__FCTYPE_CONNECT;
+}
 
 /* Does |b| (at least 64 bytes) look like an NVMe-oF SQE? Used to guess
  * queues mid-stream; a completion with a matching CID must confirm it. */
 static int sqe_shape(const uint8_t *b) {
-  uint8_t psdt = (uint8_t)(b[1] >> 6), fuse = b[1] & 3u;
-  uint8_t sgl_type = (uint8_t)(b[39] >> 4), sgl_sub = b[39] & 0xfu;
-  if (psdt == 0 || psdt == 3 || fuse != 0) {
+  uint8_t psdt = RTEL__SQE_PSDT(b[RTEL__SQE_FLAGS]);
+  uint8_t fuse = RTEL__SQE_FUSE(b[RTEL__SQE_FLAGS]);
+  uint8_t sgl_id = b[RTEL__SQE_SGL1 + RTEL__SGL_ID];
+  uint8_t sgl_sub = RTEL__SGL_SUB(sgl_id);
+  if (psdt == RTEL__PSDT_PRP || psdt == RTEL__PSDT_RESERVED || fuse != 0) {
     return 0; /* NVMe-oF commands use SGLs and are not fused here */
   }
-  switch (sgl_type) {
-  case 0x4: /* keyed data block: address or invalidate */
-    return sgl_sub == 0x0 || sgl_sub == 0xf;
-  case 0x0: /* data block, offset: in-capsule data */
-  case 0x3: /* last segment, offset */
-    return sgl_sub == 0x1;
+  switch (RTEL__SGL_TYPE(sgl_id)) {
+  case RTEL__SGL_KEYED: /* keyed data block: address or invalidate */
+    return sgl_sub == RTEL__SGL_SUB_ADDRESS ||
+           sgl_sub == RTEL__SGL_SUB_INVALIDATE;
+  case RTEL__SGL_DATA:     /* data block, offset: in-capsule data */
+  case RTEL__SGL_LAST_SEG: /* last segment, offset */
+    return sgl_sub == RTEL__SGL_SUB_OFFSET;
   default:
     return 0;
   }
@@ -924,91 +688,113 @@ static void add_key(rtel__nvme *n, uint32_t ioi, nio *io, uint64_t va,
   io->bytes += len;
 }
 
+/* Remembers the keyed data block descriptor |d|. */
+static void add_keyed(rtel__nvme *n, uint32_t ioi, nio *io,
+                      const uint8_t *d) {
+  add_key(n, ioi, io, rtel__get64le(d + RTEL__SGL_ADDR),
+          rtel__get24le(d + RTEL__SGL_LENGTH),
+          rtel__get32le(d + RTEL__SGL_KEY));
+}
+
 /* The data descriptors of the SQE |b|; |cap| bytes of the capsule are
  * available (a Last Segment list lives in the capsule after the SQE). */
 static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
                       uint32_t cap) {
-  const uint8_t *d = b + 24;
-  uint8_t type = (uint8_t)(d[15] >> 4), sub = d[15] & 0xfu;
-  if (type == 0x4) {
-    add_key(n, ioi, io, le64(d), le24(d + 8), le32(d + 11));
-  } else if (type == 0x0 && sub == 0x1) {
+  const uint8_t *d = b + RTEL__SQE_SGL1;
+  uint8_t type = RTEL__SGL_TYPE(d[RTEL__SGL_ID]);
+  uint8_t sub = RTEL__SGL_SUB(d[RTEL__SGL_ID]);
+  if (type == RTEL__SGL_KEYED) {
+    add_keyed(n, ioi, io, d);
+  } else if (type == RTEL__SGL_DATA && sub == RTEL__SGL_SUB_OFFSET) {
     io->incapsule = 1;
-    io->bytes = le32(d + 8);
-  } else if (type == 0x3 && sub == 0x1) {
-    uint64_t off = le64(d);
-    uint32_t len = le32(d + 8), i;
+    io->bytes = rtel__get32le(d + RTEL__SGL_LENGTH);
+  } else if (type == RTEL__SGL_LAST_SEG && sub == RTEL__SGL_SUB_OFFSET) {
+    uint64_t off = rtel__get64le(d + RTEL__SGL_ADDR);
+    uint32_t len = rtel__get32le(d + RTEL__SGL_LENGTH), i;
     if (off > cap) {
       return; /* the list is not in the captured part of the capsule */
     }
-    for (i = 0; i + 16 <= len && SQE_LEN + off + i + 16 <= cap; i += 16) {
-      const uint8_t *e = b + SQE_LEN + off + i;
-      if ((e[15] >> 4) == 0x4) {
-        add_key(n, ioi, io, le64(e), le24(e + 8), le32(e + 11));
+    for (i = 0; i + RTEL__SGL_DESC_LEN <= len &&
+                RTEL__SQE_LEN + off + i + RTEL__SGL_DESC_LEN <= cap;
+         i += RTEL__SGL_DESC_LEN) {
+      const uint8_t *e = b + RTEL__SQE_LEN + off + i;
+      if (RTEL__SGL_TYPE(e[RTEL__SGL_ID]) == RTEL__SGL_KEYED) {
+        add_keyed(n, ioi, io, e);
       }
     }
   }
 }
 
-static int command(rtel__nvme *n, const rtel_pkt_info *pi,
-                   const rtel_pkt_hd *hd, const uint8_t *pkt, int first_only) {
-  const uint8_t *b = pkt + hd->payload_off;
-  uint32_t qi, ioi;
-  nq *q;
-  nio *io;
-  uint16_t cid;
-  int rv = 0;
+/* The queue a command capsule to |hd|'s QP belongs to: a known one, or a
+ * new one when the capsule |b| is a Fabrics Connect or - unless guessing
+ * is off - has the shape of an SQE. NULL when there is none (or, with
+ * *prv set, when making room for it failed). */
+static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
+                         const rtel_pkt_hd *hd, const uint8_t *b, int *prv) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  int connect;
 
-  q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-  if (q == NULL) {
-    int connect = b[0] == RTEL_NVME_OP_FABRICS && b[4] == 0x01;
-    if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
-      return 0;
-    }
-    q = queue_new(n, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
-                  connect ? Q_CONFIRMED : Q_GUESSED, &rv);
-    if (q == NULL) {
-      return rv;
-    }
-  } else {
+  *prv = 0;
+  if (q != NULL) {
     rtel__qtab_touch(&n->queues, &q->q);
+    return q;
   }
-  /* a resend of a capsule already seen: C stays the first copy */
-  if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) <= 0) {
+  connect = is_connect(b);
+  if (!connect && ((n->flags & RTEL_NVME_NO_GUESS) || !sqe_shape(b))) {
+    return NULL;
+  }
+  return queue_new(n, pi->obs, pi->port, hd->src, hd->dst, hd->dqpn,
+                   connect ? Q_CONFIRMED : Q_GUESSED, prv);
+}
+
+/* Is a host -> target capsule with |psn| the first copy? A resend is
+ * counted and ignored, so that C stays the first copy. */
+static int h2t_first_copy(rtel__nvme *n, nq *q, uint32_t psn) {
+  if (q->h2t_valid && psn_diff(psn, q->h2t_psn) <= 0) {
     n->env.stats->nvme_capsule_dups++;
     return 0;
   }
-  q->h2t_psn = hd->psn;
+  q->h2t_psn = psn;
   q->h2t_valid = 1;
-  if (b[0] == RTEL_NVME_OP_FABRICS && b[4] == 0x01) {
-    /* Fabrics Connect opens the queue: its QID is in CDW10 */
-    if (q->state != Q_CONFIRMED) {
-      q->state = Q_CONFIRMED;
-    }
-    if (q->qid < 0) {
-      n->env.stats->nvme_queues_connect++;
-    }
-    q->qid = le16(b + 42);
+  return 1;
+}
+
+/* A Fabrics Connect (SQE |b|) opens |q|: confirmed, with the QID from
+ * CDW10. */
+static void queue_connect(rtel__nvme *n, nq *q, const uint8_t *b) {
+  if (q->state != Q_CONFIRMED) {
+    q->state = Q_CONFIRMED;
   }
-  qi = rtel__qtab_idx(&n->queues, &q->q);
-  cid = le16(b + 2);
-  io = io_find(n, qi, cid);
-  if (io != NULL) {
-    /* the CID is reused while outstanding: its response was missed */
-    if ((rv = end_io(n, io, RTEL_IO_TIMEOUT, q->state == Q_CONFIRMED)) !=
-        0) {
-      return rv;
-    }
+  if (q->qid < 0) {
+    n->env.stats->nvme_queues_connect++;
+  }
+  q->qid = rtel__get16le(b + RTEL__SQE_CONNECT_QID);
+}
+
+/* A zeroed I/O entry for command |cid| of queue |qi| (its index in *pioi).
+ * The outstanding I/O with the same CID ends first (timed out: its
+ * response was missed), and when the slab is full the oldest outstanding
+ * one (likely lost) is evicted. NULL, with *prv, if delivering either
+ * failed. */
+static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid,
+                     uint32_t *pioi, int *prv) {
+  nio *io = io_find(n, qi, cid);
+  uint32_t ioi;
+
+  *prv = 0;
+  if (io != NULL &&
+      (*prv = end_io(n, io, RTEL_IO_TIMEOUT,
+                     queue_at(n, qi)->state == Q_CONFIRMED)) != 0) {
+    return NULL;
   }
   if (n->io_free == RTEL__NIL) {
-    /* full: the oldest outstanding command (likely lost) makes room */
     nio *old = io_at(n, n->io_fifo_head);
     n->env.stats->ios_untracked++;
-    if ((rv = end_io(n, old, RTEL_IO_EVICTED,
-                     queue_at(n, old->queue)->state == Q_CONFIRMED)) != 0) {
-      return rv;
+    if ((*prv = end_io(n, old, RTEL_IO_EVICTED,
+                       queue_at(n, old->queue)->state == Q_CONFIRMED)) !=
+        0) {
+      return NULL;
     }
-    q = queue_at(n, qi);
   }
   ioi = n->io_free;
   io = io_at(n, ioi);
@@ -1018,28 +804,38 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   io->used = 1;
   io->queue = qi;
   io->cid = cid;
-  io->opcode = b[0];
+  *pioi = ioi;
+  return io;
+}
+
+/* The command's fields from its SQE |b| and the packet that carried it. */
+static void io_read_sqe(rtel__nvme *n, uint32_t ioi, nio *io,
+                        const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                        const uint8_t *b) {
+  io->opcode = b[RTEL__SQE_OPC];
   io->cmd_psn = hd->psn;
   io->port = pi->port;
-  if (b[0] == RTEL_NVME_OP_FABRICS) {
-    io->fctype = b[4];
+  if (io->opcode == RTEL_NVME_OP_FABRICS) {
+    io->fctype = b[RTEL__SQE_FCTYPE];
   } else {
-    io->nsid = le32(b + 4);
+    io->nsid = rtel__get32le(b + RTEL__SQE_NSID);
   }
-  if (b[0] == RTEL_NVME_OP_READ || b[0] == RTEL_NVME_OP_WRITE) {
-    io->slba = le64(b + 40);
-    io->nlb = (uint32_t)le16(b + 48) + 1;
+  if (io->opcode == RTEL_NVME_OP_READ || io->opcode == RTEL_NVME_OP_WRITE) {
+    io->slba = rtel__get64le(b + RTEL__SQE_SLBA);
+    io->nlb = (uint32_t)rtel__get16le(b + RTEL__SQE_NLB) + 1;
   }
   io->t_cmd = pi->ts;
   io->t_cap_last = pi->ts;
   io->t_d1 = io->t_dn = io->t_q = io->t_p1 = io->t_pn = RTEL_TSTAMP_NONE;
   parse_sgl(n, ioi, io, b, hd->payload_cap);
-  /* link: (queue, CID) hash, FIFO, the queue's list */
-  {
-    uint32_t *bk = &n->io_buckets[io_hash(qi, cid) & n->io_mask];
-    io->hnext = *bk;
-    *bk = ioi;
-  }
+}
+
+/* Links I/O |ioi| of |q| into the (queue, CID) hash, the FIFO by command
+ * time and the queue's list. */
+static void io_link(rtel__nvme *n, nq *q, uint32_t ioi, nio *io) {
+  uint32_t *bk = &n->io_buckets[io_hash(io->queue, io->cid) & n->io_mask];
+  io->hnext = *bk;
+  *bk = ioi;
   io->fprev = n->io_fifo_tail;
   io->fnext = RTEL__NIL;
   if (n->io_fifo_tail != RTEL__NIL) {
@@ -1054,13 +850,40 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
     io_at(n, q->io_head)->qprev = ioi;
   }
   q->io_head = ioi;
-  q->cap_io = first_only ? RTEL__NIL : ioi;
+}
+
+/* A command capsule (SEND FIRST or, when |only|, SEND ONLY, an SQE first):
+ * a new outstanding I/O on its queue. */
+static int command(rtel__nvme *n, const rtel_pkt_info *pi,
+                   const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+  const uint8_t *b = pkt + hd->payload_off;
+  uint32_t ioi;
+  nq *q;
+  nio *io;
+  int rv;
+
+  if ((q = command_queue(n, pi, hd, b, &rv)) == NULL) {
+    return rv;
+  }
+  if (!h2t_first_copy(n, q, hd->psn)) {
+    return 0;
+  }
+  if (is_connect(b)) {
+    queue_connect(n, q, b);
+  }
+  io = io_alloc(n, rtel__qtab_idx(&n->queues, &q->q),
+                rtel__get16le(b + RTEL__SQE_CID), &ioi, &rv);
+  if (io == NULL) {
+    return rv;
+  }
+  io_read_sqe(n, ioi, io, pi, hd, b);
+  io_link(n, q, ioi, io);
+  /* the rest of a SEND FIRST's capsule follows in SEND MIDDLE/LAST */
+  q->cap_io = only ? RTEL__NIL : ioi;
   return 0;
 }
 
-/* Finds the queue and I/O a completion belongs to when the host QPN of
- * the queue is unknown: the one unpaired queue between these two hosts
- * with an outstanding command of this CID. */
+/* (below: pair_by_cid() delivers the completion it held with it) */
 static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags);
 
@@ -1112,12 +935,12 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
   return q;
 }
 
-/* The completion of CID |cid| on |q| at |ts|. */
+/* The completion of CID |cid| on |q| at |ts|. (The hub offers a complete
+ * record to the two-point join once it has delivered it.) */
 static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags) {
   rtel_io_record r;
   nio *io;
-  int rv;
 
   io = io_find(n, rtel__qtab_idx(&n->queues, &q->q), cid);
   if (io == NULL) {
@@ -1135,17 +958,14 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
   }
   fill_record(q, io, RTEL_IO_COMPLETE, ts, status, flags, &r);
   io_unlink(n, io);
-  if ((rv = deliver(n, &r)) != 0) {
-    return rv;
-  }
-  return join_offer(n, &r);
+  return deliver(n, &r);
 }
 
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
                     const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
   const uint8_t *c = pkt + hd->payload_off;
-  uint16_t cid = le16(c + 12);
-  uint16_t status = (uint16_t)(le16(c + 14) >> 1);
+  uint16_t cid = rtel__get16le(c + RTEL__CQE_CID);
+  uint16_t status = (uint16_t)(rtel__get16le(c + RTEL__CQE_STATUS) >> 1);
   uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   int rv;
 
@@ -1192,7 +1012,8 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     unsigned i;
     for (i = 0; i < RTEL__RDREQ_RING; i++) {
       int32_t d = psn_diff(hd->psn, q->wrs[i].psn);
-      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best && d < 65536) {
+      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best &&
+          d < MSG_PSN_SPAN) {
         best = d;
         io = io_at(n, q->wrs[i].io);
       }
@@ -1245,7 +1066,7 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
     for (i = 0; i < RTEL__RDREQ_RING; i++) {
       int32_t d = psn_diff(hd->psn, q->rdreq[i].psn);
       if (q->rdreq[i].io != RTEL__NIL && d >= 0 && d < best &&
-          (first ? d == 0 : d < 65536)) {
+          (first ? d == 0 : d < MSG_PSN_SPAN)) {
         best = d;
         q->rr_io = q->rdreq[i].io;
       }
@@ -1269,92 +1090,105 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
 
 /* ------------------------------------------------------------ entry */
 
+/* Does |hd| carry exactly a CQE (a whole response capsule)? */
+static int cqe_capsule(const rtel_pkt_hd *hd) {
+  return hd->payload_len == RTEL__CQE_LEN && hd->payload_cap == RTEL__CQE_LEN;
+}
+
+/* A SEND FIRST, or a SEND ONLY when |only|: a command capsule if it holds
+ * an SQE (host -> target), a response capsule if it is a SEND ONLY of
+ * exactly a CQE (target -> host). */
+static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+  if (hd->payload_cap >= RTEL__SQE_LEN && hd->payload_len >= RTEL__SQE_LEN) {
+    return command(n, pi, hd, pkt, only);
+  }
+  if (only && cqe_capsule(hd)) {
+    return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
+  }
+  return 0;
+}
+
+/* A SEND MIDDLE, or LAST when |last|: the rest of the command capsule a
+ * SEND FIRST began (its last packet's time is the I/O's t_cap_last). */
+static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
+                         const rtel_pkt_hd *hd, int last) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  if (q == NULL || q->cap_io == RTEL__NIL) {
+    return;
+  }
+  if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
+    q->h2t_psn = hd->psn;
+  }
+  io_at(n, q->cap_io)->t_cap_last = pi->ts;
+  if (last) {
+    q->cap_io = RTEL__NIL;
+  }
+}
+
+/* The queue of a target -> host request (RDMA WRITE: read data; READ
+ * REQUEST: the target fetches write data), whose PSN, if later, becomes
+ * the queue's highest target -> host request PSN. */
+static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
+                              const rtel_pkt_hd *hd) {
+  nq *q = queue_of_t2h(n, pi->obs, hd);
+  if (q && (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
+    q->t2h_psn = hd->psn;
+    q->t2h_valid = 1;
+  }
+  return q;
+}
+
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
-  uint8_t op = hd->opcode, base;
+  uint8_t op = hd->opcode;
   nq *q;
 
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
-  if (rtel__unlikely(!n->seen)) {
-    n->seen = 1;
-    n->first_obs = pi->obs;
-  }
-  if (rtel__unlikely(pi->obs != n->first_obs)) {
-    n->multi_obs = 1; /* joins become possible */
-  }
-  if (n->join_fifo_head != RTEL__NIL) {
-    join_expire(n, pi->obs, pi->ts);
-  }
   /* NVMe-oF runs on RC QPs */
-  if (op > 0x1f || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                                 RTEL_HD_F_UNKNOWN_TVER))) {
+  if (op > RTEL__RC_MAX ||
+      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
-  base = op;
-  switch (base) {
-  case 0x00: /* SEND FIRST */
-  case 0x04: /* SEND ONLY */
-    if (hd->payload_cap >= SQE_LEN && hd->payload_len >= SQE_LEN) {
-      /* host -> target: a command capsule */
-      return command(n, pi, hd, pkt, base == 0x04);
-    }
-    if (base == 0x04 && hd->payload_len == CQE_LEN &&
-        hd->payload_cap == CQE_LEN) {
-      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
+  switch (op) {
+  case RTEL__RC_SEND_FIRST:
+  case RTEL__RC_SEND_ONLY:
+    return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
+  case RTEL__RC_SEND_ONLY_INV:
+    return cqe_capsule(hd)
+               ? response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd))
+               : 0;
+  case RTEL__RC_SEND_MIDDLE:
+  case RTEL__RC_SEND_LAST:
+    capsule_rest(n, pi, hd, op == RTEL__RC_SEND_LAST);
+    return 0;
+  case RTEL__RC_WRITE_FIRST:
+  case RTEL__RC_WRITE_ONLY:
+  case RTEL__RC_WRITE_MIDDLE:
+  case RTEL__RC_WRITE_LAST:
+    if ((q = t2h_request(n, pi, hd)) != NULL) {
+      read_data(n, pi, hd, q,
+                op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY,
+                op == RTEL__RC_WRITE_LAST || op == RTEL__RC_WRITE_ONLY);
     }
     return 0;
-  case 0x17: /* SEND ONLY with Invalidate */
-    if (hd->payload_len == CQE_LEN && hd->payload_cap == CQE_LEN) {
-      return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
-    }
-    return 0;
-  case 0x01: /* SEND MIDDLE, LAST: the rest of a command capsule */
-  case 0x02:
-    q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-    if (q && q->cap_io != RTEL__NIL) {
-      if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
-        q->h2t_psn = hd->psn;
-      }
-      io_at(n, q->cap_io)->t_cap_last = pi->ts;
-      if (base == 0x02) {
-        q->cap_io = RTEL__NIL;
-      }
-    }
-    return 0;
-  case 0x06: /* RDMA WRITE FIRST / ONLY / MIDDLE / LAST: read data */
-  case 0x0A:
-  case 0x07:
-  case 0x08:
-    q = queue_of_t2h(n, pi->obs, hd);
-    if (q) {
-      if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
-        q->t2h_psn = hd->psn;
-        q->t2h_valid = 1;
-      }
-      read_data(n, pi, hd, q, base == 0x06 || base == 0x0A,
-                base == 0x08 || base == 0x0A);
-    }
-    return 0;
-  case 0x0C: /* RDMA READ REQUEST: the target fetches write data */
-    q = queue_of_t2h(n, pi->obs, hd);
-    if (q) {
-      if (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid) {
-        q->t2h_psn = hd->psn;
-        q->t2h_valid = 1;
-      }
+  case RTEL__RC_READ_REQUEST:
+    if ((q = t2h_request(n, pi, hd)) != NULL) {
       read_request(n, pi, hd, q);
     }
     return 0;
-  case 0x0D: /* READ RESPONSE FIRST / ONLY / MIDDLE / LAST */
-  case 0x10:
-  case 0x0E:
-  case 0x0F:
+  case RTEL__RC_READ_RESP_FIRST:
+  case RTEL__RC_READ_RESP_ONLY:
+  case RTEL__RC_READ_RESP_MIDDLE:
+  case RTEL__RC_READ_RESP_LAST:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(n, pi, hd, q, base == 0x0D || base == 0x10,
-                    base == 0x0F || base == 0x10);
+      read_response(
+          n, pi, hd, q,
+          op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_ONLY,
+          op == RTEL__RC_READ_RESP_LAST || op == RTEL__RC_READ_RESP_ONLY);
     }
     return 0;
   default:
@@ -1393,21 +1227,6 @@ int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now) {
   return 0;
 }
 
-/* Completed I/Os wait for their twin for join_window of their own
- * observation point's clock (the latest packet seen there), so that points
- * with unrelated clocks never compare times. */
-static void join_expire(rtel__nvme *n, uint32_t obs,
-                        rtel_tstamp obs_now) {
-  while (n->join_fifo_head != RTEL__NIL) {
-    njoin *j = join_at(n, n->join_fifo_head);
-    if (j->obs != obs || j->expire > obs_now) {
-      break;
-    }
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, j);
-  }
-}
-
 int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
@@ -1419,10 +1238,6 @@ int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
                      queue_at(n, io->queue)->state == Q_CONFIRMED)) != 0) {
       return rv;
     }
-  }
-  while (n->join_fifo_head != RTEL__NIL) {
-    n->env.stats->io_join_unmatched += n->multi_obs;
-    join_remove(n, join_at(n, n->join_fifo_head));
   }
   return 0;
 }

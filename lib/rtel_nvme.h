@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVMe-oF I/O correlator: NVMe-oF queues (QP pairs), outstanding
- * commands, their data transfers and responses, I/O records, and the join
- * of the same I/O seen at two observation points (segmented records).
+ * commands, their data transfers and responses, and I/O records. (The
+ * hub joins the I/O records of two observation points: rtel_join.h.)
  */
 #ifndef RTEL_NVME_H
 #define RTEL_NVME_H
@@ -30,7 +30,6 @@ typedef struct rtel__nvme {
   const rtel__flowtab *pairs; /* QP pairs learned by the flow table */
   uint32_t flags;
   rtel_tstamp io_timeout;
-  rtel_tstamp join_window;
   uint16_t ports[4];
 
   rtel__qtab queues; /* key (obs, host, target, target QPN) */
@@ -49,25 +48,6 @@ typedef struct rtel__nvme {
   /* keyed SGL index: hash on (queue, key) -> (io << 2 | descriptor) */
   uint32_t *key_buckets;
   uint32_t key_mask;
-
-  /* completed I/Os awaiting their twin from another point */
-  uint8_t *joins;
-  uint32_t *join_buckets;
-  uint32_t join_mask;
-  uint32_t join_cap;
-  uint32_t join_used;
-  uint32_t join_free;
-  uint32_t join_fifo_head;
-  uint32_t join_fifo_tail;
-
-  /* observation point roles */
-  uint32_t nroles;
-  uint32_t role_obs[64];
-  uint8_t role[64];
-
-  uint32_t seen;      /* a packet was seen */
-  uint32_t first_obs; /* the first observation point seen ... */
-  uint32_t multi_obs; /* ... and whether another one was seen since */
 } rtel__nvme;
 
 int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
@@ -84,13 +64,11 @@ void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c);
 
 rtel_tstamp rtel__nvme_expiry(const rtel__nvme *n);
 int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now);
-/* Ends every outstanding I/O with |state| and drops pending joins. */
+/* Ends every outstanding I/O with |state|. */
 int rtel__nvme_flush(rtel__nvme *n, uint32_t state);
 
 /* Ends, truncated, every I/O whose queue's port is no longer measured. */
 int rtel__nvme_truncate(rtel__nvme *n, const rtel__sched *sched);
-
-int rtel__nvme_set_role(rtel__nvme *n, uint32_t obs, uint32_t role);
 
 /* Bytes per outstanding I/O (entry + hash and index slots). */
 size_t rtel__nvme_io_size(void);

@@ -35,7 +35,6 @@ typedef struct rtel__sink {
   int (*flow)(void *hub, rtel_flow_record *r);
   int (*msg)(void *hub, rtel_msg_record *r);
   int (*io)(void *hub, rtel_io_record *r);
-  int (*segment)(void *hub, const rtel_segment_record *r);
   int (*aggregate)(void *hub, const rtel_io_aggregate *r);
   uint32_t want;
 } rtel__sink;

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two-point join (rtel_segment_record(3)): a completed I/O record seen
+ * at one observation point waits for its twin - the same I/O seen at
+ * another point - and the pair becomes a segment record that splits the
+ * I/O latency into compute, network and storage time.
+ *
+ * The join reads only public rtel_io_record fields, so the NVMe-oF
+ * correlator never calls it: the hub offers it every completed I/O record
+ * it has delivered, and delivers the segment records it makes. The hub
+ * also tells it the time of each packet the correlator sees
+ * (rtel__join_clock()): a waiting record gives up after io_join_window of
+ * its own point's clock, so that points with unrelated clocks never compare
+ * times. Records that give up (window, full table, flush) are counted in
+ * io_join_unmatched once a second point has been seen.
+ *
+ * Memory: a fixed table of waiting records with a hash on the I/O and a
+ * FIFO by arrival; nothing is allocated after setup.
+ */
+#ifndef RTEL_JOIN_H
+#define RTEL_JOIN_H
+
+#include "rtel_int.h"
+#include "rtel_sink.h"
+#include "rtel_table.h"
+
+/* A completed I/O record waiting for its twin. */
+typedef struct rtel__joinent {
+  uint32_t hnext; /* hash chain, newest first; free list */
+  uint32_t fprev; /* FIFO by arrival */
+  uint32_t fnext;
+  uint32_t hash;
+  uint32_t obs;
+  uint32_t used;
+  rtel_tstamp expire; /* in |obs|'s clock */
+  rtel_io_record rec;
+} rtel__joinent;
+
+typedef struct rtel__join {
+  rtel__env env;
+  rtel_tstamp window;
+
+  rtel__joinent *ents;
+  uint32_t *buckets;
+  uint32_t mask;
+  uint32_t cap; /* 0: not allocated (NVMe-oF disabled) */
+  uint32_t used;
+  uint32_t free;
+  uint32_t fifo_head;
+  uint32_t fifo_tail;
+
+  /* observation point roles (rtel_ctx_set_obs_role()) */
+  uint32_t nroles;
+  uint32_t role_obs[RTEL_MAX_OBS_ROLES];
+  uint8_t role[RTEL_MAX_OBS_ROLES];
+
+  uint32_t seen;      /* a packet was seen */
+  uint32_t first_obs; /* the first observation point seen ... */
+  uint32_t multi_obs; /* ... and whether another one was seen since */
+} rtel__join;
+
+/* max_io_joins waiting records (max_ios when 0), io_join_window; nothing
+ * is allocated when NVMe-oF is disabled. */
+int rtel__join_init(rtel__join *j, const rtel_settings *s,
+                    const rtel__env *env);
+void rtel__join_free(rtel__join *j);
+
+int rtel__join_set_role(rtel__join *j, uint32_t obs, uint32_t role);
+
+/* Offers the delivered, completed I/O record |r|. Returns 1 when it
+ * completes a join, with its segment record in |seg| (for the hub to
+ * deliver); 0 when |r| waits for its twin or is not joined. */
+int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
+                     rtel_segment_record *seg);
+
+/* Drops the records waiting at |obs| whose window ended by |obs_now|. */
+void rtel__join_expire(rtel__join *j, uint32_t obs, rtel_tstamp obs_now);
+
+/* A packet at observation point |obs| at |ts|, before the correlator
+ * handles it: notes the points seen and ends the waits it expires. */
+static inline void rtel__join_clock(rtel__join *j, uint32_t obs,
+                                    rtel_tstamp ts) {
+  if (rtel__unlikely(!j->seen)) {
+    j->seen = 1;
+    j->first_obs = obs;
+  }
+  if (rtel__unlikely(obs != j->first_obs)) {
+    j->multi_obs = 1; /* joins become possible */
+  }
+  if (j->fifo_head != RTEL__NIL) {
+    const rtel__joinent *e = &j->ents[j->fifo_head];
+    if (e->obs == obs && e->expire <= ts) {
+      rtel__join_expire(j, obs, ts);
+    }
+  }
+}
+
+/* The capture ends: every waiting record gives up. */
+void rtel__join_flush(rtel__join *j);
+
+#endif /* RTEL_JOIN_H */
