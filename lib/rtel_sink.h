@@ -21,22 +21,12 @@
 
 #include "rtel_int.h"
 
-/* rtel__sink.want: which records have a reader (a callback or the alarms);
- * a module may skip building the others. The hub updates it when alarms
- * are set. */
-#define RTEL__WANT_FLOW 0x1u
-#define RTEL__WANT_MSG 0x2u
-#define RTEL__WANT_IO 0x4u /* always set: aggregates read I/O records */
-#define RTEL__WANT_SEGMENT 0x8u
-#define RTEL__WANT_AGGREGATE 0x10u
-
 typedef struct rtel__sink {
   void *hub;
   int (*flow)(void *hub, rtel_flow_record *r);
   int (*msg)(void *hub, rtel_msg_record *r);
   int (*io)(void *hub, rtel_io_record *r);
   int (*aggregate)(void *hub, const rtel_io_aggregate *r);
-  uint32_t want;
 } rtel__sink;
 
 typedef struct rtel__env {
