@@ -398,7 +398,7 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
 /* The queue a target -> host packet belongs to, learning the pair from
  * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
-static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
+static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   rtel__qkey k;
   nrev *r;
   uint32_t tqpn;
@@ -887,6 +887,31 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
 static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
                     uint16_t status, uint32_t flags);
 
+/* Delivers the completion |q| holds as first CID evidence (pair_by_cid())
+ * once its host QP is known, whatever named it (a second completion, RDMA
+ * CM, ACK PSNs, keyed data). */
+static int release_held(rtel__nvme *n, nq *q) {
+  if (q->cand_n == 0 || q->cand != q->hqpn) {
+    return 0;
+  }
+  q->cand_n = 0;
+  if (!q->t2h_valid || psn_diff(q->cand_psn, q->t2h_psn) > 0) {
+    q->t2h_psn = q->cand_psn;
+    q->t2h_valid = 1;
+  }
+  return complete(n, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
+                  q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
+}
+
+/* find_t2h(), then the completion held for that queue, if any (|*prv|: 0
+ * or the error delivering it returned). */
+static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd,
+                        int *prv) {
+  nq *q = find_t2h(n, obs, hd);
+  *prv = q ? release_held(n, q) : 0;
+  return q;
+}
+
 /* A completion on a host QP that no queue is paired with: of the unpaired
  * queues between these two hosts, the one with an outstanding command of
  * this CID is a candidate. A CID alone proves little (the completion may
@@ -927,11 +952,7 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
   /* second evidence from the same host QP: the pair is believed, and the
    * held completion is delivered first */
   queue_set_hqpn(n, q, hd->dqpn);
-  q->cand_n = 0;
-  q->t2h_psn = q->cand_psn;
-  q->t2h_valid = 1;
-  *prv = complete(n, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
-                  q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
+  *prv = release_held(n, q);
   return q;
 }
 
@@ -962,13 +983,17 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
 }
 
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
-                    const rtel_pkt_hd *hd, const uint8_t *pkt, nq *q) {
+                    const rtel_pkt_hd *hd, const uint8_t *pkt) {
   const uint8_t *c = pkt + hd->payload_off;
   uint16_t cid = rtel__get16le(c + RTEL__CQE_CID);
   uint16_t status = (uint16_t)(rtel__get16le(c + RTEL__CQE_STATUS) >> 1);
   uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   int rv;
+  nq *q = queue_of_t2h(n, pi->obs, hd, &rv);
 
+  if (rv != 0) {
+    return rv;
+  }
   if (q == NULL) {
     q = pair_by_cid(n, pi, hd, cid, status, flags, &rv);
     if (q == NULL || rv != 0) {
@@ -1104,7 +1129,7 @@ static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
     return command(n, pi, hd, pkt, only);
   }
   if (only && cqe_capsule(hd)) {
-    return response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd));
+    return response(n, pi, hd, pkt);
   }
   return 0;
 }
@@ -1130,8 +1155,8 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
  * REQUEST: the target fetches write data), whose PSN, if later, becomes
  * the queue's highest target -> host request PSN. */
 static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
-                              const rtel_pkt_hd *hd) {
-  nq *q = queue_of_t2h(n, pi->obs, hd);
+                              const rtel_pkt_hd *hd, int *prv) {
+  nq *q = queue_of_t2h(n, pi->obs, hd, prv);
   if (q && (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
     q->t2h_psn = hd->psn;
     q->t2h_valid = 1;
@@ -1143,6 +1168,7 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
   uint8_t op = hd->opcode;
   nq *q;
+  int rv;
 
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
@@ -1158,7 +1184,7 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
     return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
   case RTEL__RC_SEND_ONLY_INV:
     return cqe_capsule(hd)
-               ? response(n, pi, hd, pkt, queue_of_t2h(n, pi->obs, hd))
+               ? response(n, pi, hd, pkt)
                : 0;
   case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
@@ -1168,17 +1194,17 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   case RTEL__RC_WRITE_ONLY:
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
-    if ((q = t2h_request(n, pi, hd)) != NULL) {
+    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
       read_data(n, pi, hd, q,
                 op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY,
                 op == RTEL__RC_WRITE_LAST || op == RTEL__RC_WRITE_ONLY);
     }
-    return 0;
+    return rv;
   case RTEL__RC_READ_REQUEST:
-    if ((q = t2h_request(n, pi, hd)) != NULL) {
+    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
       read_request(n, pi, hd, q);
     }
-    return 0;
+    return rv;
   case RTEL__RC_READ_RESP_FIRST:
   case RTEL__RC_READ_RESP_ONLY:
   case RTEL__RC_READ_RESP_MIDDLE:
@@ -1228,9 +1254,18 @@ int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now) {
 }
 
 int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
+  uint32_t i;
   int rv;
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
+  }
+  /* completions held while their queue was paired by other evidence */
+  for (i = n->queues.lru_head; i != RTEL__NIL;) {
+    nq *q = queue_at(n, i);
+    i = q->q.next;
+    if ((rv = release_held(n, q)) != 0) {
+      return rv;
+    }
   }
   while (n->io_fifo_head != RTEL__NIL) {
     nio *io = io_at(n, n->io_fifo_head);

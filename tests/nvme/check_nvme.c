@@ -650,24 +650,9 @@ START_TEST(t_connect_write) {
 }
 END_TEST
 
-/* Cases that assert the documented rule where this library is known to
- * disagree: skipped, with the reason printed, unless RTEL_KNOWN_BUGS=1 is
- * in the environment (then they run, and fail until the library is
- * fixed). */
-static int known_bug(const char *test, const char *why) {
-  const char *v = getenv("RTEL_KNOWN_BUGS");
-  if (v != NULL && strcmp(v, "1") == 0) {
-    return 0;
-  }
-  printf("SKIP %s: known library bug: %s (RTEL_KNOWN_BUGS=1 runs it)\n", test,
-         why);
-  fflush(stdout);
-  return 1;
-}
-
-/* KNOWN LIBRARY BUG (reported): the response of a Connect is dropped when
- * the queue's host QP is learned after it, by another route than a second
- * completion. I/O queue 2 (NO_GUESS) opened by Fabrics Connect at T0; the
+/* A completion held as first CID evidence is delivered once the queue's
+ * host QP is learned by another route than a second completion (this was
+ * a bug: the Connect ended "truncated" without R). I/O queue 2 (NO_GUESS) opened by Fabrics Connect at T0; the
  * response, R = T0 + 1500, goes to the host QP, which the correlator does
  * not know yet; then
  *   _i = 0: a write whose READ REQUEST (RETH in the write's keyed SGL,
@@ -676,9 +661,8 @@ static int known_bug(const char *test, const char *why) {
  *           of the host's flow: the flow table pairs the QPs).
  * The documented record of the Connect: command and response seen, state
  * complete, R = T0 + 1500, IOL 1500 (rtel_io_record: "RTEL_IO_COMPLETE:
- * command and response seen"). The library reports it "truncated" at
- * rtel_ctx_flush(), without R, although the write right after it
- * completes on the same QP pair. */
+ * command and response seen"), like the write right after it on the same
+ * QP pair. */
 START_TEST(t_connect_then_paired) {
   env e;
   tu_nvq q = queue();
@@ -687,12 +671,6 @@ START_TEST(t_connect_then_paired) {
   const rtel_tstamp C = T0 + 5000;
   uint32_t p0, p1, p;
   IO w;
-  if (known_bug(_i == 0 ? "t_connect_then_paired (keyed data)"
-                        : "t_connect_then_paired (ACK PSNs)",
-                "a held Connect completion is dropped once the host QP is "
-                "learned otherwise; the Connect ends 'truncated'")) {
-    return;
-  }
   env_init(&e, 0);
   p0 = fab_connect(&e, T0, &q, 0x0001, 2);
   if (_i == 1) {
