@@ -149,8 +149,7 @@ typedef struct flow {
   uint32_t msg_retx_pkts;
   uint32_t msg_reth_len;
   /* cold: attributes and bookkeeping */
-  uint32_t fifo_prev; /* creation order, for the active timeout */
-  uint32_t fifo_next;
+  rtel__link fifo; /* creation order, for the active timeout */
   uint32_t port;
   uint16_t sport;
   uint16_t vlan;
@@ -232,7 +231,7 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
     return RTEL_ERR_NOMEM;
   }
   ft->psn_mask = npsn - 1;
-  ft->fifo_head = ft->fifo_tail = RTEL__NIL;
+  rtel__list_init(&ft->fifo);
   return 0;
 }
 
@@ -354,29 +353,19 @@ static flow *flow_at(const rtel__flowtab *ft, uint32_t i) {
   return (flow *)(void *)rtel__qtab_at(&ft->flows, i);
 }
 
+static rtel__links fifo_links(const rtel__flowtab *ft) {
+  rtel__links lk = {ft->flows.ents + offsetof(flow, fifo), ft->flows.stride};
+  return lk;
+}
+
 static void fifo_append(rtel__flowtab *ft, flow *f) {
-  uint32_t i = rtel__qtab_idx(&ft->flows, &f->q);
-  f->fifo_prev = ft->fifo_tail;
-  f->fifo_next = RTEL__NIL;
-  if (ft->fifo_tail != RTEL__NIL) {
-    flow_at(ft, ft->fifo_tail)->fifo_next = i;
-  } else {
-    ft->fifo_head = i;
-  }
-  ft->fifo_tail = i;
+  rtel__list_append(&ft->fifo, fifo_links(ft),
+                    rtel__qtab_idx(&ft->flows, &f->q));
 }
 
 static void fifo_unlink(rtel__flowtab *ft, flow *f) {
-  if (f->fifo_prev == RTEL__NIL) {
-    ft->fifo_head = f->fifo_next;
-  } else {
-    flow_at(ft, f->fifo_prev)->fifo_next = f->fifo_next;
-  }
-  if (f->fifo_next == RTEL__NIL) {
-    ft->fifo_tail = f->fifo_prev;
-  } else {
-    flow_at(ft, f->fifo_next)->fifo_prev = f->fifo_prev;
-  }
+  rtel__list_unlink(&ft->fifo, fifo_links(ft),
+                    rtel__qtab_idx(&ft->flows, &f->q));
 }
 
 /* ------------------------------------------------------------ pairing */
@@ -746,8 +735,8 @@ static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
   f->messages = 0;
   f->ep_pkts = 0;
   f->ops = 0;
-  fifo_unlink(ft, f);
-  fifo_append(ft, f);
+  rtel__list_move_tail(&ft->fifo, fifo_links(ft),
+                       rtel__qtab_idx(&ft->flows, &f->q));
   return rv;
 }
 
@@ -965,7 +954,7 @@ rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft) {
   f = (const flow *)(const void *)rtel__qtab_oldest(&ft->flows);
   t = f->last_ts + ft->idle;
   if (ft->active) {
-    rtel_tstamp a = flow_at(ft, ft->fifo_head)->first_ts + ft->active;
+    rtel_tstamp a = flow_at(ft, ft->fifo.head)->first_ts + ft->active;
     if (a < t) {
       t = a;
     }
@@ -989,7 +978,7 @@ int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
     }
   }
   while (ft->active && ft->flows.used) {
-    flow *f = flow_at(ft, ft->fifo_head);
+    flow *f = flow_at(ft, ft->fifo.head);
     if (now < f->first_ts || now - f->first_ts < ft->active) {
       break;
     }
@@ -1027,9 +1016,9 @@ int rtel__flow_truncate(rtel__flowtab *ft, const rtel__sched *sched) {
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  for (i = ft->flows.lru_head; i != RTEL__NIL;) {
+  for (i = ft->flows.lru.head; i != RTEL__NIL;) {
     flow *f = flow_at(ft, i);
-    i = f->q.next;
+    i = f->q.lru.next;
     if (!rtel__sched_port_measured(sched, f->port) &&
         (rv = end_flow(ft, f, RTEL_END_TRUNCATED)) != 0) {
       return rv;

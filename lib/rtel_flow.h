@@ -27,8 +27,7 @@ typedef struct rtel__flowtab {
   rtel__qtab pairs;
   rtel__psn_slot *psn_index;
   uint32_t psn_mask;
-  uint32_t fifo_head; /* flows in creation order, for the active timeout */
-  uint32_t fifo_tail;
+  rtel__list fifo; /* flows in creation order, for the active timeout */
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;

@@ -30,7 +30,7 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
     rtel__qtab_at(t, i)->idx = i;
   }
   t->free_head = 0;
-  t->lru_head = t->lru_tail = RTEL__NIL;
+  rtel__list_init(&t->lru);
   return 0;
 }
 
@@ -91,14 +91,7 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h) {
   e->hash = h;
   e->hnext = t->buckets[h & t->mask];
   t->buckets[h & t->mask] = i;
-  e->prev = t->lru_tail;
-  e->next = RTEL__NIL;
-  if (t->lru_tail != RTEL__NIL) {
-    rtel__qtab_at(t, t->lru_tail)->next = i;
-  } else {
-    t->lru_head = i;
-  }
-  t->lru_tail = i;
+  rtel__list_append(&t->lru, rtel__qtab_lru(t), i);
   t->used++;
   return e;
 }
@@ -110,16 +103,7 @@ void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e) {
     pp = &rtel__qtab_at(t, *pp)->hnext;
   }
   *pp = e->hnext;
-  if (e->prev == RTEL__NIL) {
-    t->lru_head = e->next;
-  } else {
-    rtel__qtab_at(t, e->prev)->next = e->next;
-  }
-  if (e->next == RTEL__NIL) {
-    t->lru_tail = e->prev;
-  } else {
-    rtel__qtab_at(t, e->next)->prev = e->prev;
-  }
+  rtel__list_unlink(&t->lru, rtel__qtab_lru(t), i);
   e->hnext = t->free_head;
   t->free_head = i;
   t->used--;

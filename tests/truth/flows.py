@@ -660,11 +660,12 @@ CTYPES = {"uint8_t": 1, "int8_t": 1, "char": 1, "uint16_t": 2, "int16_t": 2,
 
 def c_struct_sizes(srcdir):
     """sizeof and alignment of the flow table's entries (struct flow and
-    struct pair of lib/rtel_flow.c, with rtel__qent of lib/rtel_table.h),
+    struct pair of lib/rtel_flow.c, with rtel__qent of lib/rtel_table.h and
+    rtel__link of lib/rtel_list.h),
     computed from their declarations (natural alignment, LP64)."""
     types = dict((t, (n, n)) for t, n in CTYPES.items())
     text = ""
-    for f in ("lib/rtel_table.h", "lib/rtel_flow.c"):
+    for f in ("lib/rtel_list.h", "lib/rtel_table.h", "lib/rtel_flow.c"):
         with open(os.path.join(srcdir, f)) as fh:
             text += fh.read() + "\n"
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
