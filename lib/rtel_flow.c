@@ -42,6 +42,8 @@
  */
 #include "rtel_flow.h"
 
+#include "rtel_psn.h"
+
 /* ------------------------------------------------------------ opcodes */
 
 /* op_class[opcode]: kind (bits 8-11), RTEL_OP_* (bits 2-4), position in
@@ -96,6 +98,7 @@ static const uint16_t op_class[256] = {
  * responses use the requester's PSN space, not the sender's own, so they
  * are a flow of their own even on the same QP. */
 #define KEY_RESP 0x01000000u
+#define QPN_MASK 0x00ffffffu /* the QPN of a key */
 
 /* A packet with the PSN of the flow's previous packet, seen less than this
  * after it, is a duplicate copy (a mirror's), not a retransmission: a
@@ -178,14 +181,6 @@ typedef struct pair {
 
 size_t rtel__flow_entry_size(void) { return sizeof(flow); }
 
-#define PSN_MASK 0xffffffu
-
-/* 24-bit serial difference a - b in [-2^23, 2^23). */
-static inline int32_t psn_diff(uint32_t a, uint32_t b) {
-  uint32_t d = (a - b) & PSN_MASK;
-  return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
-}
-
 static void mkkey(rtel__qkey *k, uint32_t obs, const uint8_t *src,
                   const uint8_t *dst, uint32_t qpn) {
   memcpy(k->src, src, 16);
@@ -260,7 +255,7 @@ static int emit_msg(rtel__flowtab *ft, flow *f, uint32_t extra_flags) {
   m.flags = flow_flags(f) | extra_flags;
   memcpy(m.src, f->q.key.src, 16);
   memcpy(m.dst, f->q.key.dst, 16);
-  m.dqpn = f->q.key.qpn & PSN_MASK;
+  m.dqpn = f->q.key.qpn & QPN_MASK;
   m.peer_qpn = f->peer_qpn;
   m.op = f->msg_op;
   m.first_psn = f->msg_first_psn;
@@ -298,7 +293,7 @@ static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
     r.flags = flow_flags(f);
     memcpy(r.src, f->q.key.src, 16);
     memcpy(r.dst, f->q.key.dst, 16);
-    r.dqpn = f->q.key.qpn & PSN_MASK;
+    r.dqpn = f->q.key.qpn & QPN_MASK;
     r.peer_qpn = f->peer_qpn;
     r.sport = f->sport;
     r.vlan = f->vlan;
@@ -648,7 +643,8 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
       msg_start(f, pi, hd, op, 1);
     }
   } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
-             (cls & P_FIRST) && psn_diff(hd->psn, f->msg_first_psn) < 0) {
+             (cls & P_FIRST) &&
+             rtel__psn_before(hd->psn, f->msg_first_psn)) {
     /* the resent FIRST of a message whose original FIRST never passed
      * here: the message now starts where it really does */
     f->st &= (uint8_t)~ST_MSG_INC;
@@ -657,7 +653,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     f->msg_retx_pkts++;
     f->msg_retx_bytes += hd->payload_len;
   } else if (!(f->st & ST_MSG) ||
-             psn_diff(hd->psn, f->msg_first_psn) < 0) {
+             rtel__psn_before(hd->psn, f->msg_first_psn)) {
     return 0; /* a resend of a message that already ended */
   } else {
     f->msg_retx_pkts++;
@@ -715,7 +711,7 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
     f->fl |= RTEL_FLOW_F_VLAN;
   }
   pk = *k;
-  pk.qpn &= PSN_MASK;
+  pk.qpn &= QPN_MASK;
   p = pair_find(ft, &pk);
   f->peer_qpn = p ? p->peer : RTEL_QPN_NONE;
   return f;
@@ -747,8 +743,8 @@ static int resp_gap(const flow *f, uint32_t psn) {
     return 1; /* inside a response, its PSNs are consecutive */
   }
   for (i = 0; i < f->rq_n; i++) {
-    if (psn_diff(f->rq_psn[i], f->highest) > 0 &&
-        psn_diff(f->rq_psn[i], psn) < 0) {
+    if (rtel__psn_after(f->rq_psn[i], f->highest) &&
+        rtel__psn_before(f->rq_psn[i], psn)) {
       return 1; /* the response to that request never passed here */
     }
   }
@@ -784,15 +780,15 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
       return rv;
     }
   } else {
-    int32_t d = psn_diff(hd->psn, f->highest);
+    int32_t d = rtel__psn_diff(hd->psn, f->highest);
     rtel__qtab_touch(&ft->flows, &f->q);
     if (f->packets == 0) {
       f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
     }
     if (d > 0) {
       if (d > 1 && (resp ? resp_gap(f, hd->psn) : !(f->st & ST_SPAN))) {
-        uint32_t lo = (f->highest + 1) & PSN_MASK;
-        uint32_t hi = (hd->psn - 1) & PSN_MASK;
+        uint32_t lo = rtel__psn_add(f->highest, 1);
+        uint32_t hi = rtel__psn_add(hd->psn, -1);
         f->gaps++;
         if (!(f->st & ST_GAP)) {
           f->gap1_lo = lo;
@@ -818,11 +814,11 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     f->retx_bytes += hd->payload_len;
     retx = 2;
   } else if (retx) {
-    if ((f->st & ST_EPISODE) && psn_diff(hd->psn, f->last_psn) > 1) {
+    if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
       /* a jump inside a resend: those resent copies never passed here,
        * so the episode that resends them again is an upstream loss */
-      uint32_t lo = (f->last_psn + 1) & PSN_MASK;
-      uint32_t hi = (hd->psn - 1) & PSN_MASK;
+      uint32_t lo = rtel__psn_add(f->last_psn, 1);
+      uint32_t hi = rtel__psn_add(hd->psn, -1);
       if (!(f->st & ST_GAP)) {
         f->gap1_lo = lo;
         f->gap1_hi = hi;
@@ -833,13 +829,13 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
         f->st |= ST_GAP2;
       }
     }
-    if (!(f->st & ST_EPISODE) || psn_diff(hd->psn, f->last_psn) <= 0) {
+    if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
       /* a new retransmission episode: one loss event, located by whether
        * its first PSN ever passed here */
-      int up = ((f->st & ST_GAP) && psn_diff(hd->psn, f->gap1_lo) >= 0 &&
-                psn_diff(hd->psn, f->gap1_hi) <= 0) ||
-               ((f->st & ST_GAP2) && psn_diff(hd->psn, f->gap2_lo) >= 0 &&
-                psn_diff(hd->psn, f->gap2_hi) <= 0);
+      int up = ((f->st & ST_GAP) &&
+                rtel__psn_in(hd->psn, f->gap1_lo, f->gap1_hi)) ||
+               ((f->st & ST_GAP2) &&
+                rtel__psn_in(hd->psn, f->gap2_lo, f->gap2_hi));
       if (up) {
         f->loss_up++;
       } else {
@@ -896,7 +892,7 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   pair *p;
   mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
   f = flow_find(ft, &k);
-  if (f && psn_diff(hd->psn, f->highest) > 0) {
+  if (f && rtel__psn_after(hd->psn, f->highest)) {
     f->highest = hd->psn;
     f->last_psn = hd->psn;
     f->st |= ST_SPAN;
