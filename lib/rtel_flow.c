@@ -42,45 +42,8 @@
  */
 #include "rtel_flow.h"
 
+#include "rtel_opcode.h"
 #include "rtel_psn.h"
-
-/* ------------------------------------------------------------ opcodes */
-
-/* op_class[opcode]: kind (bits 8-11), RTEL_OP_* (bits 2-4), position in
- * the message (bits 0-1) */
-#define K_DATA 0x100u
-#define K_REQ 0x200u /* READ REQUEST, atomics, FLUSH, ATOMIC WRITE */
-#define K_ACK 0x400u /* ACK, ATOMIC ACK (AETH) */
-#define K_CNP 0x800u
-#define P_FIRST 0x1u
-#define P_LAST 0x2u
-#define P_MID 0x0u
-#define P_ONLY (P_FIRST | P_LAST)
-#define O_SHIFT 2
-#define D(op, pos) (uint16_t)(K_DATA | ((op) << O_SHIFT) | (pos))
-#define SEND_(pos) D(RTEL_OP_SEND, pos)
-#define WRITE_(pos) D(RTEL_OP_WRITE, pos)
-#define RRESP_(pos) D(RTEL_OP_READ_RESP, pos)
-
-/* RC, UC (first 12) and XRC share the low 5 bits. */
-#define FAMILY_SENDWRITE(b)                                                   \
-  [(b) + 0x00] = SEND_(P_FIRST), [(b) + 0x01] = SEND_(P_MID),                 \
-  [(b) + 0x02] = SEND_(P_LAST), [(b) + 0x03] = SEND_(P_LAST),                 \
-  [(b) + 0x04] = SEND_(P_ONLY), [(b) + 0x05] = SEND_(P_ONLY),                 \
-  [(b) + 0x06] = WRITE_(P_FIRST), [(b) + 0x07] = WRITE_(P_MID),               \
-  [(b) + 0x08] = WRITE_(P_LAST), [(b) + 0x09] = WRITE_(P_LAST),               \
-  [(b) + 0x0A] = WRITE_(P_ONLY), [(b) + 0x0B] = WRITE_(P_ONLY)
-#define FAMILY_REST(b)                                                        \
-  [(b) + 0x0C] = K_REQ, [(b) + 0x0D] = RRESP_(P_FIRST),                       \
-  [(b) + 0x0E] = RRESP_(P_MID), [(b) + 0x0F] = RRESP_(P_LAST),                \
-  [(b) + 0x10] = RRESP_(P_ONLY), [(b) + 0x11] = K_ACK, [(b) + 0x12] = K_ACK,  \
-  [(b) + 0x13] = K_REQ, [(b) + 0x14] = K_REQ, [(b) + 0x16] = SEND_(P_LAST),   \
-  [(b) + 0x17] = SEND_(P_ONLY), [(b) + 0x1C] = K_REQ, [(b) + 0x1D] = K_REQ
-
-static const uint16_t op_class[256] = {
-    FAMILY_SENDWRITE(0x00), FAMILY_REST(0x00), FAMILY_SENDWRITE(0x20),
-    FAMILY_SENDWRITE(0xA0), FAMILY_REST(0xA0), [0x81] = K_CNP,
-};
 
 /* ------------------------------------------------------------ entries */
 
@@ -500,7 +463,7 @@ static rtel__psn_slot *psn_slot(const rtel__flowtab *ft, uint32_t tag,
 
 static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
                        rtel_tstamp ts) {
-  if (kind == K_CNP) {
+  if (kind == RTEL__K_CNP) {
     if (f) {
       f->cnps++;
     } else {
@@ -556,23 +519,23 @@ static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   if (p && p->peer != RTEL_QPN_NONE) {
     mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
     f = flow_find(ft, &k);
-    if (f == NULL && kind == K_CNP) {
+    if (f == NULL && kind == RTEL__K_CNP) {
       /* a QP that only answers READs: its data is a response flow */
       k.qpn |= KEY_RESP;
       f = flow_find(ft, &k);
     }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
-      if (kind == K_ACK) {
+      if (kind == RTEL__K_ACK) {
         f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
       }
-    } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+    } else if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ft->env.stats->ctrl_unattributed++;
     }
     return;
   }
   /* Not paired yet: an ACK's PSN names a data packet of the flow. */
-  if (kind == K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
+  if (kind == RTEL__K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
     uint32_t tag = psn_tag(ft, pi->obs, hd->dst, hd->src);
     rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
     if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != RTEL_QPN_NONE) {
@@ -589,7 +552,7 @@ static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
       }
     }
   }
-  if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+  if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
     if (p == NULL) {
       p = pair_get(ft, &k);
     }
@@ -628,11 +591,11 @@ static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
 
 static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, uint16_t cls, int retx) {
-  uint8_t op = (uint8_t)((cls >> O_SHIFT) & 7u);
+  uint8_t op = rtel__op_class_op(cls);
   int rv;
 
   if (!retx) {
-    if (cls & P_FIRST) {
+    if (cls & RTEL__P_FIRST) {
       if ((f->st & ST_MSG) &&
           (rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
         return rv;
@@ -643,7 +606,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
       msg_start(f, pi, hd, op, 1);
     }
   } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
-             (cls & P_FIRST) &&
+             (cls & RTEL__P_FIRST) &&
              rtel__psn_before(hd->psn, f->msg_first_psn)) {
     /* the resent FIRST of a message whose original FIRST never passed
      * here: the message now starts where it really does */
@@ -667,7 +630,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     f->msg_first_ts = pi->ts;
   }
   f->msg_last_psn = hd->psn;
-  if (cls & P_LAST) {
+  if (cls & RTEL__P_LAST) {
     return emit_msg(ft, f,
                     (f->st & ST_MSG_INC) ? RTEL_MSG_F_INCOMPLETE : 0u);
   }
@@ -756,7 +719,7 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   rtel__qkey k;
   uint32_t h;
   flow *f;
-  int retx = 0, rv = 0, resp = ((cls >> O_SHIFT) & 7u) == RTEL_OP_READ_RESP;
+  int retx = 0, rv = 0, resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
 
   mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn | (resp ? KEY_RESP : 0u));
   h = rtel__qkey_hash(&ft->flows, &k);
@@ -864,7 +827,7 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   }
   f->packets++;
   f->bytes += hd->payload_len;
-  f->ops |= (uint8_t)((cls >> O_SHIFT) & 7u);
+  f->ops |= rtel__op_class_op(cls);
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
@@ -899,7 +862,8 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   }
   /* a READ REQUEST announces the first PSN of its responses, which come
    * back to the requester's peer QP */
-  if (hd->opcode != 0x0C && hd->opcode != 0xAC) {
+  if (hd->opcode != (RTEL__OPC_RC | RTEL__OPC_READ_REQ) &&
+      hd->opcode != (RTEL__OPC_XRC | RTEL__OPC_READ_REQ)) {
     return;
   }
   if ((p = pair_find(ft, &k)) == NULL || p->peer == RTEL_QPN_NONE) {
@@ -926,13 +890,13 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                                    RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
-  cls = op_class[hd->opcode];
-  if (rtel__likely(cls & K_DATA)) {
+  cls = rtel__op_class[hd->opcode];
+  if (rtel__likely(cls & RTEL__K_DATA)) {
     return data_packet(ft, pi, hd, cls);
   }
-  if (cls & (K_ACK | K_CNP)) {
+  if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
     ctrl_packet(ft, pi, hd, cls);
-  } else if (cls & K_REQ) {
+  } else if (cls & RTEL__K_REQ) {
     req_packet(ft, pi, hd);
   }
   return 0;
