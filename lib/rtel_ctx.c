@@ -5,8 +5,9 @@
  * Every packet enters here and goes, in this order, through
  *   the scheduler's admission (rtel_sched: is its port measured now?)
  *   -> the decoder (rtel_parse) -> the counters -> on_packet
- *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow)
- *   -> the NVMe-oF correlator (rtel_nvme).
+ *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow), which
+ *   feeds the QP pairing table (rtel_pair) -> the NVMe-oF correlator
+ *   (rtel_nvme), which reads it.
  * The modules never call the hub or each other upwards: what they produce
  * comes back through the sink (rtel_sink.h), whose functions below are the
  * only places that call the application. Each counts the record, stamps
@@ -276,6 +277,7 @@ static void free_modules(rtel_ctx *ctx) {
   rtel__agg_free(&ctx->agg);
   rtel__nvme_free(&ctx->nvme);
   rtel__flow_free(&ctx->ft);
+  rtel__pair_free(&ctx->pairs);
   for (k = 0; k < RTEL__OUT_N; k++) {
     if (ctx->out_copy[k]) {
       ctx->mem.free(ctx->out_copy[k], ctx->mem.user_data);
@@ -310,8 +312,9 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
       }
     }
   }
-  if ((rv = rtel__flow_init(&ctx->ft, s, &ctx->env)) != 0 ||
-      (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->ft, &ctx->env)) != 0 ||
+  if ((rv = rtel__pair_init(&ctx->pairs, s, &ctx->env)) != 0 ||
+      (rv = rtel__flow_init(&ctx->ft, s, &ctx->pairs, &ctx->env)) != 0 ||
+      (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->pairs, &ctx->env)) != 0 ||
       (rv = rtel__agg_init(&ctx->agg, s, &ctx->env)) != 0 ||
       (rv = rtel__sched_init(&ctx->sched, s->max_ports, &ctx->env)) != 0 ||
       (rv = rtel__alarm_init(&ctx->alarms, s->max_alarm_keys, s->hash_seed,

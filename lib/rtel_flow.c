@@ -5,11 +5,12 @@
  * A flow is keyed by (obs, source IP, destination IP, destination QPN) and
  * made of data packets: SEND, RDMA WRITE, RDMA READ RESPONSE of RC, UC and
  * XRC QPs. Its ACKs, NAKs and CNPs travel the other way, addressed to the
- * peer QP; they reach the flow through the pairing table, which maps
- * (obs, src, dst, QPN) of either direction to the other direction's QPN.
- * Pairs are learned from RDMA CM REQ/REP exchanges and, when no CM was
- * seen, from ACK PSNs that fall on recent data PSNs of exactly one flow
- * (confirmed by a second ACK before the pair is believed).
+ * peer QP; they reach the flow through the pairing table (rtel_pair.h),
+ * which maps (obs, src, dst, QPN) of either direction to the other
+ * direction's QPN. The flow table feeds it: RDMA CM connections, the data
+ * PSNs of flows not paired yet and the ACKs that may name them; it holds
+ * the NAKs and CNPs of an unpaired flow in the pairing entry of their QP
+ * until the pair is learned (when their flow takes them).
  *
  * Per data packet, with d = PSN - highest PSN seen (24-bit serial):
  *   d > 0   new data; d > 1 is a PSN gap (remembered, to locate losses),
@@ -127,68 +128,29 @@ typedef struct flow {
   uint32_t rq_psn[4];
 } flow;
 
-typedef struct pair {
-  rtel__qent q;
-  uint32_t peer; /* RTEL_QPN_NONE: not paired yet */
-  uint32_t cand; /* PSN-matching candidate peer */
-  uint32_t hits;
-  uint32_t hit_psn; /* PSN of the last hit (a repeat does not count) */
-  /* NAKs and CNPs that arrived before the pair was known */
-  uint32_t naks_seq;
-  uint32_t naks_rnr;
-  uint32_t naks_fatal;
-  uint32_t cnps;
-  uint32_t nak_pending;
-  rtel_tstamp nak_ts; /* time of the last NAK held */
-} pair;
-
 size_t rtel__flow_entry_size(void) { return sizeof(flow); }
-
-static void mkkey(rtel__qkey *k, uint32_t obs, const uint8_t *src,
-                  const uint8_t *dst, uint32_t qpn) {
-  memcpy(k->src, src, 16);
-  memcpy(k->dst, dst, 16);
-  k->obs = obs;
-  k->qpn = qpn;
-}
 
 /* ------------------------------------------------------------ setup */
 
 int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
-                    const rtel__env *env) {
+                    rtel__pairtab *pairs, const rtel__env *env) {
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
-  /* two entries per connection (one per direction); a connection may
-   * carry data one way only */
-  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs
-                    : nflows <= RTEL__MAX_TABLE / 2 ? 2 * nflows
-                                                    : RTEL__MAX_TABLE;
-  uint32_t npsn = 1;
   int rv;
 
   memset(ft, 0, sizeof(*ft));
   ft->env = *env;
+  ft->pairs = pairs;
   ft->flags = s->flow_flags;
   ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
   ft->active = s->flow_active_timeout;
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  while (npsn < nflows * 4u && npsn < (1u << 24)) {
-    npsn <<= 1;
-  }
   if ((rv = rtel__qtab_init(&ft->flows, nflows, sizeof(flow), s->hash_seed,
-                            ft->env.mem)) != 0 ||
-      (rv = rtel__qtab_init(&ft->pairs, npairs, sizeof(pair),
-                            s->hash_seed ^ 0x5bd1e995u, ft->env.mem)) != 0) {
+                            ft->env.mem)) != 0) {
     rtel__flow_free(ft);
     return rv;
   }
-  ft->psn_index = rtel__zalloc(&ft->env, npsn, sizeof(rtel__psn_slot));
-  if (ft->psn_index == NULL) {
-    rtel__flow_free(ft);
-    return RTEL_ERR_NOMEM;
-  }
-  ft->psn_mask = npsn - 1;
   rtel__list_init(&ft->fifo);
   return 0;
 }
@@ -198,9 +160,6 @@ void rtel__flow_free(rtel__flowtab *ft) {
     return; /* never initialised */
   }
   rtel__qtab_free(&ft->flows, ft->env.mem);
-  rtel__qtab_free(&ft->pairs, ft->env.mem);
-  rtel__dealloc(&ft->env, ft->psn_index);
-  ft->psn_index = NULL;
 }
 
 /* ------------------------------------------------------------ records */
@@ -328,141 +287,78 @@ static void fifo_unlink(rtel__flowtab *ft, flow *f) {
 
 /* ------------------------------------------------------------ pairing */
 
-static pair *pair_find(rtel__flowtab *ft, const rtel__qkey *k) {
-  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
-  return (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
-}
-
-/* Finds or creates the pairing entry of |k| (evicting the least recently
- * used entry when full). */
-static pair *pair_get(rtel__flowtab *ft, const rtel__qkey *k) {
-  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
-  pair *p = (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
-  if (p) {
-    rtel__qtab_touch(&ft->pairs, &p->q);
-    return p;
-  }
-  if (ft->pairs.used == ft->pairs.cap) {
-    pair *old = (pair *)(void *)rtel__qtab_oldest(&ft->pairs);
-    /* NAKs and CNPs it held for a flow never paired are lost */
-    ft->env.stats->ctrl_unattributed +=
-        old->naks_seq + old->naks_rnr + old->naks_fatal + old->cnps;
-    rtel__qtab_remove(&ft->pairs, &old->q);
-    ft->env.stats->pairs_evicted++;
-  }
-  p = (pair *)(void *)rtel__qtab_insert(&ft->pairs, k, h);
-  p->peer = RTEL_QPN_NONE;
-  p->cand = RTEL_QPN_NONE;
-  return p;
-}
-
 static flow *flow_find(rtel__flowtab *ft, const rtel__qkey *k) {
   uint32_t h = rtel__qkey_hash(&ft->flows, k);
   return (flow *)(void *)rtel__qtab_find(&ft->flows, k, h);
 }
 
-/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
- * (|src|, |peer|): both directions' entries, and the flow if present.
- * Counts held by the control-direction entry move to the flow. */
-static void set_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t qpn, uint32_t peer) {
+/* The READ RESPONSE flow sent from |src| to (|dst|, |qpn|), if present,
+ * learns its peer. */
+static void set_resp_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
+                          const uint8_t *dst, uint32_t qpn, uint32_t peer) {
   rtel__qkey k;
   flow *f;
-  mkkey(&k, obs, src, dst, qpn | KEY_RESP);
+  rtel__qkey_set(&k, obs, src, dst, qpn | KEY_RESP);
   if ((f = flow_find(ft, &k)) != NULL) {
     f->peer_qpn = peer;
   }
 }
 
-/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
- * (|src|, |peer|): both directions' entries, and the flows if present.
- * NAKs and CNPs held by the control-direction entry move to the flow. */
-static void learn_pair(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
-                       const uint8_t *dst, uint32_t dqpn, uint32_t peer) {
-  rtel__qkey k;
-  pair *fwd, *rev;
-  flow *f;
-
-  mkkey(&k, obs, src, dst, dqpn);
-  fwd = pair_get(ft, &k);
-  fwd->peer = peer;
-  mkkey(&k, obs, dst, src, peer);
-  rev = pair_get(ft, &k);
-  rev->peer = dqpn;
-  /* READ RESPONSE flows on either QP learn their peer too */
-  set_peer(ft, obs, src, dst, dqpn, peer);
-  set_peer(ft, obs, dst, src, peer, dqpn);
-  mkkey(&k, obs, dst, src, peer);
-  if ((f = flow_find(ft, &k)) != NULL) {
-    f->peer_qpn = dqpn;
-  }
-  mkkey(&k, obs, src, dst, dqpn);
-  f = flow_find(ft, &k);
-  if (f) {
-    f->peer_qpn = peer;
-    f->naks_seq += rev->naks_seq;
-    f->naks_rnr += rev->naks_rnr;
-    f->naks_fatal += rev->naks_fatal;
-    f->cnps += rev->cnps;
-    if (rev->nak_pending) {
-      if ((f->st & ST_EPISODE) && rev->nak_ts <= f->ep_ts &&
-          !(f->st & ST_EP_NAK)) {
-        /* the held NAK came before the episode under way: it caused it */
-        f->retx_to -= f->ep_pkts;
-        f->retx_nak += f->ep_pkts;
-        f->st |= ST_EP_NAK;
-      } else if (!(f->st & ST_EPISODE) || rev->nak_ts > f->ep_ts) {
-        f->st |= ST_NAK;
-      }
+/* The NAKs and CNPs |h| held for |f| before its pair was known: counted
+ * now; a held NAK is the cause of the retransmission episode under way if
+ * it came before it, else of the next one. */
+static void take_held(flow *f, const rtel__pair_held *h) {
+  f->naks_seq += h->naks_seq;
+  f->naks_rnr += h->naks_rnr;
+  f->naks_fatal += h->naks_fatal;
+  f->cnps += h->cnps;
+  if (h->nak_pending) {
+    if ((f->st & ST_EPISODE) && h->nak_ts <= f->ep_ts &&
+        !(f->st & ST_EP_NAK)) {
+      /* the held NAK came before the episode under way: it caused it */
+      f->retx_to -= f->ep_pkts;
+      f->retx_nak += f->ep_pkts;
+      f->st |= ST_EP_NAK;
+    } else if (!(f->st & ST_EPISODE) || h->nak_ts > f->ep_ts) {
+      f->st |= ST_NAK;
     }
   }
-  rev->naks_seq = rev->naks_rnr = rev->naks_fatal = rev->cnps = 0;
-  rev->nak_pending = 0;
+}
+
+/* A pair learned (rtel__pair_learned): data sent from key->src to
+ * (key->dst, key->qpn) is acknowledged on (key->src, |peer|). The flows of
+ * both directions learn their peer; what the control direction's entry
+ * |ctrl| held goes to the data direction's flow. */
+static void pair_learned(void *arg, const rtel__qkey *key, uint32_t peer,
+                         rtel__pair *ctrl) {
+  rtel__flowtab *ft = arg;
+  rtel__qkey k;
+  flow *f;
+
+  /* READ RESPONSE flows on either QP learn their peer too */
+  set_resp_peer(ft, key->obs, key->src, key->dst, key->qpn, peer);
+  set_resp_peer(ft, key->obs, key->dst, key->src, peer, key->qpn);
+  rtel__qkey_set(&k, key->obs, key->dst, key->src, peer);
+  if ((f = flow_find(ft, &k)) != NULL) {
+    f->peer_qpn = key->qpn;
+  }
+  if ((f = flow_find(ft, key)) != NULL) {
+    f->peer_qpn = peer;
+    take_held(f, &ctrl->held);
+  }
 }
 
 void rtel__flow_cm_conn(rtel__flowtab *ft, const rtel__cm_conn *c) {
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return;
   }
-  /* data requester -> responder goes to the responder's QPN and is
-   * acknowledged to the requester's, and conversely */
-  learn_pair(ft, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, c->req_qpn);
-  learn_pair(ft, c->obs, c->rsp_ip, c->req_ip, c->req_qpn, c->rsp_qpn);
-  ft->env.stats->pairs_cm++;
-}
-
-uint32_t rtel__flow_peer(const rtel__flowtab *ft, uint32_t obs,
-                         const uint8_t *src, const uint8_t *dst,
-                         uint32_t qpn) {
-  rtel__qkey k;
-  const pair *p;
-  if (ft->flags & RTEL_FLOW_DISABLE) {
-    return RTEL_QPN_NONE;
-  }
-  mkkey(&k, obs, src, dst, qpn);
-  p = pair_find((rtel__flowtab *)(uintptr_t)ft, &k);
-  return p ? p->peer : RTEL_QPN_NONE;
-}
-
-/* Index of recent data PSNs of unpaired flows: direct-mapped on
- * (obs, src, dst, psn); a slot keeps the destination QPN. */
-static uint32_t psn_tag(const rtel__flowtab *ft, uint32_t obs,
-                        const uint8_t *src, const uint8_t *dst) {
-  rtel__qkey k;
-  mkkey(&k, obs, src, dst, 0);
-  return rtel__qkey_hash(&ft->flows, &k) | 1u;
-}
-
-static rtel__psn_slot *psn_slot(const rtel__flowtab *ft, uint32_t tag,
-                                uint32_t psn) {
-  uint32_t h = (tag ^ (psn * 0x9E3779B1u)) * 0x85EBCA6Bu;
-  return &ft->psn_index[(h ^ (h >> 15)) & ft->psn_mask];
+  rtel__pair_cm_conn(ft->pairs, c, pair_learned, ft);
 }
 
 /* ------------------------------------------------------------ control */
 
-static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
-                       rtel_tstamp ts) {
+static void count_ctrl(flow *f, rtel__pair_held *held, uint16_t kind,
+                       uint8_t syn, rtel_tstamp ts) {
   if (kind == RTEL__K_CNP) {
     if (f) {
       f->cnps++;
@@ -510,14 +406,14 @@ static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
 static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, uint16_t kind) {
   rtel__qkey k;
-  pair *p;
+  rtel__pair *p;
   flow *f;
   uint8_t syn = (hd->flags & RTEL_HD_F_AETH) ? hd->aeth_syndrome : 0;
 
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
-  p = pair_find(ft, &k);
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  p = rtel__pair_find(ft->pairs, &k);
   if (p && p->peer != RTEL_QPN_NONE) {
-    mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
+    rtel__qkey_set(&k, pi->obs, hd->dst, hd->src, p->peer);
     f = flow_find(ft, &k);
     if (f == NULL && kind == RTEL__K_CNP) {
       /* a QP that only answers READs: its data is a response flow */
@@ -534,42 +430,17 @@ static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     }
     return;
   }
-  /* Not paired yet: an ACK's PSN names a data packet of the flow. */
+  /* Not paired yet: an ACK's PSN may name a data packet of the flow. */
   if (kind == RTEL__K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
-    uint32_t tag = psn_tag(ft, pi->obs, hd->dst, hd->src);
-    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
-    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != RTEL_QPN_NONE) {
-      if (p == NULL) {
-        p = pair_get(ft, &k);
-      }
-      if (p->cand != sl->qpn) {
-        p->cand = sl->qpn;
-        p->hits = 1;
-        p->hit_psn = hd->psn;
-      } else if (p->hit_psn != hd->psn) {
-        p->hits++; /* a second, different PSN of the same flow */
-        p->hit_psn = hd->psn;
-      }
-    }
+    p = rtel__pair_ack_psn(ft->pairs, p, &k, hd->psn);
   }
   if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
     if (p == NULL) {
-      p = pair_get(ft, &k);
+      p = rtel__pair_get(ft->pairs, &k);
     }
-    count_ctrl(NULL, p, kind, syn, pi->ts);
+    count_ctrl(NULL, &p->held, kind, syn, pi->ts);
   }
-  if (p && p->hits >= 2) {
-    /* Two ACKs in a row named recent PSNs of the same flow. */
-    pair *other;
-    mkkey(&k, pi->obs, hd->dst, hd->src, p->cand);
-    other = pair_find(ft, &k);
-    if (other == NULL || other->peer == RTEL_QPN_NONE) {
-      learn_pair(ft, pi->obs, hd->dst, hd->src, p->cand, hd->dqpn);
-      ft->env.stats->pairs_psn++;
-    } else {
-      p->hits = 0; /* that flow is paired with another QP already */
-    }
-  }
+  rtel__pair_confirm(ft->pairs, p, &k, pair_learned, ft);
 }
 
 /* ------------------------------------------------------------ data */
@@ -640,9 +511,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
 static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
                       const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
                       int *prv) {
-  rtel__qkey pk;
   flow *f;
-  pair *p;
 
   *prv = 0;
   if (ft->flows.used == ft->flows.cap) {
@@ -673,10 +542,8 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
     f->vlan = hd->vlan_tci[0] & 0x0fffu;
     f->fl |= RTEL_FLOW_F_VLAN;
   }
-  pk = *k;
-  pk.qpn &= QPN_MASK;
-  p = pair_find(ft, &pk);
-  f->peer_qpn = p ? p->peer : RTEL_QPN_NONE;
+  f->peer_qpn = rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst,
+                               k->qpn & QPN_MASK);
   return f;
 }
 
@@ -721,7 +588,8 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   flow *f;
   int retx = 0, rv = 0, resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
 
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn | (resp ? KEY_RESP : 0u));
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
+                 hd->dqpn | (resp ? KEY_RESP : 0u));
   h = rtel__qkey_hash(&ft->flows, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   /* the caller may not have run the timers in time (a packet older than
@@ -831,16 +699,8 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
-    uint32_t tag = psn_tag(ft, pi->obs, hd->src, hd->dst);
-    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
-    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != hd->dqpn) {
-      /* two flows of this host pair used this PSN: it names neither */
-      sl->qpn = RTEL_QPN_NONE;
-    } else {
-      sl->tag = tag;
-      sl->psn = hd->psn;
-      sl->qpn = hd->dqpn;
-    }
+    rtel__pair_note_psn(ft->pairs, pi->obs, hd->src, hd->dst, hd->dqpn,
+                        hd->psn);
   }
   return msg_packet(ft, f, pi, hd, cls, retx);
 }
@@ -852,8 +712,8 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd) {
   rtel__qkey k;
   flow *f;
-  pair *p;
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  const rtel__pair *p;
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
   f = flow_find(ft, &k);
   if (f && rtel__psn_after(hd->psn, f->highest)) {
     f->highest = hd->psn;
@@ -866,10 +726,11 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
       hd->opcode != (RTEL__OPC_XRC | RTEL__OPC_READ_REQ)) {
     return;
   }
-  if ((p = pair_find(ft, &k)) == NULL || p->peer == RTEL_QPN_NONE) {
+  if ((p = rtel__pair_find(ft->pairs, &k)) == NULL ||
+      p->peer == RTEL_QPN_NONE) {
     return;
   }
-  mkkey(&k, pi->obs, hd->dst, hd->src, p->peer | KEY_RESP);
+  rtel__qkey_set(&k, pi->obs, hd->dst, hd->src, p->peer | KEY_RESP);
   if ((f = flow_find(ft, &k)) != NULL) {
     f->rq_psn[f->rq_next] = hd->psn;
     f->rq_next = (uint8_t)((f->rq_next + 1) & 3u);

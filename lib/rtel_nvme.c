@@ -29,8 +29,6 @@
  */
 #include "rtel_nvme.h"
 
-#include "rtel_flow.h"
-
 #define PSN_MASK 0xffffffu
 #define SQE_LEN 64
 #define CQE_LEN 16
@@ -181,7 +179,7 @@ static uint32_t pow2_at_least(uint32_t v) {
 /* ------------------------------------------------------------ setup */
 
 int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
-                    const rtel__flowtab *pairs, const rtel__env *env) {
+                    const rtel__pairtab *pairs, const rtel__env *env) {
   const rtel_mem *mem = env->mem;
   uint32_t nq_cap = s->max_nvme_queues ? s->max_nvme_queues : 1024;
   uint32_t nios = s->max_ios ? s->max_ios : 16384;
@@ -401,8 +399,8 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
     queue_at(n, n->unpaired_head)->up_prev = rtel__qtab_idx(&n->queues, &q->q);
   }
   n->unpaired_head = rtel__qtab_idx(&n->queues, &q->q);
-  /* the flow table may know the pair already (CM, ACK PSNs) */
-  i = rtel__flow_peer(n->pairs, obs, host, target, tqpn);
+  /* the pairing table may know the pair already (CM, ACK PSNs) */
+  i = rtel__pair_peer(n->pairs, obs, host, target, tqpn);
   if (i != RTEL_QPN_NONE) {
     queue_set_hqpn(n, q, i);
   }
@@ -453,7 +451,7 @@ static void join_expire(rtel__nvme *n, uint32_t obs,
                         rtel_tstamp obs_now);
 
 /* The queue a target -> host packet belongs to, learning the pair from
- * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
+ * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
 static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   rtel__qkey k;
@@ -470,7 +468,7 @@ static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   if (r) {
     return queue_at(n, r->queue);
   }
-  tqpn = rtel__flow_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
+  tqpn = rtel__pair_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
     /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
      * outstanding command's keyed SGL names that command's queue: of the

@@ -47,9 +47,9 @@ void rtel__qtab_free(rtel__qtab *t, const rtel_mem *mem) {
 
 /* 64-bit multiply-xorshift over the 40-byte key; the seed is a setting so
  * that an embedder can randomise it against crafted collisions. */
-uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
+static inline uint32_t hash(uint64_t seed, const rtel__qkey *k) {
   const uint64_t m = 0x9E3779B97F4A7C15ull;
-  uint64_t w[5], h = t->seed ^ 0x243F6A8885A308D3ull;
+  uint64_t w[5], h = seed ^ 0x243F6A8885A308D3ull;
   size_t i;
   memcpy(w, k, sizeof(w));
   for (i = 0; i < 5; i++) {
@@ -57,6 +57,14 @@ uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
     h ^= h >> 29;
   }
   return (uint32_t)(h ^ (h >> 32));
+}
+
+uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
+  return hash(t->seed, k);
+}
+
+uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k) {
+  return hash(seed, k);
 }
 
 static int key_eq(const rtel__qkey *a, const rtel__qkey *b) {

@@ -59,7 +59,18 @@ static inline uint32_t rtel__qtab_idx(const rtel__qtab *t,
   return e->idx;
 }
 
+static inline void rtel__qkey_set(rtel__qkey *k, uint32_t obs,
+                                  const uint8_t *src, const uint8_t *dst,
+                                  uint32_t qpn) {
+  memcpy(k->src, src, 16);
+  memcpy(k->dst, dst, 16);
+  k->obs = obs;
+  k->qpn = qpn;
+}
+
+/* The hash of |k| in table |t|, and with a table's seed |seed|. */
 uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k);
+uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k);
 
 /* Finds the entry of |k| (hash |h|), or NULL. */
 rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,

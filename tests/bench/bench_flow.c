@@ -478,16 +478,16 @@ static int new_ctx(rtel_ctx **pctx, const rtel_settings *s, uint64_t *bytes,
 
 /* Prints the allocations of |full| that |base| does not have: what the
  * flow table costs. Both logs are in call order and differ by one run of
- * calls (rtel__flow_init()'s), found as what is left between their common
- * prefix and common suffix. The names follow rtel__flow_init()'s order
- * (flow entries and buckets, pairing entries and buckets, PSN index); they
- * are only given when there are exactly five. */
+ * calls (rtel__pair_init()'s and rtel__flow_init()'s), found as what is
+ * left between their common prefix and common suffix. The names follow
+ * that order (pairing entries and buckets, PSN index, flow entries and
+ * buckets); they are only given when there are exactly five. */
 static void print_breakdown(uint64_t (*full)[2], unsigned nfull,
                             uint64_t (*base)[2], unsigned nbase,
                             uint32_t nflows) {
-  static const char *const names[] = {"flow entries", "flow buckets",
-                                      "pair entries", "pair buckets",
-                                      "PSN index"};
+  static const char *const names[] = {"pair entries", "pair buckets",
+                                      "PSN index", "flow entries",
+                                      "flow buckets"};
   unsigned pre = 0, suf = 0, i;
   while (pre < nfull && pre < nbase && full[pre][0] == base[pre][0] &&
          full[pre][1] == base[pre][1]) {
