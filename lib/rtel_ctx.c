@@ -6,8 +6,8 @@
  *   the scheduler's admission (rtel_sched: is its port measured now?)
  *   -> the decoder (rtel_parse) -> the counters -> on_packet
  *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow), which
- *   feeds the QP pairing table (rtel_pair) -> the NVMe-oF correlator
- *   (rtel_nvme), which reads it.
+ *   feeds the QP pairing table (rtel_pair; without the flow table the hub
+ *   feeds it) -> the NVMe-oF correlator (rtel_nvme), which reads it.
  * The modules never call the hub or each other upwards: what they produce
  * comes back through the sink (rtel_sink.h), whose functions below are the
  * only places that call the application. Each counts the record, stamps
@@ -515,16 +515,26 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     rtel__cm_conn conn;
     if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
       conn.port = pi->port;
-      rtel__flow_cm_conn(&ctx->ft, &conn);
+      if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+        rtel__pair_cm_conn(&ctx->pairs, &conn, NULL, NULL);
+      } else {
+        rtel__flow_cm_conn(&ctx->ft, &conn);
+      }
       rtel__nvme_cm_conn(&ctx->nvme, &conn);
     }
     return 0;
   }
   /* (the disabled checks here save the modules' call setup) */
-  if ((!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-       (rv = rtel__flow_packet(&ctx->ft, pi, hd)) != 0) ||
-      (!(ctx->nvme.flags & RTEL_NVME_DISABLE) &&
-       (rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt)) != 0)) {
+  if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
+    rv = rtel__flow_packet(&ctx->ft, pi, hd);
+  } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    /* no flow table to learn the QP pairs NVMe-oF queues need */
+    rtel__pair_packet(&ctx->pairs, pi->obs, hd);
+  }
+  if (rv == 0 && !(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt);
+  }
+  if (rv != 0) {
     ctx->failed = 1;
     return rv;
   }

@@ -20,6 +20,8 @@
  */
 #include "rtel_pair.h"
 
+#include "rtel_opcode.h"
+
 /* ------------------------------------------------------------ setup */
 
 int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
@@ -36,8 +38,9 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
   memset(pt, 0, sizeof(*pt));
   pt->env = *env;
   pt->tag_seed = s->hash_seed;
-  if (s->flow_flags & RTEL_FLOW_DISABLE) {
-    return 0; /* nobody learns pairs */
+  if ((s->flow_flags & RTEL_FLOW_DISABLE) &&
+      (s->nvme_flags & RTEL_NVME_DISABLE)) {
+    return 0; /* nobody reads pairs */
   }
   while (npsn < nflows * 4u && npsn < (1u << 24)) {
     npsn <<= 1;
@@ -182,5 +185,42 @@ void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
     pt->env.stats->pairs_psn++;
   } else {
     p->hits = 0; /* that flow is paired with another QP already */
+  }
+}
+
+/* ------------------------------------------------------------ packets */
+
+void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn) {
+  if (rtel__pair_peer(pt, obs, src, dst, dqpn) == RTEL_QPN_NONE) {
+    rtel__pair_note_psn(pt, obs, src, dst, dqpn, psn);
+  }
+}
+
+void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                    const uint8_t *dst, uint32_t dqpn, uint32_t psn) {
+  rtel__qkey k;
+  rtel__pair *p;
+  rtel__qkey_set(&k, obs, src, dst, dqpn);
+  p = rtel__pair_find(pt, &k);
+  if (p && p->peer != RTEL_QPN_NONE) {
+    return;
+  }
+  p = rtel__pair_ack_psn(pt, p, &k, psn);
+  rtel__pair_confirm(pt, p, &k, NULL, NULL);
+}
+
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
+                       const rtel_pkt_hd *hd) {
+  uint16_t cls;
+  if (!pt->on || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
+                               RTEL_HD_F_UNKNOWN_TVER))) {
+    return;
+  }
+  cls = rtel__op_class[hd->opcode];
+  if ((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) {
+    rtel__pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn);
+  } else if ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH)) {
+    rtel__pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn);
   }
 }

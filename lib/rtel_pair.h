@@ -13,12 +13,14 @@
  *
  * The hub owns the table. The flow table feeds it RDMA CM connections,
  * data PSNs and ACKs (and holds NAKs and CNPs of unpaired flows in its
- * entries, see rtel__pair_held). The NVMe-oF correlator only looks pairs
+ * entries, see rtel__pair_held); without the flow table the hub feeds it
+ * directly (rtel__pair_cm_conn(), rtel__pair_packet()), so that NVMe-oF
+ * queues still pair the same way. The NVMe-oF correlator only looks pairs
  * up (rtel__pair_peer()).
  *
  * Memory: max_qp_pairs entries (default 2 x max_flows: one per direction)
  * and a PSN index of 4 x max_flows slots (a power of two, at most 2^24),
- * allocated by rtel__pair_init() when the flow table is on.
+ * allocated by rtel__pair_init() when the flow table or NVMe-oF is on.
  * Counters: pairs_cm, pairs_psn, pairs_evicted, and ctrl_unattributed for
  * the NAKs and CNPs an evicted entry held.
  */
@@ -65,7 +67,7 @@ typedef struct rtel__pairtab {
   rtel__qtab pairs;
   rtel__psn_slot *psn_index;
   uint32_t psn_mask;
-  uint32_t on; /* allocated (the flow table is on) */
+  uint32_t on; /* allocated: the flow table or NVMe-oF is on */
   uint64_t tag_seed;
 } rtel__pairtab;
 
@@ -143,5 +145,18 @@ rtel__pair *rtel__pair_ack_psn(rtel__pairtab *pt, rtel__pair *p,
  * with another QP already (|learned| as for rtel__pair_cm_conn()). */
 void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
                         rtel__pair_learned *learned, void *arg);
+
+/* Without the flow table, the packets pairing needs, one at a time:
+ * a data packet (rtel__pair_note_psn() unless its QP is paired) ... */
+void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn);
+/* ... an ACK or NAK (AETH) (rtel__pair_ack_psn(), rtel__pair_confirm()
+ * unless its QP is paired) ... */
+void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                    const uint8_t *dst, uint32_t dqpn, uint32_t psn);
+/* ... and any decoded RoCE packet: the data (not READ RESPONSE: those use
+ * the requester's PSNs) and ACKs among them go to the two above. */
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
+                       const rtel_pkt_hd *hd);
 
 #endif /* RTEL_PAIR_H */
