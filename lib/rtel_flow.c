@@ -581,111 +581,125 @@ static int resp_gap(const flow *f, uint32_t psn) {
   return 0;
 }
 
-static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t cls) {
+/* The flow of a data packet (a READ RESPONSE flow if |resp|): the one in
+ * the table, made the most recent - ended first if it is idle or
+ * restarted if its active timeout passed, as the caller may not have run
+ * the timers in time (a packet older than the flow's last one never ends
+ * it) - or a new one (*created). NULL with *prv 0 when the table is full
+ * and may not evict, or with the error of a record ended on the way. */
+static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, int resp, int *created,
+                       int *prv) {
   rtel__qkey k;
   uint32_t h;
   flow *f;
-  int retx = 0, rv = 0, resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
 
+  *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
   h = rtel__qkey_hash(&ft->flows, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
-  /* the caller may not have run the timers in time (a packet older than
-   * the flow's last one never ends it) */
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
-    if ((rv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
-      return rv;
+    if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
+      return NULL;
     }
     f = NULL;
   } else if (f != NULL && ft->active && pi->ts > f->first_ts &&
              pi->ts - f->first_ts >= ft->active) {
-    if ((rv = restart_flow(ft, f, pi->ts)) != 0) {
-      return rv;
+    if ((*prv = restart_flow(ft, f, pi->ts)) != 0) {
+      return NULL;
     }
   }
+  *created = f == NULL;
   if (f == NULL) {
-    f = flow_new(ft, &k, h, pi, hd, &rv);
-    if (f == NULL) {
-      return rv;
-    }
+    return flow_new(ft, &k, h, pi, hd, prv);
+  }
+  rtel__qtab_touch(&ft->flows, &f->q);
+  if (f->packets == 0) {
+    f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
+  }
+  return f;
+}
+
+/* PSNs [lo, hi] never passed here: kept as the oldest open gap if none is
+ * open, else as the latest other one (replacing the previous latest). */
+static void open_gap(flow *f, uint32_t lo, uint32_t hi) {
+  if (!(f->st & ST_GAP)) {
+    f->gap1_lo = lo;
+    f->gap1_hi = hi;
+    f->st |= ST_GAP;
   } else {
-    int32_t d = rtel__psn_diff(hd->psn, f->highest);
-    rtel__qtab_touch(&ft->flows, &f->q);
-    if (f->packets == 0) {
-      f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
-    }
-    if (d > 0) {
-      if (d > 1 && (resp ? resp_gap(f, hd->psn) : !(f->st & ST_SPAN))) {
-        uint32_t lo = rtel__psn_add(f->highest, 1);
-        uint32_t hi = rtel__psn_add(hd->psn, -1);
-        f->gaps++;
-        if (!(f->st & ST_GAP)) {
-          f->gap1_lo = lo;
-          f->gap1_hi = hi;
-          f->st |= ST_GAP;
-        } else {
-          f->gap2_lo = lo;
-          f->gap2_hi = hi;
-          f->st |= ST_GAP2;
-        }
-      }
-      f->highest = hd->psn;
-      f->st &= (uint8_t)~ST_EPISODE;
-    } else {
-      retx = 1;
-    }
+    f->gap2_lo = lo;
+    f->gap2_hi = hi;
+    f->st |= ST_GAP2;
   }
-  if (retx && hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
+}
+
+/* Does |psn| lie in an open gap (its original never passed here)? */
+static int in_gap(const flow *f, uint32_t psn) {
+  return ((f->st & ST_GAP) && rtel__psn_in(psn, f->gap1_lo, f->gap1_hi)) ||
+         ((f->st & ST_GAP2) && rtel__psn_in(psn, f->gap2_lo, f->gap2_hi));
+}
+
+/* New data, |d| PSNs after the highest: a jump is a PSN gap, unless the
+ * previous packet's PSN span is unknown; a retransmission episode under
+ * way is over. */
+static void new_data(flow *f, uint32_t psn, int32_t d, int resp) {
+  if (d > 1 && (resp ? resp_gap(f, psn) : !(f->st & ST_SPAN))) {
+    f->gaps++;
+    open_gap(f, rtel__psn_add(f->highest, 1), rtel__psn_add(psn, -1));
+  }
+  f->highest = psn;
+  f->st &= (uint8_t)~ST_EPISODE;
+}
+
+/* A retransmission that does not continue the previous one begins an
+ * episode: one loss event, located upstream if its PSN lies in an open
+ * gap (the open gaps are then closed), downstream otherwise; caused by a
+ * NAK if one arrived since the previous episode. */
+static void start_episode(flow *f, uint32_t psn, rtel_tstamp ts) {
+  if (in_gap(f, psn)) {
+    f->loss_up++;
+  } else {
+    f->loss_down++;
+  }
+  f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
+                    ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
+  f->ep_ts = ts;
+  f->ep_pkts = 0;
+}
+
+/* A data packet whose PSN is not after the highest: a retransmission by
+ * the PSN rule. Returns 2 for a copy of the previous packet at once (a
+ * duplicate mirror copy, not a resend: no loss event), else 1: a resend,
+ * counted in its episode by cause. */
+static int resend(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd) {
+  f->retx_packets++;
+  f->retx_bytes += hd->payload_len;
+  if (hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
       pi->ts >= f->last_ts) {
-    /* the same packet again at once: a duplicate mirror copy, not a
-     * resend - a retransmission by the PSN rule, but no loss event */
-    f->retx_packets++;
-    f->retx_bytes += hd->payload_len;
-    retx = 2;
-  } else if (retx) {
-    if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
-      /* a jump inside a resend: those resent copies never passed here,
-       * so the episode that resends them again is an upstream loss */
-      uint32_t lo = rtel__psn_add(f->last_psn, 1);
-      uint32_t hi = rtel__psn_add(hd->psn, -1);
-      if (!(f->st & ST_GAP)) {
-        f->gap1_lo = lo;
-        f->gap1_hi = hi;
-        f->st |= ST_GAP;
-      } else {
-        f->gap2_lo = lo;
-        f->gap2_hi = hi;
-        f->st |= ST_GAP2;
-      }
-    }
-    if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
-      /* a new retransmission episode: one loss event, located by whether
-       * its first PSN ever passed here */
-      int up = ((f->st & ST_GAP) &&
-                rtel__psn_in(hd->psn, f->gap1_lo, f->gap1_hi)) ||
-               ((f->st & ST_GAP2) &&
-                rtel__psn_in(hd->psn, f->gap2_lo, f->gap2_hi));
-      if (up) {
-        f->loss_up++;
-      } else {
-        f->loss_down++;
-      }
-      f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
-                        ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
-      f->ep_ts = pi->ts;
-      f->ep_pkts = 0;
-    }
-    if (f->st & ST_EP_NAK) {
-      f->retx_nak++;
-    } else {
-      f->retx_to++;
-    }
-    f->ep_pkts++;
-    f->retx_packets++;
-    f->retx_bytes += hd->payload_len;
+    return 2;
   }
+  if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
+    /* a jump inside a resend: those resent copies never passed here,
+     * so the episode that resends them again is an upstream loss */
+    open_gap(f, rtel__psn_add(f->last_psn, 1), rtel__psn_add(hd->psn, -1));
+  }
+  if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
+    start_episode(f, hd->psn, pi->ts);
+  }
+  if (f->st & ST_EP_NAK) {
+    f->retx_nak++;
+  } else {
+    f->retx_to++;
+  }
+  f->ep_pkts++;
+  return 1;
+}
+
+/* The packet's share of the flow's totals and times. */
+static void count_data(flow *f, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cls) {
   f->st &= (uint8_t)~ST_SPAN;
   f->last_psn = hd->psn;
   if (pi->ts > f->last_ts) {
@@ -698,6 +712,26 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   f->ops |= rtel__op_class_op(cls);
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
+}
+
+static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cls) {
+  int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
+  int created = 0, retx = 0, rv;
+  flow *f = data_flow(ft, pi, hd, resp, &created, &rv);
+
+  if (f == NULL) {
+    return rv;
+  }
+  if (!created) {
+    int32_t d = rtel__psn_diff(hd->psn, f->highest);
+    if (d > 0) {
+      new_data(f, hd->psn, d, resp);
+    } else {
+      retx = resend(f, pi, hd);
+    }
+  }
+  count_data(f, pi, hd, cls);
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
     rtel__pair_note_psn(ft->pairs, pi->obs, hd->src, hd->dst, hd->dqpn,
                         hd->psn);
