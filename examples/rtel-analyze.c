@@ -33,6 +33,7 @@ typedef struct options {
   int packets;
   int flows;
   int messages;
+  int no_flows; /* --no-flows: the library's flow table off */
   int ios;
   int segments;
   int summary;
@@ -1066,6 +1067,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
   if (opt->flow_idle_ns) {
     settings.flow_idle_timeout = opt->flow_idle_ns;
   }
+  if (opt->no_flows) {
+    settings.flow_flags |= RTEL_FLOW_DISABLE;
+  }
   if (opt->io_timeout_ns) {
     settings.io_timeout = opt->io_timeout_ns;
   }
@@ -1203,6 +1207,7 @@ static void usage(FILE *f) {
           "  --max-flows N       flow table capacity (default 4096)\n"
           "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
           "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
+          "  --no-flows          no flow table (no flows, no messages)\n"
           "  --stats             per-file counters (default without "
           "--packets)\n"
           "  --format text|json  output format (default text)\n"
@@ -1412,6 +1417,8 @@ int main(int argc, char **argv) {
       } else {
         opt.io_timeout_ns = n;
       }
+    } else if (strcmp(arg, "--no-flows") == 0) {
+      opt.no_flows = 1;
     } else if (strcmp(arg, "--stats") == 0) {
       opt.stats = 1;
     } else if (strcmp(arg, "--icrc") == 0) {
@@ -1473,6 +1480,10 @@ int main(int argc, char **argv) {
   if (ninputs == 0) {
     free(inputs);
     return usage_error("%s", "no input file");
+  }
+  if (opt.no_flows && (opt.flows || opt.messages)) {
+    free(inputs);
+    return usage_error("%s", "--no-flows leaves no --flows or --messages");
   }
   if (!opt.packets && !opt.flows && !opt.messages && !opt.ios &&
       !opt.segments && !opt.summary) {

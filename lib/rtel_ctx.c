@@ -5,9 +5,10 @@
  * Every packet enters here and goes, in this order, through
  *   the scheduler's admission (rtel_sched: is its port measured now?)
  *   -> the decoder (rtel_parse) -> the counters -> on_packet
- *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow)
- *   -> the join's per-point clock (rtel_join) -> the NVMe-oF correlator
- *   (rtel_nvme).
+ *   -> RDMA CM tracking (rtel_cm) -> the flow table (rtel_flow), which
+ *   feeds the QP pairing table (rtel_pair; without the flow table the hub
+ *   feeds it) -> the join's per-point clock (rtel_join) -> the NVMe-oF
+ *   correlator (rtel_nvme), which reads the pairing table.
  * The modules never call the hub or each other upwards: what they produce
  * comes back through the sink (rtel_sink.h), whose functions below are the
  * only places that call the application. Each counts the record, stamps
@@ -281,6 +282,7 @@ static void free_modules(rtel_ctx *ctx) {
   rtel__join_free(&ctx->join);
   rtel__nvme_free(&ctx->nvme);
   rtel__flow_free(&ctx->ft);
+  rtel__pair_free(&ctx->pairs);
   for (k = 0; k < RTEL__OUT_N; k++) {
     if (ctx->out_copy[k]) {
       ctx->mem.free(ctx->out_copy[k], ctx->mem.user_data);
@@ -314,8 +316,9 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
       }
     }
   }
-  if ((rv = rtel__flow_init(&ctx->ft, s, &ctx->env)) != 0 ||
-      (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->ft, &ctx->env)) != 0 ||
+  if ((rv = rtel__pair_init(&ctx->pairs, s, &ctx->env)) != 0 ||
+      (rv = rtel__flow_init(&ctx->ft, s, &ctx->pairs, &ctx->env)) != 0 ||
+      (rv = rtel__nvme_init(&ctx->nvme, s, &ctx->pairs, &ctx->env)) != 0 ||
       (rv = rtel__join_init(&ctx->join, s, &ctx->env)) != 0 ||
       (rv = rtel__agg_init(&ctx->agg, s, &ctx->env)) != 0 ||
       (rv = rtel__sched_init(&ctx->sched, s->max_ports, &ctx->env)) != 0 ||
@@ -517,14 +520,23 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     rtel__cm_conn conn;
     if (rtel__cm_track(&ctx->cm, pi->obs, hd, pkt, &conn)) {
       conn.port = pi->port;
-      rtel__flow_cm_conn(&ctx->ft, &conn);
+      if (ctx->ft.flags & RTEL_FLOW_DISABLE) {
+        rtel__pair_cm_conn(&ctx->pairs, &conn, NULL, NULL);
+      } else {
+        rtel__flow_cm_conn(&ctx->ft, &conn);
+      }
       rtel__nvme_cm_conn(&ctx->nvme, &conn);
     }
     return 0;
   }
   /* (the disabled checks here save the modules' call setup) */
-  if (!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-      (rv = rtel__flow_packet(&ctx->ft, pi, hd)) != 0) {
+  if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
+    rv = rtel__flow_packet(&ctx->ft, pi, hd);
+  } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    /* no flow table to learn the QP pairs NVMe-oF queues need */
+    rtel__pair_packet(&ctx->pairs, pi->obs, hd);
+  }
+  if (rv != 0) {
     ctx->failed = 1;
     return rv;
   }

@@ -13,6 +13,7 @@
 #include "rtel_flow.h"
 #include "rtel_join.h"
 #include "rtel_nvme.h"
+#include "rtel_pair.h"
 #include "rtel_parse.h"
 #include "rtel_sched.h"
 #include "rtel_sink.h"
@@ -56,6 +57,8 @@ struct rtel_ctx {
   int failed;
   /* RDMA CM connections being established */
   rtel__cm_tracker cm;
+  /* learned QP pairs, read by the flow table and the NVMe-oF correlator */
+  rtel__pairtab pairs;
   /* the flow table */
   rtel__flowtab ft;
   /* the NVMe-oF I/O correlator, the join of its records from two

@@ -5,11 +5,12 @@
  * A flow is keyed by (obs, source IP, destination IP, destination QPN) and
  * made of data packets: SEND, RDMA WRITE, RDMA READ RESPONSE of RC, UC and
  * XRC QPs. Its ACKs, NAKs and CNPs travel the other way, addressed to the
- * peer QP; they reach the flow through the pairing table, which maps
- * (obs, src, dst, QPN) of either direction to the other direction's QPN.
- * Pairs are learned from RDMA CM REQ/REP exchanges and, when no CM was
- * seen, from ACK PSNs that fall on recent data PSNs of exactly one flow
- * (confirmed by a second ACK before the pair is believed).
+ * peer QP; they reach the flow through the pairing table (rtel_pair.h),
+ * which maps (obs, src, dst, QPN) of either direction to the other
+ * direction's QPN. The flow table feeds it: RDMA CM connections, the data
+ * PSNs of flows not paired yet and the ACKs that may name them; it holds
+ * the NAKs and CNPs of an unpaired flow in the pairing entry of their QP
+ * until the pair is learned (when their flow takes them).
  *
  * Per data packet, with d = PSN - highest PSN seen (24-bit serial):
  *   d > 0   new data; d > 1 is a PSN gap (remembered, to locate losses),
@@ -42,43 +43,8 @@
  */
 #include "rtel_flow.h"
 
-/* ------------------------------------------------------------ opcodes */
-
-/* op_class[opcode]: kind (bits 8-11), RTEL_OP_* (bits 2-4), position in
- * the message (bits 0-1) */
-#define K_DATA 0x100u
-#define K_REQ 0x200u /* READ REQUEST, atomics, FLUSH, ATOMIC WRITE */
-#define K_ACK 0x400u /* ACK, ATOMIC ACK (AETH) */
-#define K_CNP 0x800u
-#define P_FIRST 0x1u
-#define P_LAST 0x2u
-#define P_MID 0x0u
-#define P_ONLY (P_FIRST | P_LAST)
-#define O_SHIFT 2
-#define D(op, pos) (uint16_t)(K_DATA | ((op) << O_SHIFT) | (pos))
-#define SEND_(pos) D(RTEL_OP_SEND, pos)
-#define WRITE_(pos) D(RTEL_OP_WRITE, pos)
-#define RRESP_(pos) D(RTEL_OP_READ_RESP, pos)
-
-/* RC, UC (first 12) and XRC share the low 5 bits. */
-#define FAMILY_SENDWRITE(b)                                                   \
-  [(b) + 0x00] = SEND_(P_FIRST), [(b) + 0x01] = SEND_(P_MID),                 \
-  [(b) + 0x02] = SEND_(P_LAST), [(b) + 0x03] = SEND_(P_LAST),                 \
-  [(b) + 0x04] = SEND_(P_ONLY), [(b) + 0x05] = SEND_(P_ONLY),                 \
-  [(b) + 0x06] = WRITE_(P_FIRST), [(b) + 0x07] = WRITE_(P_MID),               \
-  [(b) + 0x08] = WRITE_(P_LAST), [(b) + 0x09] = WRITE_(P_LAST),               \
-  [(b) + 0x0A] = WRITE_(P_ONLY), [(b) + 0x0B] = WRITE_(P_ONLY)
-#define FAMILY_REST(b)                                                        \
-  [(b) + 0x0C] = K_REQ, [(b) + 0x0D] = RRESP_(P_FIRST),                       \
-  [(b) + 0x0E] = RRESP_(P_MID), [(b) + 0x0F] = RRESP_(P_LAST),                \
-  [(b) + 0x10] = RRESP_(P_ONLY), [(b) + 0x11] = K_ACK, [(b) + 0x12] = K_ACK,  \
-  [(b) + 0x13] = K_REQ, [(b) + 0x14] = K_REQ, [(b) + 0x16] = SEND_(P_LAST),   \
-  [(b) + 0x17] = SEND_(P_ONLY), [(b) + 0x1C] = K_REQ, [(b) + 0x1D] = K_REQ
-
-static const uint16_t op_class[256] = {
-    FAMILY_SENDWRITE(0x00), FAMILY_REST(0x00), FAMILY_SENDWRITE(0x20),
-    FAMILY_SENDWRITE(0xA0), FAMILY_REST(0xA0), [0x81] = K_CNP,
-};
+#include "rtel_opcode.h"
+#include "rtel_psn.h"
 
 /* ------------------------------------------------------------ entries */
 
@@ -96,6 +62,7 @@ static const uint16_t op_class[256] = {
  * responses use the requester's PSN space, not the sender's own, so they
  * are a flow of their own even on the same QP. */
 #define KEY_RESP 0x01000000u
+#define QPN_MASK 0x00ffffffu /* the QPN of a key */
 
 /* A packet with the PSN of the flow's previous packet, seen less than this
  * after it, is a duplicate copy (a mirror's), not a retransmission: a
@@ -149,8 +116,7 @@ typedef struct flow {
   uint32_t msg_retx_pkts;
   uint32_t msg_reth_len;
   /* cold: attributes and bookkeeping */
-  uint32_t fifo_prev; /* creation order, for the active timeout */
-  uint32_t fifo_next;
+  rtel__link fifo; /* creation order, for the active timeout */
   uint32_t port;
   uint16_t sport;
   uint16_t vlan;
@@ -162,77 +128,30 @@ typedef struct flow {
   uint32_t rq_psn[4];
 } flow;
 
-typedef struct pair {
-  rtel__qent q;
-  uint32_t peer; /* RTEL_QPN_NONE: not paired yet */
-  uint32_t cand; /* PSN-matching candidate peer */
-  uint32_t hits;
-  uint32_t hit_psn; /* PSN of the last hit (a repeat does not count) */
-  /* NAKs and CNPs that arrived before the pair was known */
-  uint32_t naks_seq;
-  uint32_t naks_rnr;
-  uint32_t naks_fatal;
-  uint32_t cnps;
-  uint32_t nak_pending;
-  rtel_tstamp nak_ts; /* time of the last NAK held */
-} pair;
-
 size_t rtel__flow_entry_size(void) { return sizeof(flow); }
-
-#define PSN_MASK 0xffffffu
-
-/* 24-bit serial difference a - b in [-2^23, 2^23). */
-static inline int32_t psn_diff(uint32_t a, uint32_t b) {
-  uint32_t d = (a - b) & PSN_MASK;
-  return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
-}
-
-static void mkkey(rtel__qkey *k, uint32_t obs, const uint8_t *src,
-                  const uint8_t *dst, uint32_t qpn) {
-  memcpy(k->src, src, 16);
-  memcpy(k->dst, dst, 16);
-  k->obs = obs;
-  k->qpn = qpn;
-}
 
 /* ------------------------------------------------------------ setup */
 
 int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
-                    const rtel__env *env) {
+                    rtel__pairtab *pairs, const rtel__env *env) {
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
-  /* two entries per connection (one per direction); a connection may
-   * carry data one way only */
-  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs
-                    : nflows <= RTEL__MAX_TABLE / 2 ? 2 * nflows
-                                                    : RTEL__MAX_TABLE;
-  uint32_t npsn = 1;
   int rv;
 
   memset(ft, 0, sizeof(*ft));
   ft->env = *env;
+  ft->pairs = pairs;
   ft->flags = s->flow_flags;
   ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
   ft->active = s->flow_active_timeout;
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  while (npsn < nflows * 4u && npsn < (1u << 24)) {
-    npsn <<= 1;
-  }
   if ((rv = rtel__qtab_init(&ft->flows, nflows, sizeof(flow), s->hash_seed,
-                            ft->env.mem)) != 0 ||
-      (rv = rtel__qtab_init(&ft->pairs, npairs, sizeof(pair),
-                            s->hash_seed ^ 0x5bd1e995u, ft->env.mem)) != 0) {
+                            ft->env.mem)) != 0) {
     rtel__flow_free(ft);
     return rv;
   }
-  ft->psn_index = rtel__zalloc(&ft->env, npsn, sizeof(rtel__psn_slot));
-  if (ft->psn_index == NULL) {
-    rtel__flow_free(ft);
-    return RTEL_ERR_NOMEM;
-  }
-  ft->psn_mask = npsn - 1;
-  ft->fifo_head = ft->fifo_tail = RTEL__NIL;
+  rtel__list_init(&ft->fifo);
   return 0;
 }
 
@@ -241,9 +160,6 @@ void rtel__flow_free(rtel__flowtab *ft) {
     return; /* never initialised */
   }
   rtel__qtab_free(&ft->flows, ft->env.mem);
-  rtel__qtab_free(&ft->pairs, ft->env.mem);
-  rtel__dealloc(&ft->env, ft->psn_index);
-  ft->psn_index = NULL;
 }
 
 /* ------------------------------------------------------------ records */
@@ -261,7 +177,7 @@ static int emit_msg(rtel__flowtab *ft, flow *f, uint32_t extra_flags) {
   m.flags = flow_flags(f) | extra_flags;
   memcpy(m.src, f->q.key.src, 16);
   memcpy(m.dst, f->q.key.dst, 16);
-  m.dqpn = f->q.key.qpn & PSN_MASK;
+  m.dqpn = f->q.key.qpn & QPN_MASK;
   m.peer_qpn = f->peer_qpn;
   m.op = f->msg_op;
   m.first_psn = f->msg_first_psn;
@@ -299,7 +215,7 @@ static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
     r.flags = flow_flags(f);
     memcpy(r.src, f->q.key.src, 16);
     memcpy(r.dst, f->q.key.dst, 16);
-    r.dqpn = f->q.key.qpn & PSN_MASK;
+    r.dqpn = f->q.key.qpn & QPN_MASK;
     r.peer_qpn = f->peer_qpn;
     r.sport = f->sport;
     r.vlan = f->vlan;
@@ -354,169 +270,96 @@ static flow *flow_at(const rtel__flowtab *ft, uint32_t i) {
   return (flow *)(void *)rtel__qtab_at(&ft->flows, i);
 }
 
+static rtel__links fifo_links(const rtel__flowtab *ft) {
+  rtel__links lk = {ft->flows.ents + offsetof(flow, fifo), ft->flows.stride};
+  return lk;
+}
+
 static void fifo_append(rtel__flowtab *ft, flow *f) {
-  uint32_t i = rtel__qtab_idx(&ft->flows, &f->q);
-  f->fifo_prev = ft->fifo_tail;
-  f->fifo_next = RTEL__NIL;
-  if (ft->fifo_tail != RTEL__NIL) {
-    flow_at(ft, ft->fifo_tail)->fifo_next = i;
-  } else {
-    ft->fifo_head = i;
-  }
-  ft->fifo_tail = i;
+  rtel__list_append(&ft->fifo, fifo_links(ft),
+                    rtel__qtab_idx(&ft->flows, &f->q));
 }
 
 static void fifo_unlink(rtel__flowtab *ft, flow *f) {
-  if (f->fifo_prev == RTEL__NIL) {
-    ft->fifo_head = f->fifo_next;
-  } else {
-    flow_at(ft, f->fifo_prev)->fifo_next = f->fifo_next;
-  }
-  if (f->fifo_next == RTEL__NIL) {
-    ft->fifo_tail = f->fifo_prev;
-  } else {
-    flow_at(ft, f->fifo_next)->fifo_prev = f->fifo_prev;
-  }
+  rtel__list_unlink(&ft->fifo, fifo_links(ft),
+                    rtel__qtab_idx(&ft->flows, &f->q));
 }
 
 /* ------------------------------------------------------------ pairing */
-
-static pair *pair_find(rtel__flowtab *ft, const rtel__qkey *k) {
-  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
-  return (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
-}
-
-/* Finds or creates the pairing entry of |k| (evicting the least recently
- * used entry when full). */
-static pair *pair_get(rtel__flowtab *ft, const rtel__qkey *k) {
-  uint32_t h = rtel__qkey_hash(&ft->pairs, k);
-  pair *p = (pair *)(void *)rtel__qtab_find(&ft->pairs, k, h);
-  if (p) {
-    rtel__qtab_touch(&ft->pairs, &p->q);
-    return p;
-  }
-  if (ft->pairs.used == ft->pairs.cap) {
-    pair *old = (pair *)(void *)rtel__qtab_oldest(&ft->pairs);
-    /* NAKs and CNPs it held for a flow never paired are lost */
-    ft->env.stats->ctrl_unattributed +=
-        old->naks_seq + old->naks_rnr + old->naks_fatal + old->cnps;
-    rtel__qtab_remove(&ft->pairs, &old->q);
-    ft->env.stats->pairs_evicted++;
-  }
-  p = (pair *)(void *)rtel__qtab_insert(&ft->pairs, k, h);
-  p->peer = RTEL_QPN_NONE;
-  p->cand = RTEL_QPN_NONE;
-  return p;
-}
 
 static flow *flow_find(rtel__flowtab *ft, const rtel__qkey *k) {
   uint32_t h = rtel__qkey_hash(&ft->flows, k);
   return (flow *)(void *)rtel__qtab_find(&ft->flows, k, h);
 }
 
-/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
- * (|src|, |peer|): both directions' entries, and the flow if present.
- * Counts held by the control-direction entry move to the flow. */
-static void set_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t qpn, uint32_t peer) {
+/* The READ RESPONSE flow sent from |src| to (|dst|, |qpn|), if present,
+ * learns its peer. */
+static void set_resp_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
+                          const uint8_t *dst, uint32_t qpn, uint32_t peer) {
   rtel__qkey k;
   flow *f;
-  mkkey(&k, obs, src, dst, qpn | KEY_RESP);
+  rtel__qkey_set(&k, obs, src, dst, qpn | KEY_RESP);
   if ((f = flow_find(ft, &k)) != NULL) {
     f->peer_qpn = peer;
   }
 }
 
-/* Records that data sent from |src| to (|dst|, |dqpn|) is acknowledged on
- * (|src|, |peer|): both directions' entries, and the flows if present.
- * NAKs and CNPs held by the control-direction entry move to the flow. */
-static void learn_pair(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
-                       const uint8_t *dst, uint32_t dqpn, uint32_t peer) {
-  rtel__qkey k;
-  pair *fwd, *rev;
-  flow *f;
-
-  mkkey(&k, obs, src, dst, dqpn);
-  fwd = pair_get(ft, &k);
-  fwd->peer = peer;
-  mkkey(&k, obs, dst, src, peer);
-  rev = pair_get(ft, &k);
-  rev->peer = dqpn;
-  /* READ RESPONSE flows on either QP learn their peer too */
-  set_peer(ft, obs, src, dst, dqpn, peer);
-  set_peer(ft, obs, dst, src, peer, dqpn);
-  mkkey(&k, obs, dst, src, peer);
-  if ((f = flow_find(ft, &k)) != NULL) {
-    f->peer_qpn = dqpn;
-  }
-  mkkey(&k, obs, src, dst, dqpn);
-  f = flow_find(ft, &k);
-  if (f) {
-    f->peer_qpn = peer;
-    f->naks_seq += rev->naks_seq;
-    f->naks_rnr += rev->naks_rnr;
-    f->naks_fatal += rev->naks_fatal;
-    f->cnps += rev->cnps;
-    if (rev->nak_pending) {
-      if ((f->st & ST_EPISODE) && rev->nak_ts <= f->ep_ts &&
-          !(f->st & ST_EP_NAK)) {
-        /* the held NAK came before the episode under way: it caused it */
-        f->retx_to -= f->ep_pkts;
-        f->retx_nak += f->ep_pkts;
-        f->st |= ST_EP_NAK;
-      } else if (!(f->st & ST_EPISODE) || rev->nak_ts > f->ep_ts) {
-        f->st |= ST_NAK;
-      }
+/* The NAKs and CNPs |h| held for |f| before its pair was known: counted
+ * now; a held NAK is the cause of the retransmission episode under way if
+ * it came before it, else of the next one. */
+static void take_held(flow *f, const rtel__pair_held *h) {
+  f->naks_seq += h->naks_seq;
+  f->naks_rnr += h->naks_rnr;
+  f->naks_fatal += h->naks_fatal;
+  f->cnps += h->cnps;
+  if (h->nak_pending) {
+    if ((f->st & ST_EPISODE) && h->nak_ts <= f->ep_ts &&
+        !(f->st & ST_EP_NAK)) {
+      /* the held NAK came before the episode under way: it caused it */
+      f->retx_to -= f->ep_pkts;
+      f->retx_nak += f->ep_pkts;
+      f->st |= ST_EP_NAK;
+    } else if (!(f->st & ST_EPISODE) || h->nak_ts > f->ep_ts) {
+      f->st |= ST_NAK;
     }
   }
-  rev->naks_seq = rev->naks_rnr = rev->naks_fatal = rev->cnps = 0;
-  rev->nak_pending = 0;
+}
+
+/* A pair learned (rtel__pair_learned): data sent from key->src to
+ * (key->dst, key->qpn) is acknowledged on (key->src, |peer|). The flows of
+ * both directions learn their peer; what the control direction's entry
+ * |ctrl| held goes to the data direction's flow. */
+static void pair_learned(void *arg, const rtel__qkey *key, uint32_t peer,
+                         rtel__pair *ctrl) {
+  rtel__flowtab *ft = arg;
+  rtel__qkey k;
+  flow *f;
+
+  /* READ RESPONSE flows on either QP learn their peer too */
+  set_resp_peer(ft, key->obs, key->src, key->dst, key->qpn, peer);
+  set_resp_peer(ft, key->obs, key->dst, key->src, peer, key->qpn);
+  rtel__qkey_set(&k, key->obs, key->dst, key->src, peer);
+  if ((f = flow_find(ft, &k)) != NULL) {
+    f->peer_qpn = key->qpn;
+  }
+  if ((f = flow_find(ft, key)) != NULL) {
+    f->peer_qpn = peer;
+    take_held(f, &ctrl->held);
+  }
 }
 
 void rtel__flow_cm_conn(rtel__flowtab *ft, const rtel__cm_conn *c) {
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return;
   }
-  /* data requester -> responder goes to the responder's QPN and is
-   * acknowledged to the requester's, and conversely */
-  learn_pair(ft, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn, c->req_qpn);
-  learn_pair(ft, c->obs, c->rsp_ip, c->req_ip, c->req_qpn, c->rsp_qpn);
-  ft->env.stats->pairs_cm++;
-}
-
-uint32_t rtel__flow_peer(const rtel__flowtab *ft, uint32_t obs,
-                         const uint8_t *src, const uint8_t *dst,
-                         uint32_t qpn) {
-  rtel__qkey k;
-  const pair *p;
-  if (ft->flags & RTEL_FLOW_DISABLE) {
-    return RTEL_QPN_NONE;
-  }
-  mkkey(&k, obs, src, dst, qpn);
-  p = pair_find((rtel__flowtab *)(uintptr_t)ft, &k);
-  return p ? p->peer : RTEL_QPN_NONE;
-}
-
-/* Index of recent data PSNs of unpaired flows: direct-mapped on
- * (obs, src, dst, psn); a slot keeps the destination QPN. */
-static uint32_t psn_tag(const rtel__flowtab *ft, uint32_t obs,
-                        const uint8_t *src, const uint8_t *dst) {
-  rtel__qkey k;
-  mkkey(&k, obs, src, dst, 0);
-  return rtel__qkey_hash(&ft->flows, &k) | 1u;
-}
-
-static rtel__psn_slot *psn_slot(const rtel__flowtab *ft, uint32_t tag,
-                                uint32_t psn) {
-  uint32_t h = (tag ^ (psn * 0x9E3779B1u)) * 0x85EBCA6Bu;
-  return &ft->psn_index[(h ^ (h >> 15)) & ft->psn_mask];
+  rtel__pair_cm_conn(ft->pairs, c, pair_learned, ft);
 }
 
 /* ------------------------------------------------------------ control */
 
-static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
-                       rtel_tstamp ts) {
-  if (kind == K_CNP) {
+static void count_ctrl(flow *f, rtel__pair_held *held, uint16_t kind,
+                       uint8_t syn, rtel_tstamp ts) {
+  if (kind == RTEL__K_CNP) {
     if (f) {
       f->cnps++;
     } else {
@@ -563,66 +406,41 @@ static void count_ctrl(flow *f, pair *held, uint16_t kind, uint8_t syn,
 static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, uint16_t kind) {
   rtel__qkey k;
-  pair *p;
+  rtel__pair *p;
   flow *f;
   uint8_t syn = (hd->flags & RTEL_HD_F_AETH) ? hd->aeth_syndrome : 0;
 
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
-  p = pair_find(ft, &k);
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  p = rtel__pair_find(ft->pairs, &k);
   if (p && p->peer != RTEL_QPN_NONE) {
-    mkkey(&k, pi->obs, hd->dst, hd->src, p->peer);
+    rtel__qkey_set(&k, pi->obs, hd->dst, hd->src, p->peer);
     f = flow_find(ft, &k);
-    if (f == NULL && kind == K_CNP) {
+    if (f == NULL && kind == RTEL__K_CNP) {
       /* a QP that only answers READs: its data is a response flow */
       k.qpn |= KEY_RESP;
       f = flow_find(ft, &k);
     }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
-      if (kind == K_ACK) {
+      if (kind == RTEL__K_ACK) {
         f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
       }
-    } else if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+    } else if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ft->env.stats->ctrl_unattributed++;
     }
     return;
   }
-  /* Not paired yet: an ACK's PSN names a data packet of the flow. */
-  if (kind == K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
-    uint32_t tag = psn_tag(ft, pi->obs, hd->dst, hd->src);
-    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
-    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != RTEL_QPN_NONE) {
-      if (p == NULL) {
-        p = pair_get(ft, &k);
-      }
-      if (p->cand != sl->qpn) {
-        p->cand = sl->qpn;
-        p->hits = 1;
-        p->hit_psn = hd->psn;
-      } else if (p->hit_psn != hd->psn) {
-        p->hits++; /* a second, different PSN of the same flow */
-        p->hit_psn = hd->psn;
-      }
-    }
+  /* Not paired yet: an ACK's PSN may name a data packet of the flow. */
+  if (kind == RTEL__K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
+    p = rtel__pair_ack_psn(ft->pairs, p, &k, hd->psn);
   }
-  if (kind == K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+  if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
     if (p == NULL) {
-      p = pair_get(ft, &k);
+      p = rtel__pair_get(ft->pairs, &k);
     }
-    count_ctrl(NULL, p, kind, syn, pi->ts);
+    count_ctrl(NULL, &p->held, kind, syn, pi->ts);
   }
-  if (p && p->hits >= 2) {
-    /* Two ACKs in a row named recent PSNs of the same flow. */
-    pair *other;
-    mkkey(&k, pi->obs, hd->dst, hd->src, p->cand);
-    other = pair_find(ft, &k);
-    if (other == NULL || other->peer == RTEL_QPN_NONE) {
-      learn_pair(ft, pi->obs, hd->dst, hd->src, p->cand, hd->dqpn);
-      ft->env.stats->pairs_psn++;
-    } else {
-      p->hits = 0; /* that flow is paired with another QP already */
-    }
-  }
+  rtel__pair_confirm(ft->pairs, p, &k, pair_learned, ft);
 }
 
 /* ------------------------------------------------------------ data */
@@ -644,11 +462,11 @@ static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
 
 static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, uint16_t cls, int retx) {
-  uint8_t op = (uint8_t)((cls >> O_SHIFT) & 7u);
+  uint8_t op = rtel__op_class_op(cls);
   int rv;
 
   if (!retx) {
-    if (cls & P_FIRST) {
+    if (cls & RTEL__P_FIRST) {
       if ((f->st & ST_MSG) &&
           (rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
         return rv;
@@ -659,7 +477,8 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
       msg_start(f, pi, hd, op, 1);
     }
   } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
-             (cls & P_FIRST) && psn_diff(hd->psn, f->msg_first_psn) < 0) {
+             (cls & RTEL__P_FIRST) &&
+             rtel__psn_before(hd->psn, f->msg_first_psn)) {
     /* the resent FIRST of a message whose original FIRST never passed
      * here: the message now starts where it really does */
     f->st &= (uint8_t)~ST_MSG_INC;
@@ -668,7 +487,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     f->msg_retx_pkts++;
     f->msg_retx_bytes += hd->payload_len;
   } else if (!(f->st & ST_MSG) ||
-             psn_diff(hd->psn, f->msg_first_psn) < 0) {
+             rtel__psn_before(hd->psn, f->msg_first_psn)) {
     return 0; /* a resend of a message that already ended */
   } else {
     f->msg_retx_pkts++;
@@ -682,7 +501,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     f->msg_first_ts = pi->ts;
   }
   f->msg_last_psn = hd->psn;
-  if (cls & P_LAST) {
+  if (cls & RTEL__P_LAST) {
     return emit_msg(ft, f,
                     (f->st & ST_MSG_INC) ? RTEL_MSG_F_INCOMPLETE : 0u);
   }
@@ -692,9 +511,7 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
 static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
                       const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
                       int *prv) {
-  rtel__qkey pk;
   flow *f;
-  pair *p;
 
   *prv = 0;
   if (ft->flows.used == ft->flows.cap) {
@@ -725,10 +542,8 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
     f->vlan = hd->vlan_tci[0] & 0x0fffu;
     f->fl |= RTEL_FLOW_F_VLAN;
   }
-  pk = *k;
-  pk.qpn &= PSN_MASK;
-  p = pair_find(ft, &pk);
-  f->peer_qpn = p ? p->peer : RTEL_QPN_NONE;
+  f->peer_qpn = rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst,
+                               k->qpn & QPN_MASK);
   return f;
 }
 
@@ -746,8 +561,8 @@ static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
   f->messages = 0;
   f->ep_pkts = 0;
   f->ops = 0;
-  fifo_unlink(ft, f);
-  fifo_append(ft, f);
+  rtel__list_move_tail(&ft->fifo, fifo_links(ft),
+                       rtel__qtab_idx(&ft->flows, &f->q));
   return rv;
 }
 
@@ -758,118 +573,133 @@ static int resp_gap(const flow *f, uint32_t psn) {
     return 1; /* inside a response, its PSNs are consecutive */
   }
   for (i = 0; i < f->rq_n; i++) {
-    if (psn_diff(f->rq_psn[i], f->highest) > 0 &&
-        psn_diff(f->rq_psn[i], psn) < 0) {
+    if (rtel__psn_after(f->rq_psn[i], f->highest) &&
+        rtel__psn_before(f->rq_psn[i], psn)) {
       return 1; /* the response to that request never passed here */
     }
   }
   return 0;
 }
 
-static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t cls) {
+/* The flow of a data packet (a READ RESPONSE flow if |resp|): the one in
+ * the table, made the most recent - ended first if it is idle or
+ * restarted if its active timeout passed, as the caller may not have run
+ * the timers in time (a packet older than the flow's last one never ends
+ * it) - or a new one (*created). NULL with *prv 0 when the table is full
+ * and may not evict, or with the error of a record ended on the way. */
+static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, int resp, int *created,
+                       int *prv) {
   rtel__qkey k;
   uint32_t h;
   flow *f;
-  int retx = 0, rv = 0, resp = ((cls >> O_SHIFT) & 7u) == RTEL_OP_READ_RESP;
 
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn | (resp ? KEY_RESP : 0u));
+  *prv = 0;
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
+                 hd->dqpn | (resp ? KEY_RESP : 0u));
   h = rtel__qkey_hash(&ft->flows, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
-  /* the caller may not have run the timers in time (a packet older than
-   * the flow's last one never ends it) */
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
-    if ((rv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
-      return rv;
+    if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
+      return NULL;
     }
     f = NULL;
   } else if (f != NULL && ft->active && pi->ts > f->first_ts &&
              pi->ts - f->first_ts >= ft->active) {
-    if ((rv = restart_flow(ft, f, pi->ts)) != 0) {
-      return rv;
+    if ((*prv = restart_flow(ft, f, pi->ts)) != 0) {
+      return NULL;
     }
   }
+  *created = f == NULL;
   if (f == NULL) {
-    f = flow_new(ft, &k, h, pi, hd, &rv);
-    if (f == NULL) {
-      return rv;
-    }
+    return flow_new(ft, &k, h, pi, hd, prv);
+  }
+  rtel__qtab_touch(&ft->flows, &f->q);
+  if (f->packets == 0) {
+    f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
+  }
+  return f;
+}
+
+/* PSNs [lo, hi] never passed here: kept as the oldest open gap if none is
+ * open, else as the latest other one (replacing the previous latest). */
+static void open_gap(flow *f, uint32_t lo, uint32_t hi) {
+  if (!(f->st & ST_GAP)) {
+    f->gap1_lo = lo;
+    f->gap1_hi = hi;
+    f->st |= ST_GAP;
   } else {
-    int32_t d = psn_diff(hd->psn, f->highest);
-    rtel__qtab_touch(&ft->flows, &f->q);
-    if (f->packets == 0) {
-      f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
-    }
-    if (d > 0) {
-      if (d > 1 && (resp ? resp_gap(f, hd->psn) : !(f->st & ST_SPAN))) {
-        uint32_t lo = (f->highest + 1) & PSN_MASK;
-        uint32_t hi = (hd->psn - 1) & PSN_MASK;
-        f->gaps++;
-        if (!(f->st & ST_GAP)) {
-          f->gap1_lo = lo;
-          f->gap1_hi = hi;
-          f->st |= ST_GAP;
-        } else {
-          f->gap2_lo = lo;
-          f->gap2_hi = hi;
-          f->st |= ST_GAP2;
-        }
-      }
-      f->highest = hd->psn;
-      f->st &= (uint8_t)~ST_EPISODE;
-    } else {
-      retx = 1;
-    }
+    f->gap2_lo = lo;
+    f->gap2_hi = hi;
+    f->st |= ST_GAP2;
   }
-  if (retx && hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
+}
+
+/* Does |psn| lie in an open gap (its original never passed here)? */
+static int in_gap(const flow *f, uint32_t psn) {
+  return ((f->st & ST_GAP) && rtel__psn_in(psn, f->gap1_lo, f->gap1_hi)) ||
+         ((f->st & ST_GAP2) && rtel__psn_in(psn, f->gap2_lo, f->gap2_hi));
+}
+
+/* New data, |d| PSNs after the highest: a jump is a PSN gap, unless the
+ * previous packet's PSN span is unknown; a retransmission episode under
+ * way is over. */
+static void new_data(flow *f, uint32_t psn, int32_t d, int resp) {
+  if (d > 1 && (resp ? resp_gap(f, psn) : !(f->st & ST_SPAN))) {
+    f->gaps++;
+    open_gap(f, rtel__psn_add(f->highest, 1), rtel__psn_add(psn, -1));
+  }
+  f->highest = psn;
+  f->st &= (uint8_t)~ST_EPISODE;
+}
+
+/* A retransmission that does not continue the previous one begins an
+ * episode: one loss event, located upstream if its PSN lies in an open
+ * gap (the open gaps are then closed), downstream otherwise; caused by a
+ * NAK if one arrived since the previous episode. */
+static void start_episode(flow *f, uint32_t psn, rtel_tstamp ts) {
+  if (in_gap(f, psn)) {
+    f->loss_up++;
+  } else {
+    f->loss_down++;
+  }
+  f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
+                    ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
+  f->ep_ts = ts;
+  f->ep_pkts = 0;
+}
+
+/* A data packet whose PSN is not after the highest: a retransmission by
+ * the PSN rule. Returns 2 for a copy of the previous packet at once (a
+ * duplicate mirror copy, not a resend: no loss event), else 1: a resend,
+ * counted in its episode by cause. */
+static int resend(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd) {
+  f->retx_packets++;
+  f->retx_bytes += hd->payload_len;
+  if (hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
       pi->ts >= f->last_ts) {
-    /* the same packet again at once: a duplicate mirror copy, not a
-     * resend - a retransmission by the PSN rule, but no loss event */
-    f->retx_packets++;
-    f->retx_bytes += hd->payload_len;
-    retx = 2;
-  } else if (retx) {
-    if ((f->st & ST_EPISODE) && psn_diff(hd->psn, f->last_psn) > 1) {
-      /* a jump inside a resend: those resent copies never passed here,
-       * so the episode that resends them again is an upstream loss */
-      uint32_t lo = (f->last_psn + 1) & PSN_MASK;
-      uint32_t hi = (hd->psn - 1) & PSN_MASK;
-      if (!(f->st & ST_GAP)) {
-        f->gap1_lo = lo;
-        f->gap1_hi = hi;
-        f->st |= ST_GAP;
-      } else {
-        f->gap2_lo = lo;
-        f->gap2_hi = hi;
-        f->st |= ST_GAP2;
-      }
-    }
-    if (!(f->st & ST_EPISODE) || psn_diff(hd->psn, f->last_psn) <= 0) {
-      /* a new retransmission episode: one loss event, located by whether
-       * its first PSN ever passed here */
-      int up = ((f->st & ST_GAP) && psn_diff(hd->psn, f->gap1_lo) >= 0 &&
-                psn_diff(hd->psn, f->gap1_hi) <= 0) ||
-               ((f->st & ST_GAP2) && psn_diff(hd->psn, f->gap2_lo) >= 0 &&
-                psn_diff(hd->psn, f->gap2_hi) <= 0);
-      if (up) {
-        f->loss_up++;
-      } else {
-        f->loss_down++;
-      }
-      f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
-                        ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
-      f->ep_ts = pi->ts;
-      f->ep_pkts = 0;
-    }
-    if (f->st & ST_EP_NAK) {
-      f->retx_nak++;
-    } else {
-      f->retx_to++;
-    }
-    f->ep_pkts++;
-    f->retx_packets++;
-    f->retx_bytes += hd->payload_len;
+    return 2;
   }
+  if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
+    /* a jump inside a resend: those resent copies never passed here,
+     * so the episode that resends them again is an upstream loss */
+    open_gap(f, rtel__psn_add(f->last_psn, 1), rtel__psn_add(hd->psn, -1));
+  }
+  if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
+    start_episode(f, hd->psn, pi->ts);
+  }
+  if (f->st & ST_EP_NAK) {
+    f->retx_nak++;
+  } else {
+    f->retx_to++;
+  }
+  f->ep_pkts++;
+  return 1;
+}
+
+/* The packet's share of the flow's totals and times. */
+static void count_data(flow *f, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cls) {
   f->st &= (uint8_t)~ST_SPAN;
   f->last_psn = hd->psn;
   if (pi->ts > f->last_ts) {
@@ -879,20 +709,32 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   }
   f->packets++;
   f->bytes += hd->payload_len;
-  f->ops |= (uint8_t)((cls >> O_SHIFT) & 7u);
+  f->ops |= rtel__op_class_op(cls);
   f->ecn_ce += hd->ecn == 3;
   f->fecn += hd->fecn;
-  if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
-    uint32_t tag = psn_tag(ft, pi->obs, hd->src, hd->dst);
-    rtel__psn_slot *sl = psn_slot(ft, tag, hd->psn);
-    if (sl->tag == tag && sl->psn == hd->psn && sl->qpn != hd->dqpn) {
-      /* two flows of this host pair used this PSN: it names neither */
-      sl->qpn = RTEL_QPN_NONE;
+}
+
+static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                       const rtel_pkt_hd *hd, uint16_t cls) {
+  int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
+  int created = 0, retx = 0, rv;
+  flow *f = data_flow(ft, pi, hd, resp, &created, &rv);
+
+  if (f == NULL) {
+    return rv;
+  }
+  if (!created) {
+    int32_t d = rtel__psn_diff(hd->psn, f->highest);
+    if (d > 0) {
+      new_data(f, hd->psn, d, resp);
     } else {
-      sl->tag = tag;
-      sl->psn = hd->psn;
-      sl->qpn = hd->dqpn;
+      retx = resend(f, pi, hd);
     }
+  }
+  count_data(f, pi, hd, cls);
+  if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
+    rtel__pair_note_psn(ft->pairs, pi->obs, hd->src, hd->dst, hd->dqpn,
+                        hd->psn);
   }
   return msg_packet(ft, f, pi, hd, cls, retx);
 }
@@ -904,23 +746,25 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd) {
   rtel__qkey k;
   flow *f;
-  pair *p;
-  mkkey(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
+  const rtel__pair *p;
+  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
   f = flow_find(ft, &k);
-  if (f && psn_diff(hd->psn, f->highest) > 0) {
+  if (f && rtel__psn_after(hd->psn, f->highest)) {
     f->highest = hd->psn;
     f->last_psn = hd->psn;
     f->st |= ST_SPAN;
   }
   /* a READ REQUEST announces the first PSN of its responses, which come
    * back to the requester's peer QP */
-  if (hd->opcode != 0x0C && hd->opcode != 0xAC) {
+  if (hd->opcode != (RTEL__OPC_RC | RTEL__OPC_READ_REQ) &&
+      hd->opcode != (RTEL__OPC_XRC | RTEL__OPC_READ_REQ)) {
     return;
   }
-  if ((p = pair_find(ft, &k)) == NULL || p->peer == RTEL_QPN_NONE) {
+  if ((p = rtel__pair_find(ft->pairs, &k)) == NULL ||
+      p->peer == RTEL_QPN_NONE) {
     return;
   }
-  mkkey(&k, pi->obs, hd->dst, hd->src, p->peer | KEY_RESP);
+  rtel__qkey_set(&k, pi->obs, hd->dst, hd->src, p->peer | KEY_RESP);
   if ((f = flow_find(ft, &k)) != NULL) {
     f->rq_psn[f->rq_next] = hd->psn;
     f->rq_next = (uint8_t)((f->rq_next + 1) & 3u);
@@ -941,13 +785,13 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                                    RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
-  cls = op_class[hd->opcode];
-  if (rtel__likely(cls & K_DATA)) {
+  cls = rtel__op_class[hd->opcode];
+  if (rtel__likely(cls & RTEL__K_DATA)) {
     return data_packet(ft, pi, hd, cls);
   }
-  if (cls & (K_ACK | K_CNP)) {
+  if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
     ctrl_packet(ft, pi, hd, cls);
-  } else if (cls & K_REQ) {
+  } else if (cls & RTEL__K_REQ) {
     req_packet(ft, pi, hd);
   }
   return 0;
@@ -965,7 +809,7 @@ rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft) {
   f = (const flow *)(const void *)rtel__qtab_oldest(&ft->flows);
   t = f->last_ts + ft->idle;
   if (ft->active) {
-    rtel_tstamp a = flow_at(ft, ft->fifo_head)->first_ts + ft->active;
+    rtel_tstamp a = flow_at(ft, ft->fifo.head)->first_ts + ft->active;
     if (a < t) {
       t = a;
     }
@@ -989,7 +833,7 @@ int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
     }
   }
   while (ft->active && ft->flows.used) {
-    flow *f = flow_at(ft, ft->fifo_head);
+    flow *f = flow_at(ft, ft->fifo.head);
     if (now < f->first_ts || now - f->first_ts < ft->active) {
       break;
     }
@@ -1027,9 +871,9 @@ int rtel__flow_truncate(rtel__flowtab *ft, const rtel__sched *sched) {
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  for (i = ft->flows.lru_head; i != RTEL__NIL;) {
+  for (i = ft->flows.lru.head; i != RTEL__NIL;) {
     flow *f = flow_at(ft, i);
-    i = f->q.next;
+    i = f->q.lru.next;
     if (!rtel__sched_port_measured(sched, f->port) &&
         (rv = end_flow(ft, f, RTEL_END_TRUNCATED)) != 0) {
       return rv;

@@ -2,53 +2,42 @@
 /*
  * The flow table: per-flow and per-message throughput figures from the data
  * packets of connected QPs, and the ACKs, NAKs and CNPs of the reverse
- * direction, learned QP pairs (RDMA CM, ACK PSNs).
+ * direction, which reach their flow through the QP pairing table
+ * (rtel_pair.h) that it feeds.
  */
 #ifndef RTEL_FLOW_H
 #define RTEL_FLOW_H
 
 #include "rtel_int.h"
 #include "rtel_cm.h"
+#include "rtel_list.h"
+#include "rtel_pair.h"
 #include "rtel_sched.h"
 #include "rtel_sink.h"
 #include "rtel_table.h"
 
-/* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
-typedef struct rtel__psn_slot {
-  uint32_t tag;  /* hash of (obs, src, dst) | 1; 0 = empty */
-  uint32_t psn;
-  uint32_t qpn;  /* the data packets' destination QP */
-  uint32_t pad;
-} rtel__psn_slot;
-
 typedef struct rtel__flowtab {
   rtel__env env;
   rtel__qtab flows;
-  rtel__qtab pairs;
-  rtel__psn_slot *psn_index;
-  uint32_t psn_mask;
-  uint32_t fifo_head; /* flows in creation order, for the active timeout */
-  uint32_t fifo_tail;
+  rtel__pairtab *pairs; /* the hub's, learned from and taught */
+  rtel__list fifo; /* flows in creation order, for the active timeout */
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;
 } rtel__flowtab;
 
+/* |pairs| is set up already (rtel__pair_init()). */
 int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
-                    const rtel__env *env);
+                    rtel__pairtab *pairs, const rtel__env *env);
 void rtel__flow_free(rtel__flowtab *ft);
 
 /* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd);
 
-/* A connection seen in RDMA CM: learn its QP pair. */
+/* A connection seen in RDMA CM: its QP pair is learned (in the pairing
+ * table) and its flows learn their peer. */
 void rtel__flow_cm_conn(rtel__flowtab *ft, const rtel__cm_conn *c);
-
-/* The peer QPN learned for (obs, src, dst, qpn), or RTEL_QPN_NONE. */
-uint32_t rtel__flow_peer(const rtel__flowtab *ft, uint32_t obs,
-                         const uint8_t *src, const uint8_t *dst,
-                         uint32_t qpn);
 
 /* Earliest flow timer, or RTEL_TSTAMP_NONE. */
 rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft);

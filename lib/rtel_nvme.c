@@ -32,7 +32,6 @@
  */
 #include "rtel_nvme.h"
 
-#include "rtel_flow.h"
 #include "rtel_nvme_wire.h"
 
 #define PSN_MASK 0xffffffu
@@ -144,7 +143,7 @@ static nq *queue_at(const rtel__nvme *n, uint32_t i) {
 /* ------------------------------------------------------------ setup */
 
 int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
-                    const rtel__flowtab *pairs, const rtel__env *env) {
+                    const rtel__pairtab *pairs, const rtel__env *env) {
   const rtel_mem *mem = env->mem;
   uint32_t nq_cap = s->max_nvme_queues ? s->max_nvme_queues : 1024;
   uint32_t nios = s->max_ios ? s->max_ios : 16384;
@@ -347,8 +346,8 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
     queue_at(n, n->unpaired_head)->up_prev = rtel__qtab_idx(&n->queues, &q->q);
   }
   n->unpaired_head = rtel__qtab_idx(&n->queues, &q->q);
-  /* the flow table may know the pair already (CM, ACK PSNs) */
-  i = rtel__flow_peer(n->pairs, obs, host, target, tqpn);
+  /* the pairing table may know the pair already (CM, ACK PSNs) */
+  i = rtel__pair_peer(n->pairs, obs, host, target, tqpn);
   if (i != RTEL_QPN_NONE) {
     queue_set_hqpn(n, q, i);
   }
@@ -396,7 +395,7 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
 
 /* The queue a target -> host packet belongs to, learning the pair from
- * the flow table (CM, ACK PSNs) or from keyed data when the NVMe side does
+ * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
 static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   rtel__qkey k;
@@ -413,7 +412,7 @@ static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
   if (r) {
     return queue_at(n, r->queue);
   }
-  tqpn = rtel__flow_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
+  tqpn = rtel__pair_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
     /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
      * outstanding command's keyed SGL names that command's queue: of the

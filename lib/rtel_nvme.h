@@ -8,8 +8,8 @@
 #define RTEL_NVME_H
 
 #include "rtel_cm.h"
-#include "rtel_flow.h"
 #include "rtel_int.h"
+#include "rtel_pair.h"
 #include "rtel_sched.h"
 #include "rtel_sink.h"
 #include "rtel_table.h"
@@ -27,7 +27,7 @@ typedef struct rtel__rdreq {
 
 typedef struct rtel__nvme {
   rtel__env env;
-  const rtel__flowtab *pairs; /* QP pairs learned by the flow table */
+  const rtel__pairtab *pairs; /* QP pairs learned (CM, ACK PSNs) */
   uint32_t flags;
   rtel_tstamp io_timeout;
   uint16_t ports[4];
@@ -51,7 +51,7 @@ typedef struct rtel__nvme {
 } rtel__nvme;
 
 int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
-                    const rtel__flowtab *pairs, const rtel__env *env);
+                    const rtel__pairtab *pairs, const rtel__env *env);
 void rtel__nvme_free(rtel__nvme *n);
 
 /* Handles one decoded RoCE packet. Returns 0 or a fatal error. */

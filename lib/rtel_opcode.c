@@ -196,6 +196,35 @@ const uint8_t rtel__ext_len[256] = {
   [0xBD] = EXT_LEN(H_XRCETH|H_RETH),
 };
 
+/* RC, UC (the first 12) and XRC share the operations of the low 5 bits. */
+#define D(op, pos) (uint16_t)(RTEL__K_DATA | ((op) << RTEL__O_SHIFT) | (pos))
+#define SEND_(pos) D(RTEL_OP_SEND, RTEL__P_##pos)
+#define WRITE_(pos) D(RTEL_OP_WRITE, RTEL__P_##pos)
+#define RRESP_(pos) D(RTEL_OP_READ_RESP, RTEL__P_##pos)
+#define C_(b, op) [(b) + RTEL__OPC_##op]
+#define FAMILY_SENDWRITE(b)                                                   \
+  C_(b, SEND_FIRST) = SEND_(FIRST), C_(b, SEND_MIDDLE) = SEND_(MID),          \
+  C_(b, SEND_LAST) = SEND_(LAST), C_(b, SEND_LAST_IMM) = SEND_(LAST),         \
+  C_(b, SEND_ONLY) = SEND_(ONLY), C_(b, SEND_ONLY_IMM) = SEND_(ONLY),         \
+  C_(b, WRITE_FIRST) = WRITE_(FIRST), C_(b, WRITE_MIDDLE) = WRITE_(MID),      \
+  C_(b, WRITE_LAST) = WRITE_(LAST), C_(b, WRITE_LAST_IMM) = WRITE_(LAST),     \
+  C_(b, WRITE_ONLY) = WRITE_(ONLY), C_(b, WRITE_ONLY_IMM) = WRITE_(ONLY)
+#define FAMILY_REST(b)                                                        \
+  C_(b, READ_REQ) = RTEL__K_REQ, C_(b, READ_RESP_FIRST) = RRESP_(FIRST),      \
+  C_(b, READ_RESP_MIDDLE) = RRESP_(MID),                                      \
+  C_(b, READ_RESP_LAST) = RRESP_(LAST),                                       \
+  C_(b, READ_RESP_ONLY) = RRESP_(ONLY), C_(b, ACK) = RTEL__K_ACK,             \
+  C_(b, ATOMIC_ACK) = RTEL__K_ACK, C_(b, CMP_SWAP) = RTEL__K_REQ,             \
+  C_(b, FETCH_ADD) = RTEL__K_REQ, C_(b, SEND_LAST_INV) = SEND_(LAST),         \
+  C_(b, SEND_ONLY_INV) = SEND_(ONLY), C_(b, FLUSH) = RTEL__K_REQ,             \
+  C_(b, ATOMIC_WRITE) = RTEL__K_REQ
+
+const uint16_t rtel__op_class[256] = {
+    FAMILY_SENDWRITE(RTEL__OPC_RC),  FAMILY_REST(RTEL__OPC_RC),
+    FAMILY_SENDWRITE(RTEL__OPC_UC),  FAMILY_SENDWRITE(RTEL__OPC_XRC),
+    FAMILY_REST(RTEL__OPC_XRC),      [RTEL__OPC_CNP] = RTEL__K_CNP,
+};
+
 const char *rtel_opcode_str(uint8_t opcode) {
   const char *name = rtel__opcodes[opcode].name;
   return name ? name : "reserved";

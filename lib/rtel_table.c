@@ -30,7 +30,7 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
     rtel__qtab_at(t, i)->idx = i;
   }
   t->free_head = 0;
-  t->lru_head = t->lru_tail = RTEL__NIL;
+  rtel__list_init(&t->lru);
   return 0;
 }
 
@@ -47,9 +47,9 @@ void rtel__qtab_free(rtel__qtab *t, const rtel_mem *mem) {
 
 /* 64-bit multiply-xorshift over the 40-byte key; the seed is a setting so
  * that an embedder can randomise it against crafted collisions. */
-uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
+static inline uint32_t hash(uint64_t seed, const rtel__qkey *k) {
   const uint64_t m = 0x9E3779B97F4A7C15ull;
-  uint64_t w[5], h = t->seed ^ 0x243F6A8885A308D3ull;
+  uint64_t w[5], h = seed ^ 0x243F6A8885A308D3ull;
   size_t i;
   memcpy(w, k, sizeof(w));
   for (i = 0; i < 5; i++) {
@@ -57,6 +57,14 @@ uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
     h ^= h >> 29;
   }
   return (uint32_t)(h ^ (h >> 32));
+}
+
+uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
+  return hash(t->seed, k);
+}
+
+uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k) {
+  return hash(seed, k);
 }
 
 static int key_eq(const rtel__qkey *a, const rtel__qkey *b) {
@@ -91,14 +99,7 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h) {
   e->hash = h;
   e->hnext = t->buckets[h & t->mask];
   t->buckets[h & t->mask] = i;
-  e->prev = t->lru_tail;
-  e->next = RTEL__NIL;
-  if (t->lru_tail != RTEL__NIL) {
-    rtel__qtab_at(t, t->lru_tail)->next = i;
-  } else {
-    t->lru_head = i;
-  }
-  t->lru_tail = i;
+  rtel__list_append(&t->lru, rtel__qtab_lru(t), i);
   t->used++;
   return e;
 }
@@ -110,16 +111,7 @@ void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e) {
     pp = &rtel__qtab_at(t, *pp)->hnext;
   }
   *pp = e->hnext;
-  if (e->prev == RTEL__NIL) {
-    t->lru_head = e->next;
-  } else {
-    rtel__qtab_at(t, e->prev)->next = e->next;
-  }
-  if (e->next == RTEL__NIL) {
-    t->lru_tail = e->prev;
-  } else {
-    rtel__qtab_at(t, e->next)->prev = e->prev;
-  }
+  rtel__list_unlink(&t->lru, rtel__qtab_lru(t), i);
   e->hnext = t->free_head;
   t->free_head = i;
   t->used--;

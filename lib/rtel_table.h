@@ -13,8 +13,7 @@
 #define RTEL_TABLE_H
 
 #include "rtel_int.h"
-
-#define RTEL__NIL UINT32_MAX
+#include "rtel_list.h"
 
 typedef struct rtel__qkey {
   uint8_t src[16];
@@ -26,8 +25,7 @@ typedef struct rtel__qkey {
 typedef struct rtel__qent {
   rtel__qkey key;
   uint32_t hnext; /* next in bucket chain */
-  uint32_t prev;  /* LRU neighbours */
-  uint32_t next;
+  rtel__link lru;
   uint32_t hash;
   uint32_t idx;   /* own index (a division by the stride costs more) */
   uint32_t pad;
@@ -41,8 +39,7 @@ typedef struct rtel__qtab {
   uint32_t mask; /* nbuckets - 1 */
   uint32_t used;
   uint32_t free_head; /* free list through hnext */
-  uint32_t lru_head;
-  uint32_t lru_tail;
+  rtel__list lru;     /* head: least recently touched */
   uint64_t seed;
 } rtel__qtab;
 
@@ -62,7 +59,18 @@ static inline uint32_t rtel__qtab_idx(const rtel__qtab *t,
   return e->idx;
 }
 
+static inline void rtel__qkey_set(rtel__qkey *k, uint32_t obs,
+                                  const uint8_t *src, const uint8_t *dst,
+                                  uint32_t qpn) {
+  memcpy(k->src, src, 16);
+  memcpy(k->dst, dst, 16);
+  k->obs = obs;
+  k->qpn = qpn;
+}
+
+/* The hash of |k| in table |t|, and with a table's seed |seed|. */
 uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k);
+uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k);
 
 /* Finds the entry of |k| (hash |h|), or NULL. */
 rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,
@@ -75,28 +83,19 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h);
 /* Removes |e| from the table. */
 void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e);
 
+/* The LRU links of the entries. */
+static inline rtel__links rtel__qtab_lru(const rtel__qtab *t) {
+  rtel__links lk = {t->ents + offsetof(rtel__qent, lru), t->stride};
+  return lk;
+}
+
 /* Moves |e| to the most recent end of the LRU list. */
 static inline void rtel__qtab_touch(rtel__qtab *t, rtel__qent *e) {
-  uint32_t i = rtel__qtab_idx(t, e);
-  if (t->lru_tail == i) {
-    return;
-  }
-  /* unlink (e is not the tail, so e->next is valid) */
-  if (e->prev == RTEL__NIL) {
-    t->lru_head = e->next;
-  } else {
-    rtel__qtab_at(t, e->prev)->next = e->next;
-  }
-  rtel__qtab_at(t, e->next)->prev = e->prev;
-  /* append */
-  e->prev = t->lru_tail;
-  e->next = RTEL__NIL;
-  rtel__qtab_at(t, t->lru_tail)->next = i;
-  t->lru_tail = i;
+  rtel__list_move_tail(&t->lru, rtel__qtab_lru(t), rtel__qtab_idx(t, e));
 }
 
 static inline rtel__qent *rtel__qtab_oldest(const rtel__qtab *t) {
-  return t->lru_head == RTEL__NIL ? NULL : rtel__qtab_at(t, t->lru_head);
+  return t->lru.head == RTEL__NIL ? NULL : rtel__qtab_at(t, t->lru.head);
 }
 
 #endif /* RTEL_TABLE_H */

@@ -961,7 +961,8 @@ typedef struct rtel_ctx_stats {
  *
  * rtel_settings.flow_flags.
  */
-/** No flow table: no flow or message records, no memory for them. */
+/** No flow table: no flow or message records, no memory for them. QP
+ * pairing (max_qp_pairs) still runs for NVMe-oF unless it is disabled too. */
 #define RTEL_FLOW_DISABLE 0x1u
 /** When the table is full, do not evict: packets of new flows are only
  * counted (flows_untracked_pkts). The default evicts the least recently

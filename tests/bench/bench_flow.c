@@ -278,15 +278,15 @@ static void print_rate(const char *name, double secs, uint64_t pkts,
 
 /* Prints the allocations of |full| that |base| does not have: what the
  * flow table costs. Both logs are in call order and differ by one run of
- * calls (rtel__flow_init()'s), found as what is left between their common
- * prefix and common suffix. The names follow rtel__flow_init()'s order
- * (flow entries and buckets, pairing entries and buckets, PSN index); they
- * are only given when there are exactly five. */
+ * calls (rtel__pair_init()'s and rtel__flow_init()'s), found as what is
+ * left between their common prefix and common suffix. The names follow
+ * that order (pairing entries and buckets, PSN index, flow entries and
+ * buckets); they are only given when there are exactly five. */
 static void print_breakdown(const bench_alloc_log *lf,
                             const bench_alloc_log *lb, uint32_t nflows) {
-  static const char *const names[] = {"flow entries", "flow buckets",
-                                      "pair entries", "pair buckets",
-                                      "PSN index"};
+  static const char *const names[] = {"pair entries", "pair buckets",
+                                      "PSN index", "flow entries",
+                                      "flow buckets"};
   const uint64_t(*full)[2] = lf->a, (*base)[2] = lb->a;
   unsigned nfull = lf->n, nbase = lb->n;
   unsigned pre = 0, suf = 0, i;

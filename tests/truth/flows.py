@@ -660,12 +660,14 @@ CTYPES = {"uint8_t": 1, "int8_t": 1, "char": 1, "uint16_t": 2, "int16_t": 2,
 
 
 def c_struct_sizes(srcdir):
-    """sizeof and alignment of the flow table's entries (struct flow and
-    struct pair of lib/rtel_flow.c, with rtel__qent of lib/rtel_table.h),
+    """sizeof and alignment of the flow table's entries (struct flow of
+    lib/rtel_flow.c, rtel__pair of lib/rtel_pair.h, with rtel__qent of
+    lib/rtel_table.h and rtel__link of lib/rtel_list.h),
     computed from their declarations (natural alignment, LP64)."""
     types = dict((t, (n, n)) for t, n in CTYPES.items())
     text = ""
-    for f in ("lib/rtel_table.h", "lib/rtel_flow.c"):
+    for f in ("lib/rtel_list.h", "lib/rtel_table.h", "lib/rtel_pair.h",
+              "lib/rtel_flow.c"):
         with open(os.path.join(srcdir, f)) as fh:
             text += fh.read() + "\n"
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
@@ -691,7 +693,7 @@ def c_struct_sizes(srcdir):
                 align = max(align, al)
         if ok:
             types[name] = ((off + align - 1) // align * align, align)
-    return dict((k, v[0]) for k, v in types.items() if k in ("flow", "pair", "rtel__qent"))
+    return dict((k, v[0]) for k, v in types.items() if k in ("flow", "rtel__pair", "rtel__qent"))
 
 
 def pow2_at_least(n):
@@ -829,7 +831,7 @@ def run_flood(res, sim, analyze, srcdir, time_v):
         res.notes.append("%s: flow entry %d bytes, pair entry %d bytes; max RSS %d KiB with "
                          "%d flows, %d KiB with a few; bound %d KiB (a table that grew "
                          "with the flows would need %d KiB more)" % (
-                             tag, entry, sz.get("pair", 0), rss, len(tflows), rss0,
+                             tag, entry, sz.get("rtel__pair", 0), rss, len(tflows), rss0,
                              bound, grow_kb))
         res.ok(rc2 == 0 and rss is not None and rss0 is not None and rss <= bound,
                tag + ": memory stays at its bound",

@@ -42,6 +42,13 @@ TRUTH), never from the library's own output:
               is one window's data packets of its key, "truncated" at the
               boundary; only frames inside the windows are decoded. The slot
               length is chosen so that the CM exchanges are measured.
+  no-flows    (issue 9) each point analysed again with --no-flows (no flow
+              table): the QP pairs NVMe-oF queues need are still learned,
+              from RDMA CM and mid-stream from ACK PSNs, so the I/O records,
+              the NVMe-oF counters and pairs_cm, pairs_psn are those of the
+              run with the flow table, record for record; on scenarios where
+              pairs are learned (one where only ACK PSNs pair the queues in
+              time: flushes and reads on 8 mid-stream queues).
   library     through a small C program against the built library (no
               rtel-analyze option reaches these): RTEL_IO_F_INVALIDATE, the
               two points' frames in true-time order with clocks 6 s apart (a
@@ -507,6 +514,44 @@ def per_point(res, tools, truth, obs_list=None):
             res.check("counters %s: no io_join_unmatched with one observation point" % where,
                       [] if st["io_join_unmatched"] == 0 else
                       ["io_join_unmatched %d, segments %d" % (st["io_join_unmatched"], st["segments"])])
+
+
+NO_FLOWS_STATS = ("pairs_cm", "pairs_psn", "nvme_queues_cm", "nvme_queues_connect",
+                  "nvme_queues_confirmed", "nvme_queues_evicted", "ios_complete",
+                  "ios_timeout", "ios_orphan", "ios_evicted", "ios_untracked",
+                  "ios_truncated", "nvme_data_unmatched", "nvme_capsule_dups")
+
+
+def no_flows(res, tools, truth):
+    """--no-flows against the run with the flow table, each point alone:
+    the same I/O records in the same order, the same NVMe-oF counters and
+    the same QP pairs learned (RTEL_FLOW_DISABLE: "QP pairing still runs
+    for NVMe-oF")."""
+    io_timeout = truth.meta["io_timeout_ns"]
+    for obs in truth.obs:
+        where = "%s @%s" % (truth.label, obs)
+        args = ["--ios", "--stats", "--io-timeout", str(io_timeout),
+                "%s=%s" % (obs, truth.files[obs])]
+        on = tools.analyze_json(args)
+        off = tools.analyze_json(["--no-flows"] + args)
+        probs = []
+        if len(on["io"]) != len(off["io"]):
+            probs.append("%s: %d I/O records without the flow table, %d with it" % (
+                where, len(off["io"]), len(on["io"])))
+        for a, b in zip(on["io"], off["io"]):
+            if a != b:
+                probs.append("%s: cid %d C %s R %s: %s" % (
+                    where, a["cid"], a["t_cmd_ns"], a["t_rsp_ns"], ", ".join(
+                        "%s %r without the flow table, %r with it" % (k, b.get(k), a[k])
+                        for k in sorted(a) if a[k] != b.get(k))))
+        son, soff = on["stats"][0], off["stats"][0]
+        probs += ["%s: %s %d without the flow table, %d with it" % (where, k, soff[k], son[k])
+                  for k in NO_FLOWS_STATS if soff[k] != son[k]]
+        if soff["pairs_cm"] + soff["pairs_psn"] == 0:
+            probs.append("%s: no QP pair learned: nothing tested" % where)
+        res.check("no-flows %s: I/O records and QP pairs as with the flow table" % where, probs,
+                  " (%d I/Os; pairs from CM %d, from ACK PSNs %d)" % (
+                      len(off["io"]), soff["pairs_cm"], soff["pairs_psn"]))
 
 
 def counters(res, where, out):
@@ -1314,6 +1359,9 @@ def main():
                 ("nvme-retx", 1, "--loss-where", "before"),
                 ("nvme-lost-rsp", 1), ("nvme-lost-rsp", 2),
                 ("nvme-midstream", 1), ("nvme-midstream", 2), ("nvme-midstream", 4),
+                # flushes and reads on 8 mid-stream queues: only ACK PSNs
+                # pair the queues before their first completions
+                ("nvme-midstream", 1, "--io-queues", "8", "--mix", "50,0,50"),
                 ("nvme-two-obs", 1), ("mixed", 1)]
         for sc, seed, *extra in plan:
             if only and sc not in only:
@@ -1327,6 +1375,8 @@ def main():
                 guarded(res, "segments %s" % name, segments, res, tools, truth, "h0", "t0")
             if sc == "nvme-two-obs":
                 guarded(res, "poll %s" % name, polling, res, tools, truth, "h0", "t0")
+            if sc in ("nvme-read", "nvme-midstream"):
+                guarded(res, "no-flows %s" % name, no_flows, res, tools, truth)
             if sc == "nvme-send-inv" and exe:
                 guarded(res, "invalidate %s" % name, invalidate_flag, res, exe, truth)
         # flushes reuse their CIDs with SLBA 0 and length 0: with one clock

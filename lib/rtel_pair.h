@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The QP pairing table: which QP answers which. Data sent to (dst, QPN) is
+ * acknowledged on a QP of the sender, its peer; the table maps (obs, src,
+ * dst, QPN) of either direction to the other direction's QPN.
+ *
+ * Pairs are learned from RDMA CM REQ/REP exchanges and, when no CM was
+ * seen, from ACK PSNs: the recent data PSNs of unpaired flows are kept in
+ * a PSN index, and an ACK whose PSN falls on one of exactly one flow names
+ * that flow's QP; a second ACK naming another PSN of the same flow
+ * confirms it, and the pair is believed unless that flow is paired with
+ * another QP already.
+ *
+ * The hub owns the table. The flow table feeds it RDMA CM connections,
+ * data PSNs and ACKs (and holds NAKs and CNPs of unpaired flows in its
+ * entries, see rtel__pair_held); without the flow table the hub feeds it
+ * directly (rtel__pair_cm_conn(), rtel__pair_packet()), so that NVMe-oF
+ * queues still pair the same way. The NVMe-oF correlator only looks pairs
+ * up (rtel__pair_peer()).
+ *
+ * Memory: max_qp_pairs entries (default 2 x max_flows: one per direction)
+ * and a PSN index of 4 x max_flows slots (a power of two, at most 2^24),
+ * allocated by rtel__pair_init() when the flow table or NVMe-oF is on.
+ * Counters: pairs_cm, pairs_psn, pairs_evicted, and ctrl_unattributed for
+ * the NAKs and CNPs an evicted entry held.
+ */
+#ifndef RTEL_PAIR_H
+#define RTEL_PAIR_H
+
+#include "rtel_cm.h"
+#include "rtel_int.h"
+#include "rtel_sink.h"
+#include "rtel_table.h"
+
+/* NAKs and CNPs addressed to a QP whose pair is not known yet, held by the
+ * flow table in that QP's entry until the pair is learned; an entry
+ * evicted with some counts them as ctrl_unattributed. */
+typedef struct rtel__pair_held {
+  uint32_t naks_seq;
+  uint32_t naks_rnr;
+  uint32_t naks_fatal;
+  uint32_t cnps;
+  uint32_t nak_pending;
+  rtel_tstamp nak_ts; /* time of the last NAK held */
+} rtel__pair_held;
+
+/* An entry: (obs, src, dst, QPN) of packets sent to that QP. */
+typedef struct rtel__pair {
+  rtel__qent q;
+  uint32_t peer; /* RTEL_QPN_NONE: not paired yet */
+  uint32_t cand; /* PSN-matching candidate peer */
+  uint32_t hits;
+  uint32_t hit_psn; /* PSN of the last hit (a repeat does not count) */
+  rtel__pair_held held;
+} rtel__pair;
+
+/* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
+typedef struct rtel__psn_slot {
+  uint32_t tag;  /* hash of (obs, src, dst) | 1; 0 = empty */
+  uint32_t psn;
+  uint32_t qpn;  /* the data packets' destination QP */
+  uint32_t pad;
+} rtel__psn_slot;
+
+typedef struct rtel__pairtab {
+  rtel__env env;
+  rtel__qtab pairs;
+  rtel__psn_slot *psn_index;
+  uint32_t psn_mask;
+  uint32_t on; /* allocated: the flow table or NVMe-oF is on */
+  uint64_t tag_seed;
+} rtel__pairtab;
+
+/* Called for each direction of a pair as it is learned: data sent from
+ * key->src to (key->dst, key->qpn) is acknowledged on |peer|, a QP of
+ * key->src; |ctrl| is the entry of that control direction (key->dst ->
+ * key->src, |peer|), with what it held (dropped after the call). */
+typedef void rtel__pair_learned(void *arg, const rtel__qkey *key,
+                                uint32_t peer, rtel__pair *ctrl);
+
+int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
+                    const rtel__env *env);
+void rtel__pair_free(rtel__pairtab *pt);
+
+/* The entry of |k|, or NULL. */
+rtel__pair *rtel__pair_find(const rtel__pairtab *pt, const rtel__qkey *k);
+
+/* The entry of |k|, created unpaired if absent (evicting the least
+ * recently used entry when full), made the most recent. */
+rtel__pair *rtel__pair_get(rtel__pairtab *pt, const rtel__qkey *k);
+
+/* The peer QPN learned for (obs, src, dst, qpn), or RTEL_QPN_NONE. */
+uint32_t rtel__pair_peer(const rtel__pairtab *pt, uint32_t obs,
+                         const uint8_t *src, const uint8_t *dst,
+                         uint32_t qpn);
+
+/* A connection seen in RDMA CM: learns both directions (|learned|, if not
+ * NULL, is called for each). */
+void rtel__pair_cm_conn(rtel__pairtab *pt, const rtel__cm_conn *c,
+                        rtel__pair_learned *learned, void *arg);
+
+/* The PSN index of recent data PSNs of unpaired flows: direct-mapped on
+ * (obs, src, dst, psn); a slot keeps the destination QPN. Inline: a flow
+ * not paired yet writes it for every data packet. */
+static inline uint32_t rtel__pair_psn_tag(const rtel__pairtab *pt,
+                                          uint32_t obs, const uint8_t *src,
+                                          const uint8_t *dst) {
+  rtel__qkey k;
+  rtel__qkey_set(&k, obs, src, dst, 0);
+  return rtel__qkey_hash_seed(pt->tag_seed, &k) | 1u;
+}
+
+static inline rtel__psn_slot *rtel__pair_psn_slot(const rtel__pairtab *pt,
+                                                  uint32_t tag, uint32_t psn) {
+  uint32_t h = (tag ^ (psn * 0x9E3779B1u)) * 0x85EBCA6Bu;
+  return &pt->psn_index[(h ^ (h >> 15)) & pt->psn_mask];
+}
+
+/* A data packet with |psn| from |src| to (|dst|, |dqpn|) of a flow not
+ * known to be paired: remembered in the PSN index. */
+static inline void rtel__pair_note_psn(rtel__pairtab *pt, uint32_t obs,
+                                       const uint8_t *src, const uint8_t *dst,
+                                       uint32_t dqpn, uint32_t psn) {
+  uint32_t tag = rtel__pair_psn_tag(pt, obs, src, dst);
+  rtel__psn_slot *sl = rtel__pair_psn_slot(pt, tag, psn);
+  if (sl->tag == tag && sl->psn == psn && sl->qpn != dqpn) {
+    /* two flows of this host pair used this PSN: it names neither */
+    sl->qpn = RTEL_QPN_NONE;
+  } else {
+    sl->tag = tag;
+    sl->psn = psn;
+    sl->qpn = dqpn;
+  }
+}
+
+/* An ACK or NAK (AETH) with |psn| sent to |k| (from k->src to k->dst's QP
+ * k->qpn), whose entry |p| is unpaired or NULL: if the PSN names a recent
+ * data PSN of exactly one flow the other way, the entry (created if need
+ * be) counts a hit for that flow's QP. Returns the entry, or NULL. */
+rtel__pair *rtel__pair_ack_psn(rtel__pairtab *pt, rtel__pair *p,
+                               const rtel__qkey *k, uint32_t psn);
+
+/* After rtel__pair_ack_psn(): with two hits in a row, learns the pair of
+ * |p| (the entry of |k|; NULL does nothing) unless that flow is paired
+ * with another QP already (|learned| as for rtel__pair_cm_conn()). */
+void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
+                        rtel__pair_learned *learned, void *arg);
+
+/* Without the flow table, the packets pairing needs, one at a time:
+ * a data packet (rtel__pair_note_psn() unless its QP is paired) ... */
+void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn);
+/* ... an ACK or NAK (AETH) (rtel__pair_ack_psn(), rtel__pair_confirm()
+ * unless its QP is paired) ... */
+void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                    const uint8_t *dst, uint32_t dqpn, uint32_t psn);
+/* ... and any decoded RoCE packet: the data (not READ RESPONSE: those use
+ * the requester's PSNs) and ACKs among them go to the two above. */
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
+                       const rtel_pkt_hd *hd);
+
+#endif /* RTEL_PAIR_H */
