@@ -1259,9 +1259,9 @@ int rtel__nvme_flush(rtel__nvme *n, uint32_t state) {
     return 0;
   }
   /* completions held while their queue was paired by other evidence */
-  for (i = n->queues.lru_head; i != RTEL__NIL;) {
+  for (i = n->queues.lru.head; i != RTEL__NIL;) {
     nq *q = queue_at(n, i);
-    i = q->q.next;
+    i = q->q.lru.next;
     if ((rv = release_held(n, q)) != 0) {
       return rv;
     }
