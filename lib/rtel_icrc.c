@@ -11,6 +11,8 @@
  */
 #include "rtel_icrc.h"
 
+/* One table row per line, as written. */
+/* clang-format off */
 static const uint32_t crc_tab[8][256] = {
   {
     0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
@@ -373,6 +375,7 @@ static const uint32_t crc_tab[8][256] = {
     0xa8c40105u, 0x646e019bu, 0xeae10678u, 0x264b06e6u,
   },
 };
+/* clang-format on */
 
 uint32_t rtel__crc32(uint32_t crc, const uint8_t *p, size_t n) {
   crc = ~crc;

@@ -21,6 +21,8 @@
 #define H_IETH RTEL__H_IETH
 #define H_CNP RTEL__H_CNP
 
+/* One table row per line, as written. */
+/* clang-format off */
 const rtel__opcode_info rtel__opcodes[256] = {
   [0x00] = {"RC SEND FIRST", H_VALID},
   [0x01] = {"RC SEND MIDDLE", H_VALID},
@@ -112,12 +114,15 @@ const rtel__opcode_info rtel__opcodes[256] = {
   [0xBC] = {"XRC FLUSH", H_VALID | H_XRCETH|H_FETH|H_RETH},
   [0xBD] = {"XRC ATOMIC WRITE", H_VALID | H_XRCETH|H_RETH},
 };
+/* clang-format on */
 
 #define EXT_LEN(h)                                                            \
   (((h)&H_RDETH ? 4 : 0) + ((h)&H_DETH ? 8 : 0) + ((h)&H_XRCETH ? 4 : 0) +   \
    ((h)&H_FETH ? 4 : 0) + ((h)&H_RETH ? 16 : 0) + ((h)&H_ATOMIC ? 28 : 0) +  \
    ((h)&H_AETH ? 4 : 0) + ((h)&H_ATOMICACK ? 8 : 0) + ((h)&H_IMM ? 4 : 0) +  \
    ((h)&H_IETH ? 4 : 0))
+/* One table row per line, as written. */
+/* clang-format off */
 const uint8_t rtel__ext_len[256] = {
   [0x03] = EXT_LEN(H_IMM),
   [0x05] = EXT_LEN(H_IMM),
@@ -195,6 +200,7 @@ const uint8_t rtel__ext_len[256] = {
   [0xBC] = EXT_LEN(H_XRCETH|H_FETH|H_RETH),
   [0xBD] = EXT_LEN(H_XRCETH|H_RETH),
 };
+/* clang-format on */
 
 /* RC, UC (the first 12) and XRC share the operations of the low 5 bits. */
 #define D(op, pos) (uint16_t)(RTEL__K_DATA | ((op) << RTEL__O_SHIFT) | (pos))
