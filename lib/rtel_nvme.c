@@ -16,8 +16,11 @@
  *
  * Data is tied to its command by the keyed SGL: an RDMA WRITE FIRST/ONLY or
  * READ REQUEST whose RETH key equals a descriptor's key and whose address
- * falls in its range; MIDDLE/LAST packets follow the stream their FIRST
- * opened; READ RESPONSEs are tied to their READ REQUEST by PSN.
+ * falls in its range. A packet without a RETH (WRITE MIDDLE/LAST, READ
+ * RESPONSE) belongs to an I/O only when its PSN falls in the PSN span of
+ * such a message of that I/O (see "spans" below), never to the I/O whose
+ * message merely began nearest before it: mid-stream, the message it
+ * belongs to may be one whose command was never seen.
  *
  * Retransmitted capsules (a PSN not after the highest seen in the same
  * direction) are ignored, so C and R are first copies; data events take
@@ -35,9 +38,6 @@
 #include "rtel_nvme_wire.h"
 
 #define PSN_MASK 0xffffffu
-/* The most PSNs a MIDDLE or LAST packet is looked for after the FIRST (or
- * READ REQUEST) of its message. */
-#define MSG_PSN_SPAN 65536
 /* IP-CM service IDs in the TCP port space: 0x0000000001 06 PPPP. */
 #define IPCM_TCP_SID 0x0000000001060000ull
 #define IPCM_TCP_SID_MASK 0xFFFFFFFFFFFF0000ull
@@ -45,6 +45,19 @@
 /* queue states */
 #define Q_GUESSED 1u
 #define Q_CONFIRMED 2u
+
+/* A message the target began on a queue and tied to an I/O by its RETH:
+ * an RDMA WRITE FIRST (read data) or a READ REQUEST (write data). Its span
+ * is the PSNs of its packets (a WRITE) or of the READ RESPONSEs that
+ * answer it (a READ), psn .. psn + span_len() - 1. */
+typedef struct nspan {
+  uint32_t psn; /* of the FIRST, or of the READ REQUEST */
+  uint32_t io;  /* RTEL__NIL: slot free */
+  uint32_t len; /* RETH DMA length */
+  /* PSNs from |psn| to the nearest later message the target began on the
+   * queue (an upper bound of the span); 0 while none was seen */
+  uint32_t bound;
+} nspan;
 
 typedef struct nq {
   rtel__qent q;
@@ -56,19 +69,29 @@ typedef struct nq {
   uint8_t h2t_valid;
   uint8_t t2h_valid;
   uint8_t pad[2];
-  uint32_t wr_io;  /* RDMA WRITE stream in progress (read data) */
-  uint32_t rr_io;  /* READ RESPONSE stream in progress (write data) */
   uint32_t cap_io; /* multi-packet command capsule in progress */
   uint32_t io_head; /* this queue's outstanding I/Os */
   uint32_t up_prev; /* list of queues with unknown host QPN */
   uint32_t up_next;
-  uint32_t rdreq_next;
   uint32_t port; /* of the packet that revealed the queue */
-  rtel__rdreq rdreq[RTEL__RDREQ_RING];
-  /* RDMA WRITEs (read data) begun recently: their first PSN and I/O, so
-   * that a resend starting mid-message finds its I/O */
+  /* Path MTUs, from the payload of a FIRST or MIDDLE packet (exactly one
+   * PMTU): of the host's QP, which sends the READ RESPONSEs and command
+   * capsules, and of the target's QP, which sends the RDMA WRITEs; 0
+   * while unknown. The PMTU is on no header. */
+  uint16_t hpmtu;
+  uint16_t tpmtu;
+  /* READ REQUESTs awaiting their responses, and RDMA WRITEs (read data)
+   * begun recently (a resend that restarts mid-message, or the packets
+   * after a gap, find their I/O by PSN); the slot to fill next of each */
+  uint32_t rdreq_next;
   uint32_t wrs_next;
-  rtel__rdreq wrs[RTEL__RDREQ_RING];
+  nspan rdreq[RTEL__RDREQ_RING];
+  nspan wrs[RTEL__RDREQ_RING];
+  /* the span the last READ RESPONSE / RDMA WRITE packet fell in, kept
+   * apart from the rings so that a message still flowing keeps its I/O
+   * when its ring slot is reused */
+  nspan rr_cur;
+  nspan wr_cur;
   /* pairing by CID (no CM, no ACK PSNs, no keyed data yet): a completion
    * on host QP |cand| matched an outstanding CID; a second one confirms */
   uint32_t cand;
@@ -109,7 +132,7 @@ typedef struct nio {
   uint8_t nsgl;
   uint8_t incapsule;
   uint8_t used;
-  uint8_t in_rings; /* it was put in the queue's rdreq/wrs rings */
+  uint8_t in_rings; /* it was put in the queue's spans (rings, cur) */
   uint64_t slba;
   uint64_t bytes;
   rtel_tstamp t_cmd;
@@ -334,11 +357,12 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
   q->qid = -1;
   q->port = port;
   q->cand = RTEL_QPN_NONE;
-  q->wr_io = q->rr_io = q->cap_io = q->io_head = RTEL__NIL;
+  q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
     q->rdreq[i].io = RTEL__NIL;
     q->wrs[i].io = RTEL__NIL;
   }
+  q->rr_cur.io = q->wr_cur.io = RTEL__NIL;
   /* on the unpaired list until the host QPN is known */
   q->up_prev = RTEL__NIL;
   q->up_next = n->unpaired_head;
@@ -514,17 +538,12 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   if (io->qnext != RTEL__NIL) {
     io_at(n, io->qnext)->qprev = io->qprev;
   }
-  if (q->wr_io == i) {
-    q->wr_io = RTEL__NIL;
-  }
-  if (q->rr_io == i) {
-    q->rr_io = RTEL__NIL;
-  }
   if (q->cap_io == i) {
     q->cap_io = RTEL__NIL;
   }
-  /* only an I/O that had data rings entries to forget (a completion of
-   * one without data skips the scan) */
+  /* only an I/O that had spans has some to forget (a completion of one
+   * without data skips the scan); a late copy of its data then matches
+   * nothing */
   for (d = 0; io->in_rings && d < RTEL__RDREQ_RING; d++) {
     if (q->rdreq[d].io == i) {
       q->rdreq[d].io = RTEL__NIL;
@@ -532,6 +551,12 @@ static void io_unlink(rtel__nvme *n, nio *io) {
     if (q->wrs[d].io == i) {
       q->wrs[d].io = RTEL__NIL;
     }
+  }
+  if (q->rr_cur.io == i) {
+    q->rr_cur.io = RTEL__NIL;
+  }
+  if (q->wr_cur.io == i) {
+    q->wr_cur.io = RTEL__NIL;
   }
   io->used = 0;
   io->hnext = n->io_free;
@@ -636,6 +661,152 @@ static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   }
   io_unlink(n, io);
   return report ? deliver(n, &r) : 0;
+}
+
+/* ------------------------------------------------------------ spans */
+
+/*
+ * Which I/O a packet without a RETH belongs to. The target's requests to
+ * the host (RDMA WRITEs, READ REQUESTs, response capsules) share one PSN
+ * sequence: a message of n packets takes n PSNs, a READ REQUEST the n
+ * PSNs of its n READ RESPONSEs, and messages never interleave. So the
+ * span of a WRITE whose FIRST was tied to an I/O (or of a READ REQUEST
+ * that was) holds exactly the PSNs of its packets (or responses), and of
+ * no other message:
+ *
+ *   span = psn .. psn + n - 1, n = ceil(RETH DMA length / PMTU) (at least
+ *          1: a zero-length READ is answered by one packet)
+ *
+ * where the PMTU is that of the QP that sends the packets (the target's
+ * for a WRITE, the host's for READ RESPONSEs), learned from the payload
+ * of a FIRST or MIDDLE packet, which is exactly one PMTU (a WRITE FIRST
+ * gives its own). While the PMTU is unknown, the span ends before the
+ * next message the target began on the queue (a later WRITE FIRST/ONLY,
+ * READ REQUEST or response capsule; a resent one counts too), which holds
+ * as long as this point sees every request the host answers; and with
+ * neither, the span is its first PSN alone. When both are known, the
+ * smaller is used.
+ *
+ * A MIDDLE or LAST packet belongs to the I/O whose span holds its PSN
+ * after the first; a READ RESPONSE FIRST or ONLY to the I/O whose READ
+ * REQUEST has its PSN. Anything else is counted in nvme_data_unmatched,
+ * never given to the I/O whose message began nearest before it: that
+ * message may have ended, and the packet belong to one whose command (or
+ * FIRST) this point never saw.
+ */
+
+/* The path MTU that a FIRST or MIDDLE payload of |len| bytes shows; 0 if
+ * |len| is not an InfiniBand MTU (a malformed packet teaches nothing). */
+static uint16_t pmtu_of(uint32_t len) {
+  return len >= 256 && len <= 4096 && (len & (len - 1)) == 0 ? (uint16_t)len
+                                                             : 0;
+}
+
+/* Packets in the span of |e| with path MTU |pmtu| (0: unknown). */
+static uint32_t span_len(const nspan *e, uint32_t pmtu) {
+  uint32_t n;
+  if (pmtu == 0) {
+    return e->bound != 0 ? e->bound : 1;
+  }
+  n = (uint32_t)(((uint64_t)e->len + pmtu - 1) / pmtu);
+  if (n == 0) {
+    n = 1;
+  }
+  return e->bound != 0 && e->bound < n ? e->bound : n;
+}
+
+/* Is |psn| in the span of |e|: its first PSN when |first| (a packet that
+ * begins a message), one after it otherwise (MIDDLE, LAST)? */
+static int span_has(const nspan *e, uint32_t pmtu, uint32_t psn, int first) {
+  int32_t d;
+  if (e->io == RTEL__NIL) {
+    return 0;
+  }
+  d = psn_diff(psn, e->psn);
+  return first ? d == 0 : d > 0 && (uint32_t)d < span_len(e, pmtu);
+}
+
+/* The I/O whose span holds |psn| (see span_has()): |*cur|, the span the
+ * previous packet fell in, or one of |ring|, which then becomes |*cur|.
+ * RTEL__NIL if none does. */
+static uint32_t span_find(nspan *cur, const nspan *ring, uint32_t pmtu,
+                          uint32_t psn, int first) {
+  unsigned i;
+  if (span_has(cur, pmtu, psn, first)) {
+    return cur->io;
+  }
+  for (i = 0; i < RTEL__RDREQ_RING; i++) {
+    if (span_has(&ring[i], pmtu, psn, first)) {
+      *cur = ring[i];
+      return cur->io;
+    }
+  }
+  return RTEL__NIL;
+}
+
+/* Records the span of a message beginning at |psn| of |len| bytes, tied
+ * to I/O |ioi|, in |ring|: over the span with the same first PSN (a
+ * resent request: same message), else in a free slot, else over the slot
+ * |*next| (the oldest); returns the slot. */
+static nspan *span_add(nspan *ring, uint32_t *next, uint32_t psn, uint32_t ioi,
+                       uint32_t len) {
+  uint32_t i, slot = RTEL__NIL;
+  nspan *e;
+  for (i = 0; i < RTEL__RDREQ_RING; i++) {
+    uint32_t j = (*next + i) % RTEL__RDREQ_RING;
+    if (ring[j].io != RTEL__NIL && ring[j].psn == psn) {
+      ring[j].io = ioi;
+      ring[j].len = len;
+      return &ring[j];
+    }
+    if (ring[j].io == RTEL__NIL && slot == RTEL__NIL) {
+      slot = j;
+    }
+  }
+  if (slot == RTEL__NIL || slot == *next) {
+    slot = *next;
+    *next = (*next + 1) % RTEL__RDREQ_RING;
+  }
+  e = &ring[slot];
+  e->psn = psn;
+  e->io = ioi;
+  e->len = len;
+  e->bound = 0;
+  return e;
+}
+
+/* A message began at |psn|: if after |e|'s, |e| ends before it. */
+static void span_narrow(nspan *e, uint32_t psn) {
+  int32_t d = psn_diff(psn, e->psn);
+  if (e->io != RTEL__NIL && d > 0 &&
+      (e->bound == 0 || (uint32_t)d < e->bound)) {
+    e->bound = (uint32_t)d;
+  }
+}
+
+/* The target began a message at |psn| on |q| (an RDMA WRITE FIRST or
+ * ONLY, a READ REQUEST, a response capsule): the messages it began before
+ * end before it. Only needed while a PMTU is unknown. */
+static void t2h_msg_start(nq *q, uint32_t psn) {
+  unsigned i;
+  if (q->hpmtu != 0 && q->tpmtu != 0) {
+    return;
+  }
+  for (i = 0; i < RTEL__RDREQ_RING; i++) {
+    span_narrow(&q->rdreq[i], psn);
+    span_narrow(&q->wrs[i], psn);
+  }
+  span_narrow(&q->rr_cur, psn);
+  span_narrow(&q->wr_cur, psn);
+}
+
+/* The payload of |hd|, a FIRST or MIDDLE packet from the host's QP, is
+ * its path MTU. */
+static void learn_hpmtu(nq *q, const rtel_pkt_hd *hd) {
+  uint16_t m = pmtu_of(hd->payload_len);
+  if (m != 0) {
+    q->hpmtu = m;
+  }
 }
 
 /* ------------------------------------------------------------ capsules */
@@ -864,6 +1035,9 @@ static int command(rtel__nvme *n, const rtel_pkt_info *pi,
   if ((q = command_queue(n, pi, hd, b, &rv)) == NULL) {
     return rv;
   }
+  if (!only) {
+    learn_hpmtu(q, hd); /* a SEND FIRST is one PMTU, resent or not */
+  }
   if (!h2t_first_copy(n, q, hd->psn)) {
     return 0;
   }
@@ -894,6 +1068,7 @@ static int release_held(rtel__nvme *n, nq *q) {
     return 0;
   }
   q->cand_n = 0;
+  t2h_msg_start(q, q->cand_psn);
   if (!q->t2h_valid || psn_diff(q->cand_psn, q->t2h_psn) > 0) {
     q->t2h_psn = q->cand_psn;
     q->t2h_valid = 1;
@@ -999,6 +1174,7 @@ static int response(rtel__nvme *n, const rtel_pkt_info *pi,
       return rv;
     }
   }
+  t2h_msg_start(q, hd->psn); /* a resent copy too: same PSN */
   if (q->t2h_valid && psn_diff(hd->psn, q->t2h_psn) <= 0) {
     n->env.stats->nvme_capsule_dups++;
     return 0;
@@ -1010,52 +1186,54 @@ static int response(rtel__nvme *n, const rtel_pkt_info *pi,
 
 /* ------------------------------------------------------------ data */
 
+static uint32_t io_index(const rtel__nvme *n, const nio *io) {
+  return (uint32_t)((size_t)((const uint8_t *)io - n->ios) / sizeof(nio));
+}
+
+/* An RDMA WRITE packet (read data, target -> host) with opcode |op|: a
+ * FIRST or ONLY is tied to its I/O by its RETH, a MIDDLE or LAST by the
+ * span of a FIRST seen before (a resend that restarts mid-message, or
+ * the packets after a gap, keep their I/O; those of a write whose FIRST
+ * this point never saw are unmatched). */
 static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, nq *q, int first, int last) {
-  nio *io = NULL;
-  if (first) {
-    if (hd->flags & RTEL_HD_F_RETH) {
-      io = io_by_key(n, rtel__qtab_idx(&n->queues, &q->q), hd->reth_rkey,
-                     hd->reth_va);
-    }
-    q->wr_io = io ? (uint32_t)((size_t)((uint8_t *)io - n->ios) /
-                               sizeof(nio))
-                  : RTEL__NIL;
-    if (io) {
-      q->wrs[q->wrs_next].psn = hd->psn;
-      q->wrs[q->wrs_next].io = q->wr_io;
-      q->wrs_next = (q->wrs_next + 1) % RTEL__RDREQ_RING;
-      io->in_rings = 1;
-    }
-  } else if (q->wr_io != RTEL__NIL) {
-    io = io_at(n, q->wr_io);
-  } else {
-    /* a MIDDLE or LAST with no write under way: a resend that restarted
-     * mid-message; the write begun nearest before its PSN is its own */
-    int32_t best = INT32_MAX;
-    unsigned i;
-    for (i = 0; i < RTEL__RDREQ_RING; i++) {
-      int32_t d = psn_diff(hd->psn, q->wrs[i].psn);
-      if (q->wrs[i].io != RTEL__NIL && d > 0 && d < best &&
-          d < MSG_PSN_SPAN) {
-        best = d;
-        io = io_at(n, q->wrs[i].io);
-      }
+                      const rtel_pkt_hd *hd, nq *q, uint8_t op) {
+  uint32_t ioi = RTEL__NIL;
+  nio *io;
+  if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_MIDDLE) {
+    uint16_t m = pmtu_of(hd->payload_len);
+    if (m != 0) {
+      q->tpmtu = m;
     }
   }
-  if (io == NULL) {
+  if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
+    io = (hd->flags & RTEL_HD_F_RETH)
+             ? io_by_key(n, rtel__qtab_idx(&n->queues, &q->q), hd->reth_rkey,
+                         hd->reth_va)
+             : NULL;
+    if (io != NULL) {
+      ioi = io_index(n, io);
+      if (op == RTEL__RC_WRITE_FIRST) {
+        q->wr_cur = *span_add(q->wrs, &q->wrs_next, hd->psn, ioi,
+                              hd->reth_dmalen);
+        io->in_rings = 1;
+      }
+    }
+  } else {
+    ioi = span_find(&q->wr_cur, q->wrs, q->tpmtu, hd->psn, 0);
+  }
+  if (ioi == RTEL__NIL) {
     n->env.stats->nvme_data_unmatched++;
     return;
   }
+  io = io_at(n, ioi);
   if (io->t_d1 == RTEL_TSTAMP_NONE) {
     io->t_d1 = pi->ts;
   }
   io->t_dn = pi->ts;
-  if (last) {
-    q->wr_io = RTEL__NIL; /* a MIDDLE without its FIRST matches nothing */
-  }
 }
 
+/* A READ REQUEST (the target fetches write data): tied to its I/O by its
+ * RETH; its span awaits the READ RESPONSEs. */
 static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, nq *q) {
   nio *io = NULL;
@@ -1070,46 +1248,32 @@ static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
   if (io->t_q == RTEL_TSTAMP_NONE) {
     io->t_q = pi->ts;
   }
-  q->rdreq[q->rdreq_next].psn = hd->psn;
-  q->rdreq[q->rdreq_next].io =
-      (uint32_t)((size_t)((uint8_t *)io - n->ios) / sizeof(nio));
-  q->rdreq_next = (q->rdreq_next + 1) % RTEL__RDREQ_RING;
+  span_add(q->rdreq, &q->rdreq_next, hd->psn, io_index(n, io),
+           hd->reth_dmalen);
   io->in_rings = 1;
 }
 
+/* A READ RESPONSE packet (write data, host -> target) with opcode |op|:
+ * the I/O of the READ REQUEST whose span holds its PSN. */
 static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
-                          const rtel_pkt_hd *hd, nq *q, int first, int last) {
-  nio *io = NULL;
-  unsigned i;
-  if (first || q->rr_io == RTEL__NIL) {
-    /* responses carry their request's PSNs onward: the READ REQUEST with
-     * the nearest PSN at or before this one (a MIDDLE or LAST whose FIRST
-     * was lost still finds it) */
-    int32_t best = INT32_MAX;
-    q->rr_io = RTEL__NIL;
-    for (i = 0; i < RTEL__RDREQ_RING; i++) {
-      int32_t d = psn_diff(hd->psn, q->rdreq[i].psn);
-      if (q->rdreq[i].io != RTEL__NIL && d >= 0 && d < best &&
-          (first ? d == 0 : d < MSG_PSN_SPAN)) {
-        best = d;
-        q->rr_io = q->rdreq[i].io;
-      }
-    }
+                          const rtel_pkt_hd *hd, nq *q, uint8_t op) {
+  uint32_t ioi;
+  nio *io;
+  if (op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_MIDDLE) {
+    learn_hpmtu(q, hd);
   }
-  if (q->rr_io != RTEL__NIL) {
-    io = io_at(n, q->rr_io);
-  }
-  if (io == NULL) {
+  ioi = span_find(&q->rr_cur, q->rdreq, q->hpmtu, hd->psn,
+                  op == RTEL__RC_READ_RESP_FIRST ||
+                      op == RTEL__RC_READ_RESP_ONLY);
+  if (ioi == RTEL__NIL) {
     n->env.stats->nvme_data_unmatched++;
     return;
   }
+  io = io_at(n, ioi);
   if (io->t_p1 == RTEL_TSTAMP_NONE) {
     io->t_p1 = pi->ts;
   }
   io->t_pn = pi->ts;
-  if (last) {
-    q->rr_io = RTEL__NIL;
-  }
 }
 
 /* ------------------------------------------------------------ entry */
@@ -1138,7 +1302,13 @@ static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
 static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, int last) {
   nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-  if (q == NULL || q->cap_io == RTEL__NIL) {
+  if (q == NULL) {
+    return;
+  }
+  if (!last) {
+    learn_hpmtu(q, hd);
+  }
+  if (q->cap_io == RTEL__NIL) {
     return;
   }
   if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
@@ -1194,13 +1364,15 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
     if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
-      read_data(n, pi, hd, q,
-                op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY,
-                op == RTEL__RC_WRITE_LAST || op == RTEL__RC_WRITE_ONLY);
+      if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
+        t2h_msg_start(q, hd->psn);
+      }
+      read_data(n, pi, hd, q, op);
     }
     return rv;
   case RTEL__RC_READ_REQUEST:
     if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
+      t2h_msg_start(q, hd->psn);
       read_request(n, pi, hd, q);
     }
     return rv;
@@ -1210,10 +1382,7 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   case RTEL__RC_READ_RESP_LAST:
     q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
     if (q) {
-      read_response(
-          n, pi, hd, q,
-          op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_ONLY,
-          op == RTEL__RC_READ_RESP_LAST || op == RTEL__RC_READ_RESP_ONLY);
+      read_response(n, pi, hd, q, op);
     }
     return 0;
   default:

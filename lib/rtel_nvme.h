@@ -17,13 +17,9 @@
 /* Keyed SGL descriptors remembered per I/O (a Last Segment list may hold
  * more; those beyond are not matched). */
 #define RTEL__IO_SGL 4
-/* RDMA READ REQUESTs per queue whose responses are awaited. */
+/* RDMA READ REQUESTs per queue whose responses are awaited, and RDMA
+ * WRITEs per queue remembered by the PSN span of their FIRST. */
 #define RTEL__RDREQ_RING 16
-
-typedef struct rtel__rdreq {
-  uint32_t psn;
-  uint32_t io; /* RTEL__NIL: slot free */
-} rtel__rdreq;
 
 typedef struct rtel__nvme {
   rtel__env env;

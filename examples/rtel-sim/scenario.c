@@ -77,6 +77,8 @@ static const struct scenario scenarios[] = {
      NVME1 "--qd 1 --ios 200 --mix 50,50,0 --loss 0.05 --loss-on rsp --rto 200us --stall 0.02 --io-timeout 2ms"},
     {"nvme-midstream", "capture starts 400 us in, after connection set-up and during I/O: no CM, orphan responses",
      NVME1 "--qd 8 --ios 300 --mix 60,40,0 --capture-start 400us"},
+    {"nvme-midstream-rreq", "capture starts 400 us in while READ REQUESTs of writes commanded before it are outstanding or still to come; target processing of 1-50 us interleaves them with those of captured commands (4 KiB: one READ RESPONSE, 16 KiB: four)",
+     NVME1 "--qd 32 --ios 600 --mix 50,50,0 --io-size 4096,16384 --target-proc uniform:1us:50us --capture-start 400us"},
     {"nvme-two-obs", "compute-side (h0) and storage-side (t0) points with different, unsynchronised clocks",
      "--hosts 2 --targets 1 --hosts-per-leaf 2 --nvme-hosts 1 --io-queues 2 --obs h0@-1234567ns,t0@+7654321ns "
      "--qd 8 --ios 300 --mix 50,40,10"},
@@ -121,5 +123,5 @@ int scenario_apply(struct cfg *c, const char *name)
 void scenario_list(void)
 {
   for (size_t i = 0; i < NSCEN; i++)
-    printf("%-18s %s\n%-18s   options: %s\n", scenarios[i].name, scenarios[i].what, "", scenarios[i].opts);
+    printf("%-20s %s\n%-20s   options: %s\n", scenarios[i].name, scenarios[i].what, "", scenarios[i].opts);
 }

@@ -48,6 +48,7 @@
 #define OP_WRITE_LAST 0x08
 #define OP_WRITE_ONLY 0x0A
 #define OP_RRESP_FIRST 0x0D
+#define OP_RRESP_MIDDLE 0x0E
 #define OP_RRESP_LAST 0x0F
 #define OP_RRESP_ONLY 0x10
 
@@ -1200,6 +1201,256 @@ START_TEST(t_flush_truncates) {
 }
 END_TEST
 
+/* ================================================================ data */
+
+/* Mid-stream, at a storage-side point (issue 10): the READ RESPONSEs of a
+ * write whose command was sent before the capture began are never given
+ * to the captured write whose READ REQUEST precedes them. No CM, no
+ * Connect: the queue is guessed from A's command and confirmed by its
+ * completion (QID unknown). The target's PSNs: A's READ REQUEST n =
+ * TPSN (4 KiB, one response), then B's n + 1 (16 KiB, four responses
+ * n + 1 .. n + 4); B's key is in no captured command. rtel_io_record(3),
+ * "Which I/O a data packet belongs to": A's span is n alone, since
+ * ceil(4096 / PMTU) = 1 with the host's PMTU 4096 learned from a FIRST or
+ * MIDDLE response, or, before any, since B's READ REQUEST begins at n + 1.
+ *
+ *   C = T0, Q = C + 1000 (A's READ REQUEST), C + 1100 (B's)
+ *   P1 = Pn = C + 3000 (READ RESPONSE ONLY n), R = C + 5000
+ *   A: IOL 5000, DPL = P1 - Q = 2000, DAL = (Q - C) + (R - Pn) = 1000 +
+ *      2000 = 3000, transfer 0
+ *
+ * B's packets after A's ONLY (all unmatched):
+ *   _i = 0: the reported case: its READ REQUEST, then READ RESPONSE
+ *           FIRST n + 1, MIDDLE n + 2, n + 3, LAST n + 4 (C + 3100 ..
+ *           C + 3400): 5 unmatched (before the fix A's Pn was C + 3400,
+ *           its DAL 2600);
+ *   _i = 1: its READ REQUEST, its FIRST lost before this point: MIDDLE
+ *           n + 2, n + 3 (one PMTU each: the PMTU), LAST n + 4: 4;
+ *   _i = 2: its READ REQUEST, then only its LAST n + 4: no FIRST or
+ *           MIDDLE ever showed the PMTU, but B's READ REQUEST ends A's
+ *           span at n: 2;
+ *   _i = 3: only its LAST n + 4 (the mirror missed the READ REQUEST):
+ *           neither known, A's span is its first PSN alone: 1. */
+START_TEST(t_rresp_untracked) {
+  env e;
+  tu_nvq q = queue();
+  xio a = mk_io(0x41, RTEL_NVME_OP_WRITE, 1, 0x4100, 4096, 0x41000000u,
+                0x4141u);
+  /* B: a write commanded before the capture began */
+  xio b = mk_io(0x42, RTEL_NVME_OP_WRITE, 1, 0x4200, 16384, 0x42000000u,
+                0x4242u);
+  const rtel_tstamp C = T0; /* the first packet */
+  const uint64_t unmatched[4] = {5, 4, 2, 1};
+  uint32_t n;
+  IO w;
+  env_init(&e, 1);
+  cmd(&e, C, &q, &a);
+  n = rreq(&e, C + 1000, &q, &a, 0, 4096, 1);
+  ck_assert_uint_eq(n, TPSN);
+  if (_i != 3) {
+    ck_assert_uint_eq(rreq(&e, C + 1100, &q, &b, 0, 16384, 4), n + 1);
+  } else {
+    q.tpsn += 4; /* sent, but not captured */
+  }
+  rresp(&e, C + 3000, &q, OP_RRESP_ONLY, n, 4096);
+  if (_i == 0) {
+    rresp(&e, C + 3100, &q, OP_RRESP_FIRST, n + 1, 4096);
+  }
+  if (_i <= 1) {
+    rresp(&e, C + 3200, &q, OP_RRESP_MIDDLE, n + 2, 4096);
+    rresp(&e, C + 3300, &q, OP_RRESP_MIDDLE, n + 3, 4096);
+  }
+  rresp(&e, C + 3400, &q, OP_RRESP_LAST, n + 4, 4096);
+  rsp(&e, C + 5000, &q, a.cid, 0);
+  flush(&e, C + 9000);
+
+  ck_assert_uint_eq(e.c.nio, 1);
+  io_init(&w, &q, OBS, RTEL_IO_COMPLETE, &a);
+  w.t_cmd = C;
+  w.t_rsp = C + 5000;
+  w.t_rdreq = C + 1000;
+  w.t_data_first = w.t_data_last = C + 3000;
+  w.iol = 5000;
+  w.dpl = 2000;
+  w.dal = 3000;
+  w.xfer = 0;
+  ck_io(&e.c.io[0], &w, "write A");
+  ck_stats(&e, (nvst){.confirmed = 1, .complete = 1,
+                      .unmatched = unmatched[_i]});
+  env_free(&e);
+}
+END_TEST
+
+/* A READ RESPONSE MIDDLE or LAST whose FIRST this point did not see still
+ * belongs to its READ REQUEST when the span says so. A 8 KiB write A
+ * (READ REQUEST n, responses n and n + 1), then B's 16 KiB READ REQUEST
+ * n + 2 (command before the capture). A's FIRST n is lost before this
+ * point: its LAST n + 1 comes first, when no FIRST or MIDDLE has shown the
+ * host's PMTU yet, and belongs to A because B's READ REQUEST ends A's span
+ * after n + 1. B's responses n + 2 .. n + 5 follow (FIRST: PMTU 4096,
+ * A's span ceil(8192 / 4096) = 2 PSNs, the same); the target then fetches
+ * A's data again (READ REQUEST n resent, FIRST n, LAST n + 1).
+ *
+ *   C = T0, Q = C + 1000, B's READ REQUEST C + 1100
+ *   P1 = C + 3000 (LAST n + 1), B's C + 3100 .. C + 3400
+ *   A's READ REQUEST again C + 3500, FIRST C + 4000, Pn = C + 4100
+ *   R = C + 6000
+ *   A: IOL 6000, DPL = P1 - Q = 2000, DAL = (Q - C) + (R - Pn) = 1000 +
+ *      1900 = 2900, transfer = Pn - P1 = 1100
+ *   unmatched: B's READ REQUEST and its 4 responses = 5 */
+START_TEST(t_rresp_bound) {
+  env e;
+  tu_nvq q = queue();
+  xio a = mk_io(0x43, RTEL_NVME_OP_WRITE, 1, 0x4300, 8192, 0x43000000u,
+                0x4343u);
+  xio b = mk_io(0x44, RTEL_NVME_OP_WRITE, 1, 0x4400, 16384, 0x44000000u,
+                0x4444u);
+  const rtel_tstamp C = T0; /* the first packet */
+  uint32_t n, m;
+  tb t;
+  IO w;
+  env_init(&e, 1);
+  cmd(&e, C, &q, &a);
+  n = rreq(&e, C + 1000, &q, &a, 0, 8192, 2);
+  m = rreq(&e, C + 1100, &q, &b, 0, 16384, 4);
+  ck_assert_uint_eq(m, n + 2);
+  rresp(&e, C + 3000, &q, OP_RRESP_LAST, n + 1, 4096);
+  rresp(&e, C + 3100, &q, OP_RRESP_FIRST, m, 4096);
+  rresp(&e, C + 3200, &q, OP_RRESP_MIDDLE, m + 1, 4096);
+  rresp(&e, C + 3300, &q, OP_RRESP_MIDDLE, m + 2, 4096);
+  rresp(&e, C + 3400, &q, OP_RRESP_LAST, m + 3, 4096);
+  q.tpsn = n; /* the resent READ REQUEST keeps its PSN */
+  tu_nvq_rdreq(&t, &q, a.va, a.key, 8192, 2);
+  feed(&e, C + 3500, &t);
+  rresp(&e, C + 4000, &q, OP_RRESP_FIRST, n, 4096);
+  rresp(&e, C + 4100, &q, OP_RRESP_LAST, n + 1, 4096);
+  q.tpsn = m + 4;
+  rsp(&e, C + 6000, &q, a.cid, 0);
+  flush(&e, C + 9000);
+
+  ck_assert_uint_eq(e.c.nio, 1);
+  io_init(&w, &q, OBS, RTEL_IO_COMPLETE, &a);
+  w.t_cmd = C;
+  w.t_rsp = C + 6000;
+  w.t_rdreq = C + 1000;
+  w.t_data_first = C + 3000;
+  w.t_data_last = C + 4100;
+  w.iol = 6000;
+  w.dpl = 2000;
+  w.dal = 2900;
+  w.xfer = 1100;
+  ck_io(&e.c.io[0], &w, "write A");
+  ck_stats(&e, (nvst){.confirmed = 1, .complete = 1, .unmatched = 5});
+  env_free(&e);
+}
+END_TEST
+
+/* RDMA WRITE MIDDLE/LAST without their FIRST, two reads in flight on one
+ * queue (the reviewer's case). Mid-stream (guessed queue): read A, 16 KiB
+ * (WRITE FIRST f, MIDDLE f + 1, f + 2, LAST f + 3, PMTU 4096 from the
+ * FIRST's payload: A's span f .. f + 3), read B, 8 KiB (FIRST f + 4, LAST
+ * f + 5), f = TPSN; the target sends both reads' data, then both
+ * responses (R f + 6, f + 7).
+ *
+ *   C = T0 (A), C + 100 (B); A's data C + 3000 .. C + 3300
+ *   R = C + 4500 (A), C + 4600 (B)
+ *
+ *   _i = 0: B's FIRST is lost before this point: B's LAST f + 5 at
+ *           C + 3500 is in no span seen (A's ends at f + 3): unmatched
+ *           (before the fix it went to A, whose Dn became C + 3500); the
+ *           go-back-N resend brings B's FIRST (C + 4000) and LAST
+ *           (C + 4100).
+ *           A: D1 = C + 3000, Dn = C + 3300: IOL 4500, DAL 3000,
+ *           transfer 300. B: D1 = C + 4000, Dn = C + 4100: IOL 4500,
+ *           DAL 3900, transfer 100. 1 unmatched.
+ *   _i = 1: all seen (B: C + 3400, C + 3500), then A's f + 2, lost after
+ *           this point, makes the target go back to it: A's MIDDLE f + 2
+ *           and LAST f + 3 (C + 3600, C + 3700), whose FIRST is long past
+ *           (B's came between), are in A's span: A's; B's FIRST and LAST
+ *           again (C + 3800, C + 3900).
+ *           A: Dn = C + 3700, DAL 3000, transfer 700. B: D1 = C + 3400,
+ *           Dn = C + 3900, DAL 3300, transfer 500. 0 unmatched.
+ *   _i = 2: B's command was sent before the capture began: its FIRST
+ *           (C + 3400, a key of no captured command) and LAST (C + 3500)
+ *           are unmatched (before the fix the LAST went to A), its
+ *           response is an orphan.
+ *           A: Dn = C + 3300, DAL 3000, transfer 300. 2 unmatched. */
+START_TEST(t_write_without_first) {
+  env e;
+  tu_nvq q = queue();
+  xio a = mk_io(0x51, RTEL_NVME_OP_READ, 1, 0x5100, 16384, 0x51000000u,
+                0x5151u);
+  xio b = mk_io(0x52, RTEL_NVME_OP_READ, 1, 0x5200, 8192, 0x52000000u,
+                0x5252u);
+  const rtel_tstamp C = T0; /* the first packet */
+  const uint32_t f = TPSN;
+  tb bfirst, blast, amid2, alast;
+  IO w;
+  env_init(&e, 1);
+  cmd(&e, C, &q, &a);
+  if (_i != 2) {
+    cmd(&e, C + 100, &q, &b);
+  }
+  rdata(&e, C + 3000, &q, &a, OP_WRITE_FIRST, 4096);
+  rdata(&e, C + 3100, &q, &a, OP_WRITE_MIDDLE, 4096);
+  tu_nvq_wdata(&amid2, &q, OP_WRITE_MIDDLE, a.va, a.key, a.len, 4096);
+  feed(&e, C + 3200, &amid2);
+  tu_nvq_wdata(&alast, &q, OP_WRITE_LAST, a.va, a.key, a.len, 4096);
+  feed(&e, C + 3300, &alast);
+  tu_nvq_wdata(&bfirst, &q, OP_WRITE_FIRST, b.va, b.key, b.len, 4096);
+  tu_nvq_wdata(&blast, &q, OP_WRITE_LAST, b.va, b.key, b.len, 4096);
+  ck_assert_uint_eq(q.tpsn, f + 6);
+  if (_i != 0) {
+    feed(&e, C + 3400, &bfirst);
+  }
+  feed(&e, C + 3500, &blast);
+  if (_i == 0) {
+    feed(&e, C + 4000, &bfirst);
+    feed(&e, C + 4100, &blast);
+  } else if (_i == 1) {
+    feed(&e, C + 3600, &amid2);
+    feed(&e, C + 3700, &alast);
+    feed(&e, C + 3800, &bfirst);
+    feed(&e, C + 3900, &blast);
+  }
+  rsp(&e, C + 4500, &q, a.cid, 0);
+  rsp(&e, C + 4600, &q, b.cid, 0);
+  flush(&e, C + 9000);
+
+  ck_assert_uint_eq(e.c.nio, 2);
+  io_init(&w, &q, OBS, RTEL_IO_COMPLETE, &a);
+  w.t_cmd = C;
+  w.t_rsp = C + 4500;
+  w.t_data_first = C + 3000;
+  w.t_data_last = _i == 1 ? C + 3700 : C + 3300;
+  w.iol = 4500;
+  w.dal = 3000;
+  w.xfer = _i == 1 ? 700 : 300;
+  ck_found(&e, &w, "read A");
+  if (_i == 2) {
+    io_init(&w, &q, OBS, RTEL_IO_ORPHAN, NULL);
+    w.cid = b.cid;
+    w.t_rsp = C + 4600;
+    ck_found(&e, &w, "B's response");
+    ck_stats(&e, (nvst){.confirmed = 1, .complete = 1, .orphan = 1,
+                        .unmatched = 2});
+  } else {
+    io_init(&w, &q, OBS, RTEL_IO_COMPLETE, &b);
+    w.t_cmd = C + 100;
+    w.t_rsp = C + 4600;
+    w.t_data_first = _i == 0 ? C + 4000 : C + 3400;
+    w.t_data_last = _i == 0 ? C + 4100 : C + 3900;
+    w.iol = 4500;
+    w.dal = _i == 0 ? 3900 : 3300;
+    w.xfer = _i == 0 ? 100 : 500;
+    ck_found(&e, &w, "read B");
+    ck_stats(&e, (nvst){.confirmed = 1, .complete = 2,
+                        .unmatched = _i == 0 ? 1u : 0u});
+  }
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ segments */
 
 #define OBS_C 1u /* the switch port facing the host */
@@ -1633,10 +1884,12 @@ static Suite *nvme_suite(void) {
   TCase *ti = tcase_create("ios");
   TCase *te = tcase_create("ends");
   TCase *tp = tcase_create("points");
+  TCase *td = tcase_create("data");
   tcase_add_checked_fixture(tq, NULL, teardown);
   tcase_add_checked_fixture(ti, NULL, teardown);
   tcase_add_checked_fixture(te, NULL, teardown);
   tcase_add_checked_fixture(tp, NULL, teardown);
+  tcase_add_checked_fixture(td, NULL, teardown);
   tcase_add_loop_test(tq, t_cm_read, 0, 2);
   tcase_add_test(tq, t_cm_ports);
   tcase_add_test(tq, t_connect_write);
@@ -1652,11 +1905,15 @@ static Suite *nvme_suite(void) {
   tcase_add_test(te, t_max_ios);
   tcase_add_test(te, t_queue_eviction);
   tcase_add_test(te, t_flush_truncates);
+  tcase_add_loop_test(td, t_rresp_untracked, 0, 4);
+  tcase_add_test(td, t_rresp_bound);
+  tcase_add_loop_test(td, t_write_without_first, 0, 3);
   tcase_add_loop_test(tp, t_segments, 0, 2);
   tcase_add_test(tp, t_aggregates);
   suite_add_tcase(s, tq);
   suite_add_tcase(s, ti);
   suite_add_tcase(s, te);
+  suite_add_tcase(s, td);
   suite_add_tcase(s, tp);
   return s;
 }

@@ -19,6 +19,15 @@ TRUTH), never from the library's own output:
               capsule shapes reports what ends at or after the first CQE
               that answers one of its captured commands (derived from the
               truth's packets); the rest is never reported.
+  neighbours  (issue 10) every record's first and last data packet is a
+              data packet of that I/O at that point, never one of another
+              I/O (a neighbour on the same queue, or an I/O whose command
+              was not captured).
+  unmatched   (issue 10) in the lossless mid-stream scenarios, the stats'
+              nvme_data_unmatched against the data packets (RDMA WRITE,
+              READ REQUEST, READ RESPONSE) of the I/Os whose command the
+              point did not capture: those on a queue the point already
+              knows must all be counted (see data_unmatched()).
   after R     Dn/Pn: the truth counts data copies seen after the response,
               the library only those up to R (rtel-metrics(7), "Events");
               a mismatch explained by that alone is its own check, so that
@@ -498,6 +507,10 @@ def per_point(res, tools, truth, obs_list=None):
             print("note ios %s: %d I/Os differ from the truth only by data "
                   "copies seen after R (documented rule)" % (where, len(after_r)))
         counters(res, where, out)
+        neighbours(res, where, truth, obs, out)
+        if truth.meta["scenario"] in ("nvme-midstream", "nvme-midstream-rreq") and \
+                truth.summary["packets_lost"] == 0:
+            data_unmatched(res, where, truth, obs, out)
         if truth.meta["scenario"] == "nvme-midstream" and obs == truth.obs[0] and \
                 truth.meta["seed"] == 1:
             # an orphan is a CQE alone: its command's opcode is not known
@@ -566,6 +579,93 @@ def counters(res, where, out):
             probs.append("%s: ios_%s %d, but %d %s records (and %d truncated)" % (
                 where, k, st["ios_" + k], n[k], k, n["truncated"]))
     res.check("counters %s: ios_* by state" % where, probs)
+
+
+DATA_KINDS = ("rdata", "wreq", "wdata")
+
+
+def neighbours(res, where, truth, obs, out):
+    """rtel_io_record(3): data is tied to its own I/O only. The first and
+    last data packet of every record (D1/Dn of a read, P1/Pn of a write)
+    must be timestamps of that I/O's own data packets at this point; one
+    that only another I/O's packet has means data of a neighbour (or of an
+    I/O whose command the point did not capture) was attached to it."""
+    own = collections.defaultdict(set)
+    other = collections.defaultdict(set)
+    for p in truth.pkts[obs]:
+        if p.get("nvme") in ("rdata", "wdata"):
+            own[p["io"]].add(p["ts"])
+            other[p["ts"]].add(p["io"])
+    by_key = {io_key(r): r for r in truth.ios_at(obs)}
+    probs = []
+    n = 0
+    for g in out["io"]:
+        t = by_key.get(io_key(g))
+        if t is None or g["t_cmd_ns"] is None or g.get("incapsule"):
+            continue
+        n += 1
+        for f in ("t_data_first_ns", "t_data_last_ns"):
+            ts = g.get(f)
+            if ts is not None and ts not in own[t["io"]]:
+                probs.append("%s: io %d (%s cid %d C %d): %s %d is a data packet of io %s" % (
+                    where, t["io"], t["kind"], t["cid"], t["C"], f, ts,
+                    "/".join(str(i) for i in sorted(other.get(ts, ()))) or "none"))
+    res.check("neighbours %s: data of no other I/O in a record" % where, probs,
+              " (%d records)" % n)
+
+
+def data_unmatched(res, where, truth, obs, out):
+    """nvme_data_unmatched (rtel_ctx_stats(3)) in a lossless capture begun
+    mid-stream: every data packet of an I/O whose command this point did
+    not capture ("untracked") is counted, never attributed, once the
+    correlator knows its queue; the data of captured commands are all
+    attributed (their records are compared exactly by the ios check).
+
+    The correlator knows a queue host -> target (READ RESPONSEs, to the
+    target's QP) from the first captured command capsule on it, exactly;
+    target -> host (RDMA WRITE, READ REQUEST, to the host's QP) once the QP
+    pair is known: at the latest at the first FIRST/ONLY or READ REQUEST
+    of a captured command (its RETH names its keyed SGL), at the earliest
+    at the queue's first command (the flow table may pair the QPs before,
+    from ACK PSNs). So the count must lie between
+      lo = untracked READ RESPONSEs after the queue's first command +
+           untracked target -> host data after the first keyed packet of
+           a captured command
+      hi = untracked READ RESPONSEs after the queue's first command +
+           untracked target -> host data after the queue's first command
+    and the untracked data packets of this point are reported too."""
+    tracked = set(r["io"] for r in truth.ios_at(obs) if r["C"] is not None)
+    first_cmd = {}
+    first_keyed = {}
+    lo = hi = total = 0
+    for p in truth.pkts[obs]:
+        cn, nv = p["conn"], p.get("nvme")
+        if nv == "cmd" and p["io"] in tracked:
+            first_cmd.setdefault(cn, p["frame"])
+        if nv in ("rdata", "wreq") and p["io"] in tracked and \
+                (p["op"] & 0x1f) in (0x06, 0x0A, 0x0C):
+            first_keyed.setdefault(cn, p["frame"])
+        if nv not in DATA_KINDS or p["io"] in tracked:
+            continue
+        total += 1
+        if cn not in first_cmd:
+            continue
+        if nv == "wdata":
+            lo += 1
+            hi += 1
+        else:
+            hi += 1
+            if cn in first_keyed:
+                lo += 1
+    got = out["stats"][0]["nvme_data_unmatched"]
+    probs = []
+    if not lo <= got <= hi:
+        probs.append("%s: nvme_data_unmatched %d, expected %s (of %d data packets of "
+                     "untracked I/Os at this point)" % (
+                         where, got, lo if lo == hi else "%d..%d" % (lo, hi), total))
+    res.check("unmatched %s: data of untracked I/Os counted in nvme_data_unmatched" % where,
+              probs, " (%d; %d data packets of untracked I/Os, %d..%d on known queues)" % (
+                  got, total, lo, hi))
 
 
 # ---------------------------------------------------------------- segments
@@ -1362,6 +1462,11 @@ def main():
                 # flushes and reads on 8 mid-stream queues: only ACK PSNs
                 # pair the queues before their first completions
                 ("nvme-midstream", 1, "--io-queues", "8", "--mix", "50,0,50"),
+                # READ REQUESTs of untracked writes interleaved with those of
+                # captured commands (issue 10); PMTU 1024: 4 KiB writes take
+                # four READ RESPONSEs too
+                ("nvme-midstream-rreq", 1), ("nvme-midstream-rreq", 2),
+                ("nvme-midstream-rreq", 3, "--pmtu", "1024"),
                 ("nvme-two-obs", 1), ("mixed", 1)]
         for sc, seed, *extra in plan:
             if only and sc not in only:
