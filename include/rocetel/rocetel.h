@@ -1214,12 +1214,15 @@ typedef struct rtel_msg_record {
  *
  * D1..Dn and P1..Pn count the data packets seen up to R: copies resent
  * after the response (a go-back-N resend of data already delivered) are
- * not part of the I/O's latency. Read data is tied to its I/O by the RETH
- * of an RDMA WRITE FIRST or ONLY: MIDDLE and LAST packets seen before any
- * FIRST of their write (the FIRST lost before this point) cannot be
- * attributed and are counted in nvme_data_unmatched. An orphan record (a response whose
- * command was not seen) knows only cid, nvme_status and t_rsp: its opcode
- * is 0 and meaningless.
+ * not part of the I/O's latency. An RDMA WRITE FIRST or ONLY and a READ
+ * REQUEST are tied to their I/O by their RETH (the keyed SGL); the other
+ * data packets only by a PSN inside the span of one of that I/O's
+ * messages (rtel_io_record(3), "Which I/O a data packet belongs to").
+ * Data that belongs to no tracked I/O (its command came before the
+ * capture, its FIRST was lost before this point) is counted in
+ * nvme_data_unmatched and never attached to a neighbouring I/O. An orphan
+ * record (a response whose command was not seen) knows only cid,
+ * nvme_status and t_rsp: its opcode is 0 and meaningless.
  *
  * Delivered by on_io; valid during the call only.
  */
