@@ -187,10 +187,11 @@ static int sink_flow(void *hub, rtel_flow_record *r) {
   return deliver_alarms(ctx, RTEL__OUT_FLOW, rec);
 }
 
+/* A message ended; |r| is NULL when nobody wants it (sink.want). */
 static int sink_msg(void *hub, rtel_msg_record *r) {
   rtel_ctx *ctx = hub;
   ctx->stats.messages++;
-  if (ctx->cb.on_message == NULL) {
+  if (r == NULL || ctx->cb.on_message == NULL) {
     return 0;
   }
   rtel__sched_coverage(&ctx->sched, r->port, &r->coverage_start,
@@ -302,6 +303,7 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   ctx->env.stats = &ctx->stats;
   ctx->env.sink = &ctx->sink;
   ctx->sink.hub = ctx;
+  ctx->sink.want = ctx->cb.on_message ? RTEL__WANT_MSG : 0u;
   ctx->sink.flow = sink_flow;
   ctx->sink.msg = sink_msg;
   ctx->sink.io = sink_io;

@@ -21,8 +21,14 @@
 
 #include "rtel_int.h"
 
+/* rtel__sink.want: the records someone reads (a callback, or the alarms
+ * for flows). A module may skip building a record nobody wants, but still
+ * hands it up (with a NULL record) so that the hub counts it. */
+#define RTEL__WANT_MSG 0x1u
+
 typedef struct rtel__sink {
   void *hub;
+  uint32_t want;
   int (*flow)(void *hub, rtel_flow_record *r);
   int (*msg)(void *hub, rtel_msg_record *r);
   int (*io)(void *hub, rtel_io_record *r);
