@@ -172,6 +172,9 @@ static int emit_msg(rtel__flowtab *ft, flow *f, uint32_t extra_flags) {
   rtel_msg_record m;
   f->st &= (uint8_t) ~(ST_MSG | ST_MSG_INC);
   f->messages++;
+  if (!(ft->env.sink->want & RTEL__WANT_MSG)) {
+    return ft->env.sink->msg(ft->env.sink->hub, NULL); /* counted only */
+  }
   memset(&m, 0, sizeof(m));
   m.obs = f->q.key.obs;
   m.flags = flow_flags(f) | extra_flags;
