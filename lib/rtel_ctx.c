@@ -382,7 +382,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
       s.max_nvme_queues > RTEL__MAX_TABLE || s.max_ios > RTEL__MAX_TABLE ||
       s.max_io_joins > RTEL__MAX_TABLE || s.max_aggregates > (1u << 16) ||
       s.max_ports > (1u << 20) || s.max_alarm_keys > RTEL__MAX_TABLE ||
-      s.max_open_msgs > RTEL__MAX_TABLE || s.max_flow_msgs > (1u << 16) ||
+      s.max_open_msgs > RTEL__MAX_TABLE || s.max_flow_msgs > 0xffffu ||
       s.msg_settle_psns >= (1u << 23) ||
       (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT)) ||
       (s.nvme_flags & ~(uint32_t)(RTEL_NVME_DISABLE | RTEL_NVME_NO_GUESS))) {

@@ -813,12 +813,15 @@ typedef struct rtel_settings {
   uint32_t reserved3;
   /** Capacity of the slab of open messages (messages whose record may
    * still change), shared by all flows and allocated by rtel_ctx_new().
-   * Default 2 x max_flows. Each costs 112 bytes on x86_64. */
+   * Default 0: 2 x max_flows. Each costs 112 bytes on x86_64. When it is
+   * empty, the oldest open message of the least recently active flow with
+   * one is delivered early (RTEL_END_OVERFLOW, counted in msgs_overflow). */
   uint32_t max_open_msgs;
   /** Most open messages of one flow. Default 64: a sender at 100 Gb/s
    * with a 10 us round trip has about 30 messages of 4 KiB unacknowledged.
-   * When a bound is hit, the flow's oldest open message is delivered early
-   * (end RTEL_END_OVERFLOW, counted in rtel_ctx_stats.msgs_overflow). */
+   * When a new message would exceed it, the flow's oldest open message is
+   * delivered early (end RTEL_END_OVERFLOW, counted in
+   * rtel_ctx_stats.msgs_overflow). At most 65535. */
   uint32_t max_flow_msgs;
   /** A message without an ACK is delivered (end RTEL_END_SETTLED) once the
    * flow's highest PSN is at least this many PSNs past its last one and
