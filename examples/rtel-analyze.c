@@ -971,6 +971,7 @@ static void print_stats(const options *opt, const char *obs,
       {"alarms_raised", st->alarms_raised},
       {"alarms_cleared", st->alarms_cleared},
       {"alarms_dropped", st->alarms_dropped},
+      {"msgs_overflow", st->msgs_overflow},
   };
   size_t i;
   int first = 1;
