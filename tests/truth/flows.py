@@ -103,6 +103,10 @@ most the RSS of the same run on 40 QPs plus a quarter of what the flows
 beyond the capacity would cost if the table grew (entry size from the
 declarations in lib/rtel_flow.c and lib/rtel_table.h).
 
+FET at line rate ("fet"): rtel-sim with one QP, one message outstanding, no
+loss and no jitter at 10, 25, 100 and 400 Gb/s, messages of 4, 16 and 256
+packets: every message record's fet_bps within 1% of the line rate.
+
 Prints one line per failed check, notes, then "N passed, M failed"; exits 1
 on any failure, 77 when rtel-sim or rtel-analyze is missing. Arguments, if
 any, restrict the run to those scenarios.
@@ -957,6 +961,45 @@ def run_flood(res, sim, analyze, srcdir, time_v):
         tl.tl_rmtree(out)
 
 
+FET_RATES = (10, 25, 100, 400)  # Gbit/s of the host links (rtel-sim --gbps)
+FET_SIZES = (16384, 65536, 1048576)  # 4, 16 and 256 packets of 4096 bytes
+
+
+def run_fet(res, sim, analyze):
+    """FET at line rate (issue 10, rtel-metrics(7)): one QP, one message
+    outstanding, no loss, no jitter, so that each message's packets leave
+    back to back at the line rate of the host link; at h0 every message
+    record's fet_bps must be within 1% of that rate (4 packets or more)."""
+    for gbps in FET_RATES:
+        for size in FET_SIZES:
+            tag = "fet/%d Gb/s, %d-byte messages" % (gbps, size)
+            out = tl.tl_tmpdir("fet")
+            try:
+                try:
+                    tl.tl_run_sim(sim, "rdma-loss-before", 1, out, [
+                        "--loss", "0", "--qps", "1", "--outstanding", "1",
+                        "--msg-size", str(size), "--pmtu", "4096",
+                        "--jitter", "0", "--gbps", str(gbps)])
+                except RuntimeError as e:
+                    res.ok(False, tag + ": rtel-sim", str(e))
+                    continue
+                recs, rc, err, _ = tl.tl_run_analyze(
+                    analyze, ["h0=" + os.path.join(out, "h0.pcap")],
+                    ["--messages", "--format", "json"])
+                if not res.ok(rc == 0, tag + ": rtel-analyze", err.strip()):
+                    continue
+                ms = [r for r in recs if r["type"] == "message"]
+                off = [r["fet_bps"] / (gbps * 1e9) - 1.0 for r in ms]
+                worst = max(abs(x) for x in off) if off else 1.0
+                res.ok(ms and all(r["packets"] >= 4 for r in ms) and worst <= 0.01,
+                       "%s: %d messages within 1%% of the line rate" % (tag, len(ms)),
+                       "worst %+.3f%%" % (100 * worst))
+                print("%s: %d messages, FET / line rate %.4f..%.4f" % (
+                    tag, len(ms), 1 + min(off), 1 + max(off)) if off else tag)
+            finally:
+                tl.tl_rmtree(out)
+
+
 def main():
     sim = tl.tl_env_path("RTEL_SIM", "examples/rtel-sim/rtel-sim")
     analyze = tl.tl_env_path("RTEL_ANALYZE", "examples/rtel-analyze")
@@ -970,6 +1013,8 @@ def main():
             continue
         for seed in seeds:
             run_case(res, sim, analyze, scenario, seed, extra)
+    if not only or "fet" in only:
+        run_fet(res, sim, analyze)
     if not only or "rdma-flood" in only:
         tv = "/usr/bin/time"
         if not (os.path.exists(tv) and os.access(tv, os.X_OK)):
