@@ -758,9 +758,10 @@ typedef struct rtel_settings {
   /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
   uint32_t flow_flags;
   /** Capacity of the flow table (directional flows), allocated by
-   * rtel_ctx_new(). Default 4096. Each flow costs about 600 bytes on
-   * x86_64: a 296-byte entry, two 112-byte pairing entries, 64 bytes of
-   * PSN index and the hash buckets (measured by make bench). */
+   * rtel_ctx_new(). Default 4096. Each flow costs about 870 bytes on
+   * x86_64 with the defaults: a 312-byte entry, two 112-byte pairing
+   * entries, two 120-byte open-message entries (max_open_msgs), 64 bytes
+   * of PSN index and the hash buckets (measured by make bench-flow). */
   uint32_t max_flows;
   /** Capacity of the QP pairing table (two entries per learned QP pair,
    * one per direction). Default 2 x max_flows. */
@@ -813,7 +814,7 @@ typedef struct rtel_settings {
   uint32_t reserved3;
   /** Capacity of the slab of open messages (messages whose record may
    * still change), shared by all flows and allocated by rtel_ctx_new().
-   * Default 0: 2 x max_flows. Each costs 112 bytes on x86_64. When it is
+   * Default 0: 2 x max_flows. Each costs 120 bytes on x86_64. When it is
    * empty, the oldest open message of the least recently active flow with
    * one is delivered early (RTEL_END_OVERFLOW, counted in msgs_overflow). */
   uint32_t max_open_msgs;
