@@ -416,6 +416,12 @@ static const char *end_str(uint32_t end) {
     return "flush";
   case RTEL_END_TRUNCATED:
     return "truncated";
+  case RTEL_END_ACKED:
+    return "acked";
+  case RTEL_END_SETTLED:
+    return "settled";
+  case RTEL_END_OVERFLOW:
+    return "overflow";
   default:
     return "unknown";
   }
@@ -465,19 +471,25 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
            ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 ",\"psn_gaps\":%" PRIu64
            ",\"losses_upstream\":%" PRIu64 ",\"losses_downstream\":%" PRIu64
            ",\"retx_after_nak\":%" PRIu64 ",\"retx_after_timeout\":%" PRIu64
-           ",\"messages\":%" PRIu64 ",\"end\":\"%s\"}\n",
+           ",\"messages\":%" PRIu64 ",\"end\":\"%s\"",
            f->retx_ratio, f->cnps, f->ecn_ce, f->fecn, f->becn, f->psn_gaps,
            f->losses_upstream, f->losses_downstream, f->retx_after_nak,
            f->retx_after_timeout, f->messages, end_str(f->end));
+    printf(",\"retx_after_rnr\":%" PRIu64 ",\"lost_upstream\":%" PRIu64
+           ",\"lost_upstream_lower_bound\":%s,\"orphan_packets\":%" PRIu64
+           "}\n",
+           f->retx_after_rnr, f->lost_upstream,
+           (f->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false",
+           f->orphan_packets);
     return 0;
   }
   if (!r->flow_header_done) {
     printf("%-*s %-15s %-15s %8s %8s %-10s %12s %12s %8s %6s %12s %6s %6s "
-           "%5s %5s %s\n",
+           "%5s %5s %-9s %7s %7s\n",
            (int)strlen(OBS(r, f->obs)), "OBS", "SRC", "DST", "DQPN", "PEER",
            "OP",
            "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
-           "CNPS", "CE", "END");
+           "CNPS", "CE", "END", "LOST_UP", "ORPHANS");
     r->flow_header_done = 1;
   }
   printf("%-3s %-15s %-15s %#8" PRIx32 " ", OBS(r, f->obs), src, dst,
@@ -496,8 +508,9 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   } else {
     printf(" %6s", "?");
   }
-  printf(" %5" PRIu64 " %5" PRIu64 " %s\n", f->cnps, f->ecn_ce,
-         end_str(f->end));
+  printf(" %5" PRIu64 " %5" PRIu64 " %-9s %6" PRIu64 "%s %7" PRIu64 "\n",
+         f->cnps, f->ecn_ce, end_str(f->end), f->lost_upstream,
+         (f->flags & RTEL_FLOW_F_LOST_LB) ? "+" : " ", f->orphan_packets);
   return 0;
 }
 
@@ -526,27 +539,43 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
            ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64
            ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
            ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
-           ",\"complete\":%s}\n",
+           ",\"complete\":%s",
            ops_str(m->op), m->first_psn, m->last_psn, m->reth_len,
            m->first_ts, m->last_ts, m->fct, m->bytes, m->packets,
            m->retx_packets, m->retx_bytes,
            (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
+    printf(",\"end\":\"%s\",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu32
+           ",\"naks_rnr\":%" PRIu32 ",\"naks_fatal\":%" PRIu32
+           ",\"cnps\":%" PRIu32 ",\"ecn_ce\":%" PRIu32
+           ",\"losses_upstream\":%" PRIu32 ",\"losses_downstream\":%" PRIu32
+           ",\"losses_nak\":%" PRIu32 ",\"losses_rnr\":%" PRIu32
+           ",\"losses_timeout\":%" PRIu32 ",\"lost_upstream\":%" PRIu32
+           ",\"lost_upstream_lower_bound\":%s}\n",
+           end_str(m->end), m->fet_bps, m->naks_seq, m->naks_rnr,
+           m->naks_fatal, m->cnps, m->ecn_ce, m->losses_upstream,
+           m->losses_downstream, m->losses_nak, m->losses_rnr,
+           m->losses_timeout, m->lost_upstream,
+           (m->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false");
     return 0;
   }
   if (!r->msg_header_done) {
-    printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %s\n",
+    printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %-8s "
+           "%-8s %12s %5s %7s\n",
            (int)strlen(OBS(r, m->obs)), "OBS", "SRC", "DST", "DQPN", "OP",
            "PSN",
            "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
-           "COMPLETE");
+           "COMPLETE", "END", "FET_BPS", "NAKS", "LOST_UP");
     r->msg_header_done = 1;
   }
   printf("%-3s %-15s %-15s %#8" PRIx32 " %-9s %8" PRIu32 " %8" PRIu32
          " %10" PRIu32 " %12" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64
-         " %s\n",
+         " %-8s %-8s %12" PRIu64 " %5" PRIu32 " %6" PRIu32 "%s\n",
          OBS(r, m->obs), src, dst, m->dqpn, ops_str(m->op), m->first_psn,
          m->last_psn, m->reth_len, m->fct, m->bytes, m->packets,
-         m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes");
+         m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes",
+         end_str(m->end), m->fet_bps,
+         m->naks_seq + m->naks_rnr + m->naks_fatal, m->lost_upstream,
+         (m->flags & RTEL_FLOW_F_LOST_LB) ? "+" : "");
   return 0;
 }
 
@@ -942,6 +971,7 @@ static void print_stats(const options *opt, const char *obs,
       {"alarms_raised", st->alarms_raised},
       {"alarms_cleared", st->alarms_cleared},
       {"alarms_dropped", st->alarms_dropped},
+      {"msgs_overflow", st->msgs_overflow},
   };
   size_t i;
   int first = 1;

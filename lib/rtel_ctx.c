@@ -34,7 +34,7 @@
 
 size_t rtel__settings_len(int version) {
   return rtel__version_len(version, RTEL_SETTINGS_VERSION, rtel_settings,
-                           reserved3);
+                           msg_settle_ns);
 }
 
 size_t rtel__callbacks_len(int version) {
@@ -49,7 +49,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return rtel__version_len(version, RTEL_CTX_STATS_VERSION, rtel_ctx_stats,
-                           ios_truncated);
+                           msgs_overflow);
 }
 
 /*
@@ -74,9 +74,9 @@ static int out_lens(int callbacks_version, size_t len[RTEL__OUT_N]) {
   switch (callbacks_version) {
   case RTEL_CALLBACKS_V1:
     len[RTEL__OUT_HD] = rtel__struct_len(rtel_pkt_hd, cm_priv_len);
-    len[RTEL__OUT_STATS] = rtel__struct_len(rtel_ctx_stats, ios_truncated);
-    len[RTEL__OUT_FLOW] = rtel__struct_len(rtel_flow_record, coverage_end);
-    len[RTEL__OUT_MSG] = rtel__struct_len(rtel_msg_record, coverage_end);
+    len[RTEL__OUT_STATS] = rtel__struct_len(rtel_ctx_stats, msgs_overflow);
+    len[RTEL__OUT_FLOW] = rtel__struct_len(rtel_flow_record, orphan_packets);
+    len[RTEL__OUT_MSG] = rtel__struct_len(rtel_msg_record, fet_bps);
     len[RTEL__OUT_IO] = rtel__struct_len(rtel_io_record, coverage_end);
     len[RTEL__OUT_SEGMENT] = rtel__struct_len(rtel_segment_record, storage);
     len[RTEL__OUT_AGGREGATE] = rtel__struct_len(rtel_io_aggregate, dpl);
@@ -129,6 +129,10 @@ void rtel_settings_default_versioned(int settings_version,
   s.max_aggregates = 128;
   s.max_ports = 256;
   s.max_alarm_keys = 1024;
+  s.max_open_msgs = 0;  /* 2 x max_flows */
+  s.max_flow_msgs = 64; /* a round trip of 4 KiB messages at 100 Gb/s */
+  s.msg_settle_psns = 128;
+  s.msg_settle_ns = 10000000u; /* 10 ms */
   memcpy(settings, &s, len);
 }
 
@@ -380,6 +384,8 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
       s.max_nvme_queues > RTEL__MAX_TABLE || s.max_ios > RTEL__MAX_TABLE ||
       s.max_io_joins > RTEL__MAX_TABLE || s.max_aggregates > (1u << 16) ||
       s.max_ports > (1u << 20) || s.max_alarm_keys > RTEL__MAX_TABLE ||
+      s.max_open_msgs > RTEL__MAX_TABLE || s.max_flow_msgs > 0xffffu ||
+      s.msg_settle_psns >= (1u << 23) ||
       (s.flow_flags & ~(uint32_t)(RTEL_FLOW_DISABLE | RTEL_FLOW_NO_EVICT)) ||
       (s.nvme_flags & ~(uint32_t)(RTEL_NVME_DISABLE | RTEL_NVME_NO_GUESS))) {
     return RTEL_ERR_INVALID_ARGUMENT;

@@ -37,9 +37,23 @@
  * no loss event and no cause. FECN is counted on the flow's data, BECN on
  * the ACKs and NAKs that come back for it (a CNP always has BECN set).
  *
+ * Messages (rtel_msg_record(3)): a message is every data packet of its
+ * flow whose PSN lies in its range, resends included. It stays open (in a
+ * slab of rtel_settings.max_open_msgs entries shared by all flows, each
+ * flow's open ones a list in PSN order) until an ACK at or past its last
+ * PSN, or a sequence-error / RNR NAK after it (once the flow is paired),
+ * or the settle rule (the flow's highest PSN msg_settle_psns past its end,
+ * msg_settle_ns after its last packet; checked when the flow's packets
+ * pass), or the end of its flow. Bounds: max_flow_msgs open per flow (the
+ * flow's oldest goes), and an empty slab takes back the oldest open
+ * message of the least recently active flow with one (mflows); both
+ * deliver it with RTEL_END_OVERFLOW and count rtel_ctx_stats.msgs_overflow.
+ *
  * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
  * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
- * two) that is the per-flow cost. Nothing is allocated after setup.
+ * two) that is the per-flow cost; the slab of open messages is
+ * max_open_msgs x rtel__flow_msg_size() bytes. Nothing is allocated after
+ * setup.
  */
 #include "rtel_flow.h"
 
@@ -49,14 +63,13 @@
 /* ------------------------------------------------------------ entries */
 
 /* flow.st bits */
-#define ST_GAP 0x01u      /* gap1 holds the oldest open gap */
-#define ST_EPISODE 0x02u  /* inside a retransmission episode */
-#define ST_NAK 0x04u      /* a NAK arrived since the last episode began */
+#define ST_EPISODE 0x01u  /* inside a retransmission episode */
+#define ST_NAK 0x02u      /* a NAK arrived since the last episode began */
+#define ST_RNR 0x04u      /* ... and the latest one was an RNR NAK */
 #define ST_EP_NAK 0x08u   /* the current episode was caused by a NAK */
-#define ST_SPAN 0x10u     /* previous packet was a multi-PSN request */
-#define ST_MSG 0x20u      /* a message is in progress */
-#define ST_MSG_INC 0x40u  /* ... and it did not start with FIRST */
-#define ST_GAP2 0x80u     /* gap2 holds the latest other gap */
+#define ST_EP_RNR 0x10u   /* ... an RNR NAK */
+#define ST_SPAN 0x20u     /* previous packet was a multi-PSN request */
+#define ST_DONE 0x40u     /* done_psn is valid */
 
 /* Flow keys of READ RESPONSE data carry this bit above the 24-bit QPN:
  * responses use the requester's PSN space, not the sender's own, so they
@@ -69,6 +82,52 @@
  * sender's resend follows a NAK or a timeout, microseconds later. */
 #define DUP_NS 1000u
 
+/* PSN gaps (PSNs that never passed here since they were last sent) kept
+ * per flow; with more open at once the oldest is forgotten. */
+#define NGAPS 4u
+
+/* Per-frame bytes on an Ethernet link besides the frame without FCS:
+ * FCS 4, preamble and SFD 8, inter-frame gap 12. */
+#define ETH_OVERHEAD 24u
+
+/* rtel__omsg.fl bits */
+#define M_FIRST 0x01u /* its FIRST (or ONLY) packet was seen */
+#define M_LAST 0x02u  /* its LAST (or ONLY) packet was seen */
+#define M_END 0x04u   /* end_psn is known: LAST seen, or a later message */
+#define M_LB 0x08u    /* lost_up is a lower bound */
+
+/* An open message: one whose record may still change. In the slab of the
+ * flow table; a flow's open messages are a list in PSN order (head:
+ * oldest), through next, which also links the free entries. */
+typedef struct rtel__omsg {
+  rtel_tstamp first_ts;
+  rtel_tstamp last_ts;
+  uint64_t bytes;
+  uint64_t retx_bytes;
+  uint64_t wire; /* bytes on the wire of new data after its first packet */
+  uint32_t next;
+  uint32_t first_psn; /* lowest PSN seen */
+  uint32_t last_psn;  /* highest PSN seen */
+  uint32_t end_psn;   /* the last PSN of its range, with M_END */
+  uint32_t packets;
+  uint32_t retx_pkts;
+  uint32_t reth_len;
+  uint32_t naks_seq;
+  uint32_t naks_rnr;
+  uint32_t naks_fatal;
+  uint32_t cnps;
+  uint32_t ecn_ce;
+  uint32_t loss_up;
+  uint32_t loss_down;
+  uint32_t loss_nak;
+  uint32_t loss_rnr;
+  uint32_t loss_to;
+  uint32_t lost_up;
+  uint8_t op;
+  uint8_t fl; /* M_* */
+  uint16_t pad;
+} rtel__omsg;
+
 typedef struct flow {
   /* hot: read or written for every data packet (kept in the first two
    * cache lines of the entry) */
@@ -76,28 +135,26 @@ typedef struct flow {
   rtel_tstamp last_ts;
   uint64_t bytes;
   uint64_t packets;
+  uint64_t wire; /* bytes on the wire of new data after the first packet */
   uint32_t highest;
   uint32_t last_psn;
   uint32_t peer_qpn;
-  uint32_t msg_first_psn;
-  rtel_tstamp msg_last_ts;
-  uint32_t msg_last_psn;
-  uint32_t msg_bytes;
-  uint32_t msg_pkts;
+  uint32_t msg_head; /* open messages, oldest first */
+  uint32_t msg_tail;
   uint32_t ecn_ce;
-  uint8_t st;
+  uint16_t st;
+  uint16_t msg_n;
   uint8_t ops;
   uint8_t fl; /* RTEL_FLOW_F_* */
-  uint8_t msg_op;
+  uint8_t ngaps;
+  uint8_t rq_next;
   /* warm: retransmissions, control packets, message boundaries */
   rtel_tstamp first_ts;
-  rtel_tstamp msg_first_ts;
   uint64_t retx_bytes;
   uint64_t retx_packets;
-  uint32_t gap1_lo; /* PSNs never seen here: the oldest open gap */
-  uint32_t gap1_hi;
-  uint32_t gap2_lo; /* and the latest one after it */
-  uint32_t gap2_hi;
+  uint32_t gap_lo[NGAPS]; /* open PSN gaps, oldest first */
+  uint32_t gap_hi[NGAPS];
+  uint32_t done_psn; /* last PSN of the latest message delivered */
   uint32_t naks_seq;
   uint32_t naks_rnr;
   uint32_t naks_fatal;
@@ -107,34 +164,37 @@ typedef struct flow {
   uint32_t gaps;
   uint32_t loss_up;
   uint32_t loss_down;
+  uint32_t lost_up;
+  uint32_t orphans;
   uint32_t ep_pkts; /* retransmissions in the current episode */
   rtel_tstamp ep_ts; /* when it began */
   uint32_t retx_nak;
+  uint32_t retx_rnr;
   uint32_t retx_to;
   uint32_t messages;
-  uint32_t msg_retx_bytes;
-  uint32_t msg_retx_pkts;
-  uint32_t msg_reth_len;
   /* cold: attributes and bookkeeping */
   rtel__link fifo; /* creation order, for the active timeout */
+  rtel__link mlru; /* on ft->mflows while it has open messages */
   uint32_t port;
   uint16_t sport;
   uint16_t vlan;
   uint8_t dscp;
-  uint8_t rq_next;
   uint8_t rq_n;
-  uint8_t pad;
+  uint16_t pad;
   /* READ RESPONSE flows: PSNs of the latest READ REQUESTs seen */
   uint32_t rq_psn[4];
 } flow;
 
 size_t rtel__flow_entry_size(void) { return sizeof(flow); }
 
+size_t rtel__flow_msg_size(void) { return sizeof(rtel__omsg); }
+
 /* ------------------------------------------------------------ setup */
 
 int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
                     rtel__pairtab *pairs, const rtel__env *env) {
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
+  uint32_t i;
   int rv;
 
   memset(ft, 0, sizeof(*ft));
@@ -143,6 +203,11 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
   ft->flags = s->flow_flags;
   ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
   ft->active = s->flow_active_timeout;
+  ft->msg_cap = s->max_open_msgs ? s->max_open_msgs : 2 * nflows;
+  ft->msg_per_flow = s->max_flow_msgs ? s->max_flow_msgs : 64;
+  ft->settle_psns = s->msg_settle_psns ? s->msg_settle_psns : 128;
+  ft->settle_ns = s->msg_settle_ns ? s->msg_settle_ns : 10000000u;
+  ft->msg_free = RTEL__NIL;
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
@@ -151,13 +216,28 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
     rtel__flow_free(ft);
     return rv;
   }
+  ft->msgs = ft->env.mem->malloc((size_t)ft->msg_cap * sizeof(rtel__omsg),
+                                 ft->env.mem->user_data);
+  if (ft->msgs == NULL) {
+    rtel__flow_free(ft);
+    return RTEL_ERR_NOMEM;
+  }
+  for (i = ft->msg_cap; i-- > 0;) {
+    ft->msgs[i].next = ft->msg_free;
+    ft->msg_free = i;
+  }
   rtel__list_init(&ft->fifo);
+  rtel__list_init(&ft->mflows);
   return 0;
 }
 
 void rtel__flow_free(rtel__flowtab *ft) {
   if (ft->env.mem == NULL) {
     return; /* never initialised */
+  }
+  if (ft->msgs) {
+    ft->env.mem->free(ft->msgs, ft->env.mem->user_data);
+    ft->msgs = NULL;
   }
   rtel__qtab_free(&ft->flows, ft->env.mem);
 }
@@ -168,93 +248,157 @@ static uint32_t flow_flags(const flow *f) {
   return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u);
 }
 
-static int emit_msg(rtel__flowtab *ft, flow *f, uint32_t extra_flags) {
+/* Bits per second of |bytes| over |ns|. */
+static uint64_t bps(uint64_t bytes, rtel_tstamp ns) {
+  return ns ? (uint64_t)((double)bytes * 8e9 / (double)ns) : 0;
+}
+
+static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
+  return &ft->msgs[i];
+}
+
+/* Flows with open messages, least recently active first (a data packet
+ * makes its flow the most recent): where the slab takes an entry back
+ * when it is empty. */
+static rtel__links mlru_links(const rtel__flowtab *ft) {
+  rtel__links lk = {ft->flows.ents + offsetof(flow, mlru), ft->flows.stride};
+  return lk;
+}
+
+static uint32_t flow_idx(const rtel__flowtab *ft, const flow *f) {
+  return rtel__qtab_idx(&ft->flows, &f->q);
+}
+
+/* Delivers the oldest open message of |f| (ending for |end|) and frees
+ * its slab entry. */
+static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
+  uint32_t i = f->msg_head;
+  rtel__omsg *o = msg_at(ft, i);
   rtel_msg_record m;
-  f->st &= (uint8_t) ~(ST_MSG | ST_MSG_INC);
+
+  f->msg_head = o->next;
+  if (f->msg_head == RTEL__NIL) {
+    f->msg_tail = RTEL__NIL;
+  }
+  if (--f->msg_n == 0) {
+    rtel__list_unlink(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
+  }
+  f->done_psn = (o->fl & M_END) ? o->end_psn : o->last_psn;
+  f->st |= ST_DONE;
   f->messages++;
+  o->next = ft->msg_free;
+  ft->msg_free = i;
   if (!(ft->env.sink->want & RTEL__WANT_MSG)) {
     return ft->env.sink->msg(ft->env.sink->hub, NULL); /* counted only */
   }
   memset(&m, 0, sizeof(m));
   m.obs = f->q.key.obs;
-  m.flags = flow_flags(f) | extra_flags;
+  m.flags = (flow_flags(f) & ~RTEL_FLOW_F_LOST_LB) |
+            ((o->fl & M_LB) ? RTEL_FLOW_F_LOST_LB : 0u) |
+            ((o->fl & (M_FIRST | M_LAST)) != (M_FIRST | M_LAST)
+                 ? RTEL_MSG_F_INCOMPLETE
+                 : 0u);
   memcpy(m.src, f->q.key.src, 16);
   memcpy(m.dst, f->q.key.dst, 16);
   m.dqpn = f->q.key.qpn & QPN_MASK;
   m.peer_qpn = f->peer_qpn;
-  m.op = f->msg_op;
-  m.first_psn = f->msg_first_psn;
-  m.last_psn = f->msg_last_psn;
-  m.reth_len = f->msg_reth_len;
-  m.first_ts = f->msg_first_ts;
-  m.last_ts = f->msg_last_ts;
-  m.fct = f->msg_last_ts - f->msg_first_ts;
-  m.bytes = f->msg_bytes;
-  m.packets = f->msg_pkts;
-  m.retx_packets = f->msg_retx_pkts;
-  m.retx_bytes = f->msg_retx_bytes;
+  m.op = o->op;
+  m.first_psn = o->first_psn;
+  m.last_psn = o->last_psn;
+  m.reth_len = o->reth_len;
+  m.first_ts = o->first_ts;
+  m.last_ts = o->last_ts;
+  m.fct = o->last_ts - o->first_ts;
+  m.bytes = o->bytes;
+  m.packets = o->packets;
+  m.retx_packets = o->retx_pkts;
+  m.retx_bytes = o->retx_bytes;
   m.port = f->port;
+  m.end = end;
+  m.naks_seq = o->naks_seq;
+  m.naks_rnr = o->naks_rnr;
+  m.naks_fatal = o->naks_fatal;
+  m.cnps = o->cnps;
+  m.ecn_ce = o->ecn_ce;
+  m.losses_upstream = o->loss_up;
+  m.losses_downstream = o->loss_down;
+  m.losses_nak = o->loss_nak;
+  m.losses_rnr = o->loss_rnr;
+  m.losses_timeout = o->loss_to;
+  m.lost_upstream = o->lost_up;
+  m.fet_bps = bps(o->wire, m.fct);
   return ft->env.sink->msg(ft->env.sink->hub, &m);
 }
 
+/* Delivers every open message of |f| (its flow ends for |end|). */
+static int deliver_all(rtel__flowtab *ft, flow *f, uint32_t end) {
+  int rv;
+  while (f->msg_head != RTEL__NIL) {
+    if ((rv = deliver_head(ft, f, end)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
 static void fifo_unlink(rtel__flowtab *ft, flow *f);
+static flow *flow_at(const rtel__flowtab *ft, uint32_t i);
 
 /* Reports |f| (ending for |end|); an empty flow (restarted by the active
- * timeout, no data since) reports nothing. A message in progress ends
- * incomplete with the flow, but goes on across an active restart. */
+ * timeout, no data since) reports nothing. Its open messages are delivered
+ * first with the same end, except at an active restart, across which they
+ * go on. */
 static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   rtel_flow_record r;
   int rv = 0;
 
-  if (f->packets == 0) {
-    return 0;
+  if (end != RTEL_END_ACTIVE) {
+    rv = deliver_all(ft, f, end);
   }
-  if ((f->st & ST_MSG) && end != RTEL_END_ACTIVE) {
-    rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE);
+  if (f->packets == 0 || rv != 0) {
+    return rv;
   }
-  if (rv == 0) {
-    memset(&r, 0, sizeof(r));
-    r.obs = f->q.key.obs;
-    r.flags = flow_flags(f);
-    memcpy(r.src, f->q.key.src, 16);
-    memcpy(r.dst, f->q.key.dst, 16);
-    r.dqpn = f->q.key.qpn & QPN_MASK;
-    r.peer_qpn = f->peer_qpn;
-    r.sport = f->sport;
-    r.vlan = f->vlan;
-    r.dscp = f->dscp;
-    r.end = end;
-    r.ops = f->ops;
-    r.first_ts = f->first_ts;
-    r.last_ts = f->last_ts;
-    r.fct = f->last_ts - f->first_ts;
-    r.bytes = f->bytes;
-    r.packets = f->packets;
-    r.retx_packets = f->retx_packets;
-    r.retx_bytes = f->retx_bytes;
-    r.fet_bps = r.fct ? (uint64_t)((double)(r.bytes - r.retx_bytes) * 8e9 /
-                                   (double)r.fct)
-                      : 0;
-    r.naks_seq = f->naks_seq;
-    r.naks_rnr = f->naks_rnr;
-    r.naks_fatal = f->naks_fatal;
-    r.cnps = f->cnps;
-    r.ecn_ce = f->ecn_ce;
-    r.fecn = f->fecn;
-    r.becn = f->becn;
-    r.psn_gaps = f->gaps;
-    r.losses_upstream = f->loss_up;
-    r.losses_downstream = f->loss_down;
-    r.retx_after_nak = f->retx_nak;
-    r.retx_after_timeout = f->retx_to;
-    r.messages = f->messages;
-    r.fnr = r.packets ? (double)r.naks_seq / (double)r.packets : 0.0;
-    r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
-                             : 0.0;
-    r.port = f->port;
-    rv = ft->env.sink->flow(ft->env.sink->hub, &r);
-  }
-  return rv;
+  memset(&r, 0, sizeof(r));
+  r.obs = f->q.key.obs;
+  r.flags = flow_flags(f);
+  memcpy(r.src, f->q.key.src, 16);
+  memcpy(r.dst, f->q.key.dst, 16);
+  r.dqpn = f->q.key.qpn & QPN_MASK;
+  r.peer_qpn = f->peer_qpn;
+  r.sport = f->sport;
+  r.vlan = f->vlan;
+  r.dscp = f->dscp;
+  r.end = end;
+  r.ops = f->ops;
+  r.first_ts = f->first_ts;
+  r.last_ts = f->last_ts;
+  r.fct = f->last_ts - f->first_ts;
+  r.bytes = f->bytes;
+  r.packets = f->packets;
+  r.retx_packets = f->retx_packets;
+  r.retx_bytes = f->retx_bytes;
+  r.fet_bps = bps(f->wire, r.fct);
+  r.naks_seq = f->naks_seq;
+  r.naks_rnr = f->naks_rnr;
+  r.naks_fatal = f->naks_fatal;
+  r.cnps = f->cnps;
+  r.ecn_ce = f->ecn_ce;
+  r.fecn = f->fecn;
+  r.becn = f->becn;
+  r.psn_gaps = f->gaps;
+  r.losses_upstream = f->loss_up;
+  r.losses_downstream = f->loss_down;
+  r.retx_after_nak = f->retx_nak;
+  r.retx_after_timeout = f->retx_to;
+  r.retx_after_rnr = f->retx_rnr;
+  r.lost_upstream = f->lost_up;
+  r.orphan_packets = f->orphans;
+  r.messages = f->messages;
+  r.fnr = r.packets ? (double)r.naks_seq / (double)r.packets : 0.0;
+  r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
+                           : 0.0;
+  r.port = f->port;
+  return ft->env.sink->flow(ft->env.sink->hub, &r);
 }
 
 /* Reports |f| and removes it from the table. */
@@ -264,6 +408,225 @@ static int end_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   rtel__qtab_remove(&ft->flows, &f->q);
   ft->env.stats->flows_active = ft->flows.used;
   return rv;
+}
+
+/* ------------------------------------------------------------ messages */
+
+/* The open message that new data goes on (its end is not known yet). */
+static rtel__omsg *msg_cur(const rtel__flowtab *ft, const flow *f) {
+  rtel__omsg *o;
+  if (f->msg_tail == RTEL__NIL) {
+    return NULL;
+  }
+  o = msg_at(ft, f->msg_tail);
+  return (o->fl & M_END) ? NULL : o;
+}
+
+/* The open message of |f| whose PSN range holds |psn|, or NULL; *prev is
+ * the index of the open message before where it would be (RTEL__NIL: at
+ * the head). A message whose FIRST was not seen reaches down to the end of
+ * the message before it; |last| says the PSN is that of a LAST or ONLY
+ * packet, which cannot begin a message below another one. */
+static rtel__omsg *msg_find(const rtel__flowtab *ft, const flow *f,
+                            uint32_t psn, int last, uint32_t *prev) {
+  uint32_t i, lower = f->done_psn;
+  int has_lower = (f->st & ST_DONE) != 0;
+
+  *prev = RTEL__NIL;
+  for (i = f->msg_head; i != RTEL__NIL;) {
+    rtel__omsg *o = msg_at(ft, i);
+    if (!rtel__psn_before(psn, o->first_psn)) {
+      if (!(o->fl & M_END) || !rtel__psn_after(psn, o->end_psn)) {
+        return o;
+      }
+    } else if (!(o->fl & M_FIRST) && !last &&
+               (!has_lower || rtel__psn_after(psn, lower))) {
+      return o;
+    } else {
+      return NULL; /* in no open message: before this one */
+    }
+    lower = (o->fl & M_END) ? o->end_psn : o->last_psn;
+    has_lower = 1;
+    *prev = i;
+    i = o->next;
+  }
+  return NULL;
+}
+
+/* Delivers early (RTEL_END_OVERFLOW, counted) the oldest open message of
+ * |g|, for a new message of |f| that would go after |*prev|. */
+static int overflow(rtel__flowtab *ft, flow *g, const flow *f,
+                    uint32_t *prev) {
+  if (g == f && *prev == f->msg_head) {
+    *prev = RTEL__NIL; /* the one it followed goes */
+  }
+  ft->env.stats->msgs_overflow++;
+  return deliver_head(ft, g, RTEL_END_OVERFLOW);
+}
+
+/* A new open message for the data packet |hd| of |f|, inserted after the
+ * open message |prev| (RTEL__NIL: at the head); NULL only with the error
+ * of a record delivered on the way. A bound hit delivers an open message
+ * early: the flow's oldest when the flow has max_flow_msgs open, else,
+ * when the slab is empty, the oldest of the least recently active flow
+ * with open messages (maybe |f|). */
+static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
+                           const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                           uint16_t cls, int *prv) {
+  uint32_t i;
+  rtel__omsg *o;
+
+  *prv = 0;
+  while (f->msg_n >= ft->msg_per_flow) {
+    if ((*prv = overflow(ft, f, f, &prev)) != 0) {
+      return NULL;
+    }
+  }
+  if (ft->msg_free == RTEL__NIL &&
+      (*prv = overflow(ft, flow_at(ft, ft->mflows.head), f, &prev)) != 0) {
+    return NULL;
+  }
+  i = ft->msg_free;
+  o = msg_at(ft, i);
+  ft->msg_free = o->next;
+  memset(o, 0, sizeof(*o));
+  o->first_ts = o->last_ts = pi->ts;
+  o->first_psn = o->last_psn = hd->psn;
+  o->op = rtel__op_class_op(cls);
+  if (prev == RTEL__NIL) {
+    o->next = f->msg_head;
+    f->msg_head = i;
+  } else {
+    o->next = msg_at(ft, prev)->next;
+    msg_at(ft, prev)->next = i;
+  }
+  if (o->next == RTEL__NIL) {
+    f->msg_tail = i;
+  } else if (!(cls & RTEL__P_LAST)) {
+    /* between two open messages: it ends before the next one */
+    o->fl |= M_END;
+    o->end_psn = rtel__psn_add(msg_at(ft, o->next)->first_psn, -1);
+  }
+  if (f->msg_n++ == 0) {
+    rtel__list_append(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
+  }
+  return o;
+}
+
+/* The open message of the new data packet |hd|: the one under way, or a
+ * new one (at a FIRST or ONLY packet, or when none is under way). */
+static rtel__omsg *msg_of_new(rtel__flowtab *ft, flow *f,
+                              const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                              uint16_t cls, int *prv) {
+  rtel__omsg *o = msg_cur(ft, f);
+  *prv = 0;
+  if (o != NULL && !(cls & RTEL__P_FIRST)) {
+    return o;
+  }
+  if (o != NULL) {
+    /* its LAST has not passed here (yet): its range ends before this */
+    o->fl |= M_END;
+    o->end_psn = rtel__psn_add(hd->psn, -1);
+  }
+  return msg_new(ft, f, f->msg_tail, pi, hd, cls, prv);
+}
+
+/* The open message of the retransmitted packet |hd|: the one whose range
+ * holds it, a new one if it falls between open messages or before them
+ * and after the latest delivered one (a message all of whose packets were
+ * lost before this point), or NULL: an orphan (its message was delivered)
+ * or untracked. */
+static rtel__omsg *msg_of_resend(rtel__flowtab *ft, flow *f,
+                                 const rtel_pkt_info *pi,
+                                 const rtel_pkt_hd *hd, uint16_t cls,
+                                 int *prv) {
+  uint32_t prev;
+  rtel__omsg *o = msg_find(ft, f, hd->psn, (cls & RTEL__P_LAST) != 0, &prev);
+  *prv = 0;
+  if (o != NULL) {
+    return o;
+  }
+  if ((f->st & ST_DONE) && !rtel__psn_after(hd->psn, f->done_psn)) {
+    return NULL; /* its message was delivered */
+  }
+  if (prev != RTEL__NIL) {
+    rtel__omsg *p = msg_at(ft, prev);
+    if (!(p->fl & M_END) || !rtel__psn_after(hd->psn, p->end_psn)) {
+      return NULL; /* cannot be */
+    }
+  }
+  return msg_new(ft, f, prev, pi, hd, cls, prv);
+}
+
+/* The data packet's share of its open message |o|; |wire| is its bytes on
+ * the wire if it counts in the message's FET (new data, not its first
+ * packet), else 0. */
+static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
+                      const rtel_pkt_hd *hd, uint16_t cls, int retx,
+                      uint32_t wire) {
+  if (o->packets == 0) {
+    wire = 0; /* its first packet: n packets span n - 1 gaps */
+  }
+  o->packets++;
+  o->bytes += hd->payload_len;
+  if (retx) {
+    o->retx_pkts++;
+    o->retx_bytes += hd->payload_len;
+  }
+  o->wire += wire;
+  o->ecn_ce += hd->ecn == 3;
+  if (pi->ts > o->last_ts) {
+    o->last_ts = pi->ts;
+  } else if (pi->ts < o->first_ts) {
+    o->first_ts = pi->ts;
+  }
+  if (rtel__psn_after(hd->psn, o->last_psn)) {
+    o->last_psn = hd->psn;
+  } else if (rtel__psn_before(hd->psn, o->first_psn)) {
+    o->first_psn = hd->psn; /* a resend of what never passed here */
+  }
+  if ((cls & RTEL__P_FIRST) && !(o->fl & M_FIRST)) {
+    o->fl |= M_FIRST;
+    o->reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
+  }
+  if (cls & RTEL__P_LAST) {
+    o->fl |= M_LAST | M_END;
+    o->end_psn = hd->psn;
+  }
+}
+
+/* Delivers the open messages of |f| that an ACK of every PSN up to |psn|
+ * covers. */
+static int msg_acked(rtel__flowtab *ft, flow *f, uint32_t psn) {
+  int rv;
+  while (f->msg_head != RTEL__NIL) {
+    const rtel__omsg *o = msg_at(ft, f->msg_head);
+    if (!(o->fl & M_END) || rtel__psn_after(o->end_psn, psn)) {
+      break;
+    }
+    if ((rv = deliver_head(ft, f, RTEL_END_ACKED)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
+}
+
+/* Delivers the open messages of |f| that settled by |now|: the flow's data
+ * is settle_psns past their end, settle_ns after their last packet. */
+static int msg_settle(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
+  int rv;
+  while (f->msg_head != RTEL__NIL) {
+    const rtel__omsg *o = msg_at(ft, f->msg_head);
+    if (!(o->fl & M_END) ||
+        rtel__psn_diff(f->highest, o->end_psn) < (int32_t)ft->settle_psns ||
+        now < o->last_ts || now - o->last_ts < ft->settle_ns) {
+      break;
+    }
+    if ((rv = deliver_head(ft, f, RTEL_END_SETTLED)) != 0) {
+      return rv;
+    }
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------ FIFO */
@@ -316,6 +679,7 @@ static void take_held(flow *f, const rtel__pair_held *h) {
   f->naks_fatal += h->naks_fatal;
   f->cnps += h->cnps;
   if (h->nak_pending) {
+    /* the kind of the latest held NAK is not kept: a sequence error */
     if ((f->st & ST_EPISODE) && h->nak_ts <= f->ep_ts &&
         !(f->st & ST_EP_NAK)) {
       /* the held NAK came before the episode under way: it caused it */
@@ -323,7 +687,7 @@ static void take_held(flow *f, const rtel__pair_held *h) {
       f->retx_nak += f->ep_pkts;
       f->st |= ST_EP_NAK;
     } else if (!(f->st & ST_EPISODE) || h->nak_ts > f->ep_ts) {
-      f->st |= ST_NAK;
+      f->st = (uint16_t)((f->st | ST_NAK) & ~ST_RNR);
     }
   }
 }
@@ -374,7 +738,7 @@ static void count_ctrl(flow *f, rtel__pair_held *held, uint16_t kind,
   case RTEL_AETH_RNR_NAK:
     if (f) {
       f->naks_rnr++;
-      f->st |= ST_NAK;
+      f->st |= ST_NAK | ST_RNR;
     } else {
       held->naks_rnr++;
       held->nak_pending = 1;
@@ -385,7 +749,7 @@ static void count_ctrl(flow *f, rtel__pair_held *held, uint16_t kind,
     if (RTEL_AETH_VALUE(syn) == RTEL_NAK_PSN_SEQ_ERROR) {
       if (f) {
         f->naks_seq++;
-        f->st |= ST_NAK;
+        f->st = (uint16_t)((f->st | ST_NAK) & ~ST_RNR);
       } else {
         held->naks_seq++;
         held->nak_pending = 1;
@@ -404,9 +768,59 @@ static void count_ctrl(flow *f, rtel__pair_held *held, uint16_t kind,
   }
 }
 
+static void gaps_acked(flow *f, uint32_t psn);
+
+/* What an ACK/NAK or CNP of |f| does to its open messages: a CNP counts
+ * for each; a NAK for the one holding its PSN; an ACK delivers those it
+ * covers, a sequence-error or RNR NAK those before its PSN. */
+static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
+                    const rtel_pkt_hd *hd, uint16_t kind, uint8_t syn) {
+  uint32_t i, prev, acked = hd->psn;
+  rtel__omsg *o;
+  int rv;
+
+  if (kind == RTEL__K_CNP) {
+    for (i = f->msg_head; i != RTEL__NIL; i = o->next) {
+      o = msg_at(ft, i);
+      o->cnps++;
+    }
+    return msg_settle(ft, f, pi->ts);
+  }
+  switch (RTEL_AETH_KIND(syn)) {
+  case RTEL_AETH_ACK:
+    break;
+  case RTEL_AETH_RNR_NAK:
+    if ((o = msg_find(ft, f, hd->psn, 0, &prev)) != NULL) {
+      o->naks_rnr++;
+    }
+    acked = rtel__psn_add(hd->psn, -1);
+    break;
+  case RTEL_AETH_NAK:
+    o = msg_find(ft, f, hd->psn, 0, &prev);
+    if (RTEL_AETH_VALUE(syn) == RTEL_NAK_PSN_SEQ_ERROR) {
+      if (o) {
+        o->naks_seq++;
+      }
+      acked = rtel__psn_add(hd->psn, -1);
+      break;
+    }
+    if (o && RTEL_AETH_VALUE(syn) <= RTEL_NAK_INVALID_RD_REQUEST) {
+      o->naks_fatal++;
+    }
+    return msg_settle(ft, f, pi->ts);
+  default:
+    return msg_settle(ft, f, pi->ts);
+  }
+  gaps_acked(f, acked);
+  if ((rv = msg_acked(ft, f, acked)) != 0) {
+    return rv;
+  }
+  return msg_settle(ft, f, pi->ts);
+}
+
 /* An ACK/NAK or CNP travelling from the data receiver back to the sender:
  * (hd->src -> hd->dst, hd->dqpn) is the reverse of the flow. */
-static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
+static int ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, uint16_t kind) {
   rtel__qkey k;
   rtel__pair *p;
@@ -428,10 +842,12 @@ static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
       if (kind == RTEL__K_ACK) {
         f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
       }
-    } else if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
+      return msg_ctrl(ft, f, pi, hd, kind, syn);
+    }
+    if (kind == RTEL__K_CNP || RTEL_AETH_KIND(syn) != RTEL_AETH_ACK) {
       ft->env.stats->ctrl_unattributed++;
     }
-    return;
+    return 0;
   }
   /* Not paired yet: an ACK's PSN may name a data packet of the flow. */
   if (kind == RTEL__K_ACK && (hd->flags & RTEL_HD_F_AETH)) {
@@ -444,72 +860,10 @@ static void ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     count_ctrl(NULL, &p->held, kind, syn, pi->ts);
   }
   rtel__pair_confirm(ft->pairs, p, &k, pair_learned, ft);
+  return 0;
 }
 
 /* ------------------------------------------------------------ data */
-
-static void msg_start(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
-                      uint8_t op, int incomplete) {
-  f->st |= ST_MSG;
-  if (incomplete) {
-    f->st |= ST_MSG_INC;
-  }
-  f->msg_op = op;
-  f->msg_first_ts = pi->ts;
-  f->msg_last_ts = pi->ts;
-  f->msg_first_psn = hd->psn;
-  f->msg_bytes = f->msg_retx_bytes = 0;
-  f->msg_pkts = f->msg_retx_pkts = 0;
-  f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
-}
-
-static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, uint16_t cls, int retx) {
-  uint8_t op = rtel__op_class_op(cls);
-  int rv;
-
-  if (!retx) {
-    if (cls & RTEL__P_FIRST) {
-      if ((f->st & ST_MSG) &&
-          (rv = emit_msg(ft, f, RTEL_MSG_F_INCOMPLETE)) != 0) {
-        return rv;
-      }
-      msg_start(f, pi, hd, op, 0);
-    } else if (!(f->st & ST_MSG)) {
-      /* capture began mid-message, or its first packet was lost */
-      msg_start(f, pi, hd, op, 1);
-    }
-  } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
-             (cls & RTEL__P_FIRST) &&
-             rtel__psn_before(hd->psn, f->msg_first_psn)) {
-    /* the resent FIRST of a message whose original FIRST never passed
-     * here: the message now starts where it really does */
-    f->st &= (uint8_t)~ST_MSG_INC;
-    f->msg_first_psn = hd->psn;
-    f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
-    f->msg_retx_pkts++;
-    f->msg_retx_bytes += hd->payload_len;
-  } else if (!(f->st & ST_MSG) ||
-             rtel__psn_before(hd->psn, f->msg_first_psn)) {
-    return 0; /* a resend of a message that already ended */
-  } else {
-    f->msg_retx_pkts++;
-    f->msg_retx_bytes += hd->payload_len;
-  }
-  f->msg_pkts++;
-  f->msg_bytes += hd->payload_len;
-  if (pi->ts > f->msg_last_ts) {
-    f->msg_last_ts = pi->ts;
-  } else if (pi->ts < f->msg_first_ts) {
-    f->msg_first_ts = pi->ts;
-  }
-  f->msg_last_psn = hd->psn;
-  if (cls & RTEL__P_LAST) {
-    return emit_msg(ft, f,
-                    (f->st & ST_MSG_INC) ? RTEL_MSG_F_INCOMPLETE : 0u);
-  }
-  return 0;
-}
 
 static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
                       const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
@@ -535,6 +889,7 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
   ft->env.stats->flows_active = ft->flows.used;
   f->first_ts = pi->ts;
   f->last_ts = pi->ts;
+  f->msg_head = f->msg_tail = RTEL__NIL;
   f->highest = hd->psn;
   f->last_psn = hd->psn;
   f->sport = hd->roce == 2 ? hd->sport : 0;
@@ -551,8 +906,8 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
 }
 
 /* Active timeout: the flow is reported and starts over empty, keeping
- * what it knows of the connection (PSNs, gaps, episode, pairing), so that
- * a resend after the restart is still a resend. */
+ * what it knows of the connection (PSNs, gaps, episode, pairing, open
+ * messages), so that a resend after the restart is still a resend. */
 static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
   int rv = report_flow(ft, f, RTEL_END_ACTIVE);
   f->first_ts = now; /* until the next data packet */
@@ -561,6 +916,8 @@ static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
   f->naks_seq = f->naks_rnr = f->naks_fatal = f->cnps = 0;
   f->ecn_ce = f->fecn = f->becn = f->gaps = 0;
   f->loss_up = f->loss_down = f->retx_nak = f->retx_to = 0;
+  f->retx_rnr = f->lost_up = f->orphans = 0;
+  f->wire = 0;
   f->messages = 0;
   f->ep_pkts = 0;
   f->ops = 0;
@@ -570,9 +927,9 @@ static int restart_flow(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
 }
 
 /* Is a jump to |psn| on a READ RESPONSE flow a loss? */
-static int resp_gap(const flow *f, uint32_t psn) {
+static int resp_gap(const rtel__flowtab *ft, const flow *f, uint32_t psn) {
   unsigned i;
-  if (f->st & ST_MSG) {
+  if (msg_cur(ft, f) != NULL) {
     return 1; /* inside a response, its PSNs are consecutive */
   }
   for (i = 0; i < f->rq_n; i++) {
@@ -624,91 +981,229 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   return f;
 }
 
-/* PSNs [lo, hi] never passed here: kept as the oldest open gap if none is
- * open, else as the latest other one (replacing the previous latest). */
-static void open_gap(flow *f, uint32_t lo, uint32_t hi) {
-  if (!(f->st & ST_GAP)) {
-    f->gap1_lo = lo;
-    f->gap1_hi = hi;
-    f->st |= ST_GAP;
-  } else {
-    f->gap2_lo = lo;
-    f->gap2_hi = hi;
-    f->st |= ST_GAP2;
+/* The open messages of |f| whose range overlaps [lo, hi] may have lost
+ * count of their packets lost upstream. */
+static void msgs_lost_lb(rtel__flowtab *ft, flow *f, uint32_t lo,
+                         uint32_t hi) {
+  uint32_t i;
+  rtel__omsg *o;
+  for (i = f->msg_head; i != RTEL__NIL; i = o->next) {
+    o = msg_at(ft, i);
+    if (!rtel__psn_after(o->first_psn, hi) &&
+        ((o->fl & M_END) ? !rtel__psn_before(o->end_psn, lo) : 1)) {
+      o->fl |= M_LB;
+    }
   }
 }
 
-/* Does |psn| lie in an open gap (its original never passed here)? */
+static void gap_drop(flow *f, unsigned i) {
+  for (; i + 1u < f->ngaps; i++) {
+    f->gap_lo[i] = f->gap_lo[i + 1];
+    f->gap_hi[i] = f->gap_hi[i + 1];
+  }
+  f->ngaps--;
+}
+
+/* PSNs [lo, hi] never passed here since they were last sent: merged with
+ * the open gaps it overlaps or touches, else a new one; with NGAPS open,
+ * the oldest is forgotten (the lost counts become lower bounds). Gaps
+ * half the PSN space behind are forgotten: nothing is resent from there. */
+static void open_gap(rtel__flowtab *ft, flow *f, uint32_t lo, uint32_t hi) {
+  unsigned i;
+  for (i = 0; i < f->ngaps;) {
+    if (rtel__psn_diff(f->highest, f->gap_hi[i]) >= (1 << 22)) {
+      gap_drop(f, i);
+    } else if (rtel__psn_diff(f->gap_lo[i], hi) <= 1 &&
+               rtel__psn_diff(lo, f->gap_hi[i]) <= 1) {
+      if (rtel__psn_before(f->gap_lo[i], lo)) {
+        lo = f->gap_lo[i];
+      }
+      if (rtel__psn_after(f->gap_hi[i], hi)) {
+        hi = f->gap_hi[i];
+      }
+      gap_drop(f, i);
+    } else {
+      i++;
+    }
+  }
+  if (f->ngaps == NGAPS) {
+    f->fl |= RTEL_FLOW_F_LOST_LB;
+    msgs_lost_lb(ft, f, f->gap_lo[0], f->gap_hi[0]);
+    gap_drop(f, 0);
+  }
+  f->gap_lo[f->ngaps] = lo;
+  f->gap_hi[f->ngaps] = hi;
+  f->ngaps++;
+}
+
+/* The open gap holding |psn|, or -1. */
 static int in_gap(const flow *f, uint32_t psn) {
-  return ((f->st & ST_GAP) && rtel__psn_in(psn, f->gap1_lo, f->gap1_hi)) ||
-         ((f->st & ST_GAP2) && rtel__psn_in(psn, f->gap2_lo, f->gap2_hi));
+  unsigned i;
+  for (i = 0; i < f->ngaps; i++) {
+    if (rtel__psn_in(psn, f->gap_lo[i], f->gap_hi[i])) {
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+/* |psn| of gap |i| passed here (resent): out of the gap. PSNs of the gap
+ * before it stay open when there is room for them. */
+static void gap_take(flow *f, unsigned i, uint32_t psn) {
+  uint32_t lo = f->gap_lo[i], hi = f->gap_hi[i];
+  if (lo == hi) {
+    gap_drop(f, i);
+  } else if (psn == lo) {
+    f->gap_lo[i] = rtel__psn_add(lo, 1);
+  } else if (psn == hi) {
+    f->gap_hi[i] = rtel__psn_add(hi, -1);
+  } else {
+    f->gap_lo[i] = rtel__psn_add(psn, 1);
+    if (f->ngaps < NGAPS) {
+      /* the part below stays open, before it in age order */
+      unsigned j;
+      for (j = f->ngaps; j > i; j--) {
+        f->gap_lo[j] = f->gap_lo[j - 1];
+        f->gap_hi[j] = f->gap_hi[j - 1];
+      }
+      f->gap_lo[i] = lo;
+      f->gap_hi[i] = rtel__psn_add(psn, -1);
+      f->ngaps++;
+    } else {
+      f->fl |= RTEL_FLOW_F_LOST_LB;
+    }
+  }
+}
+
+/* An ACK of every PSN up to |psn|: the gaps it covers are closed (the
+ * receiver has those PSNs: they were no loss before this point). */
+static void gaps_acked(flow *f, uint32_t psn) {
+  unsigned i;
+  for (i = 0; i < f->ngaps;) {
+    if (!rtel__psn_after(f->gap_hi[i], psn)) {
+      gap_drop(f, i);
+    } else {
+      i++;
+    }
+  }
 }
 
 /* New data, |d| PSNs after the highest: a jump is a PSN gap, unless the
  * previous packet's PSN span is unknown; a retransmission episode under
  * way is over. */
-static void new_data(flow *f, uint32_t psn, int32_t d, int resp) {
-  if (d > 1 && (resp ? resp_gap(f, psn) : !(f->st & ST_SPAN))) {
+static void new_data(rtel__flowtab *ft, flow *f, uint32_t psn, int32_t d,
+                     int resp) {
+  if (d > 1 && (resp ? resp_gap(ft, f, psn) : !(f->st & ST_SPAN))) {
     f->gaps++;
-    open_gap(f, rtel__psn_add(f->highest, 1), rtel__psn_add(psn, -1));
+    open_gap(ft, f, rtel__psn_add(f->highest, 1), rtel__psn_add(psn, -1));
   }
   f->highest = psn;
-  f->st &= (uint8_t)~ST_EPISODE;
+  f->st &= (uint16_t)~ST_EPISODE;
 }
 
 /* A retransmission that does not continue the previous one begins an
- * episode: one loss event, located upstream if its PSN lies in an open
- * gap (the open gaps are then closed), downstream otherwise; caused by a
- * NAK if one arrived since the previous episode. */
-static void start_episode(flow *f, uint32_t psn, rtel_tstamp ts) {
-  if (in_gap(f, psn)) {
+ * episode: one loss event (of the message |o| if tracked), located
+ * upstream if its PSN lies in an open gap, downstream otherwise; caused by
+ * the latest NAK seen since the previous episode (sequence error or RNR),
+ * or by a timeout. */
+static void start_episode(flow *f, rtel__omsg *o, int upstream,
+                          rtel_tstamp ts) {
+  uint16_t st = f->st;
+  if (upstream) {
     f->loss_up++;
   } else {
     f->loss_down++;
   }
-  f->st = (uint8_t)((f->st & ~(ST_NAK | ST_EP_NAK | ST_GAP | ST_GAP2)) |
-                    ST_EPISODE | ((f->st & ST_NAK) ? ST_EP_NAK : 0));
+  f->st = (uint16_t)((st & ~(ST_NAK | ST_RNR | ST_EP_NAK | ST_EP_RNR)) |
+                     ST_EPISODE | ((st & ST_NAK) ? ST_EP_NAK : 0) |
+                     ((st & (ST_NAK | ST_RNR)) == (ST_NAK | ST_RNR)
+                          ? ST_EP_RNR
+                          : 0));
   f->ep_ts = ts;
   f->ep_pkts = 0;
+  if (o != NULL) {
+    if (upstream) {
+      o->loss_up++;
+    } else {
+      o->loss_down++;
+    }
+    if (f->st & ST_EP_RNR) {
+      o->loss_rnr++;
+    } else if (f->st & ST_EP_NAK) {
+      o->loss_nak++;
+    } else {
+      o->loss_to++;
+    }
+  }
 }
 
 /* A data packet whose PSN is not after the highest: a retransmission by
- * the PSN rule. Returns 2 for a copy of the previous packet at once (a
- * duplicate mirror copy, not a resend: no loss event), else 1: a resend,
- * counted in its episode by cause. */
-static int resend(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd) {
+ * the PSN rule, of the open message |o| (NULL: an orphan). A copy of the
+ * previous packet at once is a duplicate mirror copy, not a resend: no
+ * loss event. A resend is counted in its episode by cause, and as a packet
+ * lost upstream if its PSN lay in an open gap. */
+static void resend(flow *f, rtel__omsg *o, const rtel_pkt_info *pi,
+                   const rtel_pkt_hd *hd, rtel__flowtab *ft) {
+  int g;
   f->retx_packets++;
   f->retx_bytes += hd->payload_len;
+  if (o == NULL) {
+    f->orphans++;
+  }
   if (hd->psn == f->last_psn && pi->ts - f->last_ts < DUP_NS &&
       pi->ts >= f->last_ts) {
-    return 2;
+    return;
   }
   if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
     /* a jump inside a resend: those resent copies never passed here,
      * so the episode that resends them again is an upstream loss */
-    open_gap(f, rtel__psn_add(f->last_psn, 1), rtel__psn_add(hd->psn, -1));
+    open_gap(ft, f, rtel__psn_add(f->last_psn, 1),
+             rtel__psn_add(hd->psn, -1));
   }
+  g = in_gap(f, hd->psn);
   if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
-    start_episode(f, hd->psn, pi->ts);
+    start_episode(f, o, g >= 0, pi->ts);
   }
-  if (f->st & ST_EP_NAK) {
+  if (g >= 0) {
+    gap_take(f, (unsigned)g, hd->psn);
+    f->lost_up++;
+    if (o != NULL) {
+      o->lost_up++;
+    }
+  }
+  if (f->st & ST_EP_RNR) {
+    f->retx_rnr++;
+  } else if (f->st & ST_EP_NAK) {
     f->retx_nak++;
   } else {
     f->retx_to++;
   }
   f->ep_pkts++;
-  return 1;
+}
+
+/* Bytes a data packet occupied on the link: its Ethernet frame without
+ * FCS (an encapsulated copy's inner frame, from its headers' lengths, so
+ * that a cut copy counts whole) and the per-frame overhead. */
+static uint32_t wire_bytes(const rtel_pkt_hd *hd) {
+  uint32_t frame = 14u + 4u * hd->nvlan + hd->ip_len;
+  if (hd->nencap == 0 && hd->wire_len > frame) {
+    frame = hd->wire_len;
+  }
+  return frame + ETH_OVERHEAD;
 }
 
 /* The packet's share of the flow's totals and times. */
 static void count_data(flow *f, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t cls) {
-  f->st &= (uint8_t)~ST_SPAN;
+                       const rtel_pkt_hd *hd, uint16_t cls, uint32_t wire) {
+  f->st &= (uint16_t)~ST_SPAN;
   f->last_psn = hd->psn;
   if (pi->ts > f->last_ts) {
     f->last_ts = pi->ts;
   } else if (pi->ts < f->first_ts) {
     f->first_ts = pi->ts; /* out of order: FCT spans both */
+  }
+  if (f->packets) {
+    f->wire += wire; /* n packets span n - 1 gaps: not the first */
   }
   f->packets++;
   f->bytes += hd->payload_len;
@@ -721,25 +1216,41 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cls) {
   int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
   int created = 0, retx = 0, rv;
+  uint32_t wire = 0;
   flow *f = data_flow(ft, pi, hd, resp, &created, &rv);
+  rtel__omsg *o;
 
   if (f == NULL) {
     return rv;
   }
-  if (!created) {
-    int32_t d = rtel__psn_diff(hd->psn, f->highest);
-    if (d > 0) {
-      new_data(f, hd->psn, d, resp);
-    } else {
-      retx = resend(f, pi, hd);
+  if (!created && rtel__psn_diff(hd->psn, f->highest) <= 0) {
+    retx = 1;
+    o = msg_of_resend(ft, f, pi, hd, cls, &rv);
+    if (rv != 0) {
+      return rv;
     }
+    resend(f, o, pi, hd, ft);
+  } else {
+    if (!created) {
+      new_data(ft, f, hd->psn, rtel__psn_diff(hd->psn, f->highest), resp);
+    }
+    if ((o = msg_of_new(ft, f, pi, hd, cls, &rv)) == NULL && rv != 0) {
+      return rv;
+    }
+    wire = wire_bytes(hd);
   }
-  count_data(f, pi, hd, cls);
+  count_data(f, pi, hd, cls, wire);
+  if (o != NULL) {
+    msg_count(o, pi, hd, cls, retx, wire);
+  }
+  if (f->msg_n != 0) {
+    rtel__list_move_tail(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
+  }
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
     rtel__pair_note_psn(ft->pairs, pi->obs, hd->src, hd->dst, hd->dqpn,
                         hd->psn);
   }
-  return msg_packet(ft, f, pi, hd, cls, retx);
+  return msg_settle(ft, f, pi->ts);
 }
 
 /* A READ REQUEST, atomic or FLUSH: it uses PSNs of the flow's sequence
@@ -793,7 +1304,7 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     return data_packet(ft, pi, hd, cls);
   }
   if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
-    ctrl_packet(ft, pi, hd, cls);
+    return ctrl_packet(ft, pi, hd, cls & (RTEL__K_ACK | RTEL__K_CNP));
   } else if (cls & RTEL__K_REQ) {
     req_packet(ft, pi, hd);
   }

@@ -16,11 +16,21 @@
 #include "rtel_sink.h"
 #include "rtel_table.h"
 
+struct rtel__omsg;
+
 typedef struct rtel__flowtab {
   rtel__env env;
   rtel__qtab flows;
+  struct rtel__omsg *msgs; /* the slab of open messages */
+  uint32_t msg_cap;
+  uint32_t msg_free;     /* free list of the slab, through next */
+  uint32_t msg_per_flow; /* most open messages of one flow */
+  uint32_t settle_psns;
+  rtel_tstamp settle_ns;
   rtel__pairtab *pairs; /* the hub's, learned from and taught */
   rtel__list fifo; /* flows in creation order, for the active timeout */
+  rtel__list mflows; /* flows with open messages, least recently active
+                        first */
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;
@@ -53,5 +63,8 @@ int rtel__flow_truncate(rtel__flowtab *ft, const rtel__sched *sched);
 
 /* Bytes of one flow-table entry (documented memory per flow). */
 size_t rtel__flow_entry_size(void);
+
+/* Bytes of one entry of the slab of open messages. */
+size_t rtel__flow_msg_size(void);
 
 #endif /* RTEL_FLOW_H */

@@ -345,7 +345,9 @@ START_TEST(test_struct_sizes) {
    *  96 nvme_ports[4] (4 x 2)
    * 104 report_interval (8)
    * 112 max_aggregates, max_ports, max_alarm_keys, reserved3 (4 x 4)
-   * 128 end */
+   * 128 max_open_msgs, max_flow_msgs, msg_settle_psns, reserved4 (4 x 4)
+   * 144 msg_settle_ns (8)
+   * 152 end */
   ck_assert_uint_eq(offsetof(rtel_settings, stats_interval), 16);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_flags), 24);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_idle_timeout), 40);
@@ -358,7 +360,9 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_settings, reserved3), 124);
   ck_assert_uint_eq(offsetof(rtel_settings, reserved3) + sizeof(uint32_t),
                     128);
-  ck_assert_uint_eq(sizeof(rtel_settings), 128);
+  ck_assert_uint_eq(offsetof(rtel_settings, max_open_msgs), 128);
+  ck_assert_uint_eq(offsetof(rtel_settings, msg_settle_ns), 144);
+  ck_assert_uint_eq(sizeof(rtel_settings), 152);
   /* rtel_callbacks: nine function pointers */
   ck_assert_uint_eq(offsetof(rtel_callbacks, on_alarm) +
                         sizeof(rtel_on_alarm),
@@ -389,7 +393,8 @@ START_TEST(test_struct_sizes) {
                         sizeof(uint64_t),
                     632);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_truncated), 632);
-  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 640);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, msgs_overflow), 640);
+  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 648);
   /* rtel_pkt_hd (the padding after pkey, xrc_srqn and cm_fields is named:
    * reserved_pad0, reserved_pad1, reserved_pad3) */
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, erspan_session), 24);

@@ -758,9 +758,10 @@ typedef struct rtel_settings {
   /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
   uint32_t flow_flags;
   /** Capacity of the flow table (directional flows), allocated by
-   * rtel_ctx_new(). Default 4096. Each flow costs about 600 bytes on
-   * x86_64: a 296-byte entry, two 112-byte pairing entries, 64 bytes of
-   * PSN index and the hash buckets (measured by make bench). */
+   * rtel_ctx_new(). Default 4096. Each flow costs about 870 bytes on
+   * x86_64 with the defaults: a 312-byte entry, two 112-byte pairing
+   * entries, two 120-byte open-message entries (max_open_msgs), 64 bytes
+   * of PSN index and the hash buckets (measured by make bench-flow). */
   uint32_t max_flows;
   /** Capacity of the QP pairing table (two entries per learned QP pair,
    * one per direction). Default 2 x max_flows. */
@@ -811,6 +812,31 @@ typedef struct rtel_settings {
   uint32_t max_alarm_keys;
   /** Reserved: set to 0. */
   uint32_t reserved3;
+  /** Capacity of the slab of open messages (messages whose record may
+   * still change), shared by all flows and allocated by rtel_ctx_new().
+   * Default 0: 2 x max_flows. Each costs 120 bytes on x86_64. When it is
+   * empty, the oldest open message of the least recently active flow with
+   * one is delivered early (RTEL_END_OVERFLOW, counted in msgs_overflow). */
+  uint32_t max_open_msgs;
+  /** Most open messages of one flow. Default 64: a sender at 100 Gb/s
+   * with a 10 us round trip has about 30 messages of 4 KiB unacknowledged.
+   * When a new message would exceed it, the flow's oldest open message is
+   * delivered early (end RTEL_END_OVERFLOW, counted in
+   * rtel_ctx_stats.msgs_overflow). At most 65535. */
+  uint32_t max_flow_msgs;
+  /** A message without an ACK is delivered (end RTEL_END_SETTLED) once the
+   * flow's highest PSN is at least this many PSNs past its last one and
+   * msg_settle_ns has passed since its last packet. Default 128 (the
+   * packets a sender sends in a round trip at 100 Gb/s, 10 us, 1 KiB MTU:
+   * what it sends past a loss before the sequence-error NAK reaches it). */
+  uint32_t msg_settle_psns;
+  /** Reserved: set to 0. */
+  uint32_t reserved4;
+  /** The time of the settle rule, in ns. Default 10 ms: above the transport
+   * timeouts that senders use with exponential back-off in a data centre
+   * (a few ms), below flow_idle_timeout. A resend later than this after
+   * its message's last packet counts in the flow as orphaned. */
+  rtel_tstamp msg_settle_ns;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -948,6 +974,11 @@ typedef struct rtel_ctx_stats {
   uint64_t alarms_dropped;
   /** I/O records of state RTEL_IO_TRUNCATED (end of capture, slot end). */
   uint64_t ios_truncated;
+  /** Message records delivered early because a bound on open messages
+   * was hit (end RTEL_END_OVERFLOW): a flow had max_flow_msgs open (its
+   * oldest goes), or the slab of max_open_msgs was empty (the oldest open
+   * message of the least recently active flow with one goes). */
+  uint64_t msgs_overflow;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 
@@ -991,6 +1022,14 @@ typedef struct rtel_ctx_stats {
 #define RTEL_END_EVICTED 3u   /**< removed to make room (table full) */
 #define RTEL_END_FLUSH 4u     /**< rtel_ctx_flush() */
 #define RTEL_END_TRUNCATED 5u /**< cut by a measurement window */
+/** Message: an ACK at or past its last PSN (or a sequence-error or RNR
+ * NAK after it) was seen. */
+#define RTEL_END_ACKED 6u
+/** Message: the flow moved msg_settle_psns past it, msg_settle_ns after
+ * its last packet. */
+#define RTEL_END_SETTLED 7u
+/** Message: delivered early, a bound on open messages was hit. */
+#define RTEL_END_OVERFLOW 8u
 
 /**
  * @macrosection
@@ -1003,9 +1042,12 @@ typedef struct rtel_ctx_stats {
 #define RTEL_FLOW_F_IPV6 0x2u
 /** vlan is valid (the outermost VLAN ID of the first packet). */
 #define RTEL_FLOW_F_VLAN 0x4u
-/** Message: its last packet was not seen before the next message began or
- * the flow ended. */
+/** Message: its first or its last packet (FIRST, LAST or ONLY) was not
+ * seen here, not even as a resend. */
 #define RTEL_MSG_F_INCOMPLETE 0x8u
+/** lost_upstream is a lower bound: more PSN gaps were open at once than
+ * the flow keeps (4), and the oldest was forgotten. */
+#define RTEL_FLOW_F_LOST_LB 0x10u
 
 #define RTEL_FLOW_RECORD_V1 1
 #define RTEL_FLOW_RECORD_VERSION RTEL_FLOW_RECORD_V1
@@ -1054,8 +1096,14 @@ typedef struct rtel_flow_record {
    * highest PSN already seen on the flow (24-bit serial arithmetic). */
   uint64_t retx_packets;
   uint64_t retx_bytes;
-  /** Effective throughput (bytes - retx_bytes) * 8 / fct, bit/s; 0 when
-   * fct is 0 (a single packet). */
+  /** Effective throughput on the wire, bit/s: the bits that the data
+   * packets not retransmitted occupied on the link, the first packet left
+   * out (n packets span n - 1 gaps), over fct: sum of (frame + 24) * 8 /
+   * fct, frame the Ethernet frame without FCS (the inner frame of an
+   * encapsulated mirror copy, its full length even if the copy was cut), 24
+   * the FCS, preamble, SFD and inter-frame gap. Back-to-back packets at
+   * line rate give the line rate. 0 when fct is 0. Goodput of payload is
+   * (bytes - retx_bytes) * 8 / fct. */
   uint64_t fet_bps;
   /** NAKs seen in the reverse direction: PSN sequence error (syndrome
    * 0x60), RNR (0x20-0x3F), fatal (0x61-0x64). */
@@ -1076,8 +1124,9 @@ typedef struct rtel_flow_record {
    * it (the original had passed here). */
   uint64_t losses_upstream;
   uint64_t losses_downstream;
-  /** Retransmitted packets by cause: a NAK (sequence error or RNR) for
-   * the flow was seen since the previous retransmission, or none was. */
+  /** Retransmitted packets by cause: a PSN sequence error NAK for the
+   * flow was the latest NAK seen since the previous loss event, or none
+   * was (retx_after_rnr below: an RNR NAK was). */
   uint64_t retx_after_nak;
   uint64_t retx_after_timeout;
   /** Messages that ended in this flow. */
@@ -1093,6 +1142,15 @@ typedef struct rtel_flow_record {
    * it ended (RTEL_TSTAMP_NONE while it goes on). See rtel_schedule. */
   rtel_tstamp coverage_start;
   rtel_tstamp coverage_end;
+  /** Retransmitted packets whose latest NAK was an RNR NAK. */
+  uint64_t retx_after_rnr;
+  /** Data packets lost before this point: resends (by the PSN rule) of a
+   * PSN that had never passed here since its previous transmission (it
+   * lay in a PSN gap). Exact unless RTEL_FLOW_F_LOST_LB. */
+  uint64_t lost_upstream;
+  /** Resends that arrived after the record of their message was delivered
+   * (or whose message was never tracked): in the flow, in no message. */
+  uint64_t orphan_packets;
 } rtel_flow_record;
 
 #define RTEL_MSG_RECORD_V1 1
@@ -1101,11 +1159,16 @@ typedef struct rtel_flow_record {
 /**
  * @struct
  *
- * A message: one SEND, RDMA WRITE or RDMA READ response, from its FIRST to
- * its LAST packet (or an ONLY packet), at one observation point. The
- * message ends at the first LAST (or ONLY) packet seen: resends of its
- * packets after that count in the flow, not in the message; resends before
- * it count in retx_packets. Delivered by on_message when the message ends;
+ * A message: one SEND, RDMA WRITE or RDMA READ response at one
+ * observation point: every data packet of its flow whose PSN lies in its
+ * PSN range (FIRST to LAST, or ONLY), resends included, whenever they
+ * arrive before the record is delivered. Delivered by on_message when it
+ * can no longer change (|end|): an ACK at or past its last PSN was seen
+ * (RTEL_END_ACKED), or the flow moved rtel_settings.msg_settle_psns past
+ * it and msg_settle_ns passed since its last packet (RTEL_END_SETTLED),
+ * or its flow ended (RTEL_END_IDLE, _EVICTED, _FLUSH, _TRUNCATED), or a
+ * bound on open messages was hit (RTEL_END_OVERFLOW). A resend that
+ * arrives later counts in the flow's orphan_packets. rtel_msg_record(3);
  * valid during the call only.
  */
 typedef struct rtel_msg_record {
@@ -1135,6 +1198,30 @@ typedef struct rtel_msg_record {
   uint32_t reserved2;
   rtel_tstamp coverage_start;
   rtel_tstamp coverage_end;
+  /** RTEL_END_* reason of the delivery. */
+  uint32_t end;
+  /** NAKs whose PSN lies in the message (sequence error, RNR, fatal),
+   * seen while it was open. */
+  uint32_t naks_seq;
+  uint32_t naks_rnr;
+  uint32_t naks_fatal;
+  /** CNPs seen while it was open (a CNP counts for every message of the
+   * flow open when it arrives), and its data packets with ECN CE. */
+  uint32_t cnps;
+  uint32_t ecn_ce;
+  /** Loss events that began with a packet of the message: where (before
+   * or after this point) and why (the latest NAK seen since the previous
+   * event was a sequence-error NAK, an RNR NAK, or none: a timeout). */
+  uint32_t losses_upstream;
+  uint32_t losses_downstream;
+  uint32_t losses_nak;
+  uint32_t losses_rnr;
+  uint32_t losses_timeout;
+  /** Its packets lost before this point, as rtel_flow_record.lost_upstream
+   * (a lower bound with RTEL_FLOW_F_LOST_LB). */
+  uint32_t lost_upstream;
+  /** Effective throughput on the wire, as rtel_flow_record.fet_bps. */
+  uint64_t fet_bps;
 } rtel_msg_record;
 
 /* ------------------------------------------------------------------------ */

@@ -281,12 +281,13 @@ static void print_rate(const char *name, double secs, uint64_t pkts,
  * calls (rtel__pair_init()'s and rtel__flow_init()'s), found as what is
  * left between their common prefix and common suffix. The names follow
  * that order (pairing entries and buckets, PSN index, flow entries and
- * buckets); they are only given when there are exactly five. */
+ * buckets, the slab of open messages); they are only given when there are
+ * exactly six. */
 static void print_breakdown(const bench_alloc_log *lf,
                             const bench_alloc_log *lb, uint32_t nflows) {
   static const char *const names[] = {"pair entries", "pair buckets",
                                       "PSN index", "flow entries",
-                                      "flow buckets"};
+                                      "flow buckets", "open messages"};
   const uint64_t(*full)[2] = lf->a, (*base)[2] = lb->a;
   unsigned nfull = lf->n, nbase = lb->n;
   unsigned pre = 0, suf = 0, i;
@@ -302,7 +303,7 @@ static void print_breakdown(const bench_alloc_log *lf,
   for (i = pre; i < nfull - suf; i++) {
     uint64_t n = full[i][0], sz = full[i][1];
     printf("          %-13s %9llu x %5llu B = %7.1f B/flow\n",
-           nfull - suf - pre == 5 ? names[i - pre] : "allocation",
+           nfull - suf - pre == 6 ? names[i - pre] : "allocation",
            (unsigned long long)n, (unsigned long long)sz,
            (double)(n * sz) / nflows);
   }

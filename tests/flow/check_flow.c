@@ -373,6 +373,7 @@ static void mr_init(MR *x, const uint8_t *src, const uint8_t *dst,
   x->dqpn = dqpn;
   x->peer_qpn = RTEL_QPN_NONE;
   x->op = op;
+  x->end = RTEL_END_FLUSH;
   x->port = 1;
   x->coverage_end = RTEL_TSTAMP_NONE;
 }
@@ -419,6 +420,9 @@ static void fr_check(const FR *g, const FR *x, const char *tag) {
   CKF(g, x, losses_downstream, tag);
   CKF(g, x, retx_after_nak, tag);
   CKF(g, x, retx_after_timeout, tag);
+  CKF(g, x, retx_after_rnr, tag);
+  CKF(g, x, lost_upstream, tag);
+  CKF(g, x, orphan_packets, tag);
   CKF(g, x, messages, tag);
   if (x->flags & RTEL_FLOW_F_PAIRED) { /* fnr is valid only when paired */
     CKD(g, x, fnr, tag);
@@ -450,6 +454,19 @@ static void mr_check(const MR *g, const MR *x, const char *tag) {
   CKF(g, x, retx_bytes, tag);
   CKF(g, x, port, tag);
   CKF(g, x, coverage_end, tag);
+  CKF(g, x, end, tag);
+  CKF(g, x, naks_seq, tag);
+  CKF(g, x, naks_rnr, tag);
+  CKF(g, x, naks_fatal, tag);
+  CKF(g, x, cnps, tag);
+  CKF(g, x, ecn_ce, tag);
+  CKF(g, x, losses_upstream, tag);
+  CKF(g, x, losses_downstream, tag);
+  CKF(g, x, losses_nak, tag);
+  CKF(g, x, losses_rnr, tag);
+  CKF(g, x, losses_timeout, tag);
+  CKF(g, x, lost_upstream, tag);
+  CKF(g, x, fet_bps, tag);
 }
 
 /* The one flow record of (src, dst, dqpn) at obs |obs|. */
@@ -567,14 +584,19 @@ static void s1_expect(FR *x) {
   x->fct = 5000;
   x->bytes = 1024 + 1024 + 950 + 61; /* 3059 */
   x->packets = 4;
-  x->fet_bps = UINT64_C(4894400000); /* 3059 * 8 / 5000 ns = 4.8944 Gb/s */
+  /* FET: the packets after the first, frame (14 + 4 VLAN + 20 IP + UDP
+   * length) + 24 each: MIDDLE 1086 + 24 = 1110, LAST 1014 + 24 = 1038,
+   * ONLY 142 + 24 = 166: (1110 + 1038 + 166) * 8 / 5000 ns = 3.7024 Gb/s */
+  x->fet_bps = UINT64_C(3702400000);
   x->messages = 2;
 }
 
-static void s1_check_msgs(const env *e) {
+/* Both messages are delivered when the flow ends (|end|): no ACK. */
+static void s1_check_msgs(const env *e, uint32_t end) {
   MR x;
   ck_assert_uint_eq(e->c.nms, 2);
   mr_init(&x, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  x.end = end;
   x.flags = RTEL_FLOW_F_VLAN;
   x.first_psn = 100;
   x.last_psn = 102;
@@ -584,7 +606,9 @@ static void s1_check_msgs(const env *e) {
   x.fct = 2000;
   x.bytes = 2998; /* 1024 + 1024 + 950 */
   x.packets = 3;
+  x.fet_bps = UINT64_C(8592000000); /* (1110 + 1038) * 8 / 2000 ns */
   mr_check(&e->c.ms[0], &x, "message 1");
+  x.fet_bps = 0; /* one packet: fct 0 */
   x.first_psn = x.last_psn = 103;
   x.reth_len = 61;
   x.first_ts = x.last_ts = T0 + 5000;
@@ -605,7 +629,7 @@ START_TEST(t01_write_inorder_flush) {
   st = stats(&e);
   ck_assert_uint_eq(st.flows_created, 1);
   ck_assert_uint_eq(st.flows_active, 1);
-  ck_assert_uint_eq(st.messages, 2);
+  ck_assert_uint_eq(st.messages, 0); /* open until an ACK or the settle */
   ck_assert_uint_eq(e.c.nfl, 0);
   flush(&e, T0 + 10000);
   ck_assert_uint_eq(e.c.nfl, 1);
@@ -614,7 +638,7 @@ START_TEST(t01_write_inorder_flush) {
   x.end = RTEL_END_FLUSH;
   fr_check(&e.c.fl[0], &x, "flow");
   ck_assert_uint_eq(e.c.fl[0].coverage_start, T0); /* the first packet */
-  s1_check_msgs(&e);
+  s1_check_msgs(&e, x.end);
   st = stats(&e);
   ck_assert_uint_eq(st.flows_active, 0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
@@ -639,7 +663,7 @@ START_TEST(t01_idle_boundary) {
   s1_expect(&x);
   x.end = RTEL_END_IDLE;
   fr_check(&e.c.fl[0], &x, "idle flow");
-  s1_check_msgs(&e);
+  s1_check_msgs(&e, x.end);
   ck_assert_uint_eq(stats(&e).flows_active, 0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
   flush(&e, T0 + 5000 + IDLE + 1);
@@ -741,7 +765,10 @@ START_TEST(t01_ipv6_qinq) {
   x.fct = 4000;
   x.bytes = 300;
   x.packets = 2;
-  x.fet_bps = UINT64_C(600000000); /* 300 * 8 / 4000 ns */
+  /* the SEND ONLY of 200 bytes after the first: frame 14 + 2 * 4 VLAN +
+   * 40 IPv6 + 8 UDP + 12 BTH + 200 + 4 ICRC = 286: (286 + 24) * 8 / 4000 ns
+   * = 0.62 Gb/s */
+  x.fet_bps = UINT64_C(620000000);
   x.messages = 2;
   fr_check(&e.c.fl[0], &x, "ipv6");
   ck_assert_uint_eq(e.c.nms, 2);
@@ -774,7 +801,9 @@ START_TEST(t01_obs_in_key) {
   x.fct = 1000;
   x.bytes = 2000;
   x.packets = 2;
-  x.fet_bps = UINT64_C(16000000000); /* 2000 * 8 / 1000 ns */
+  /* one WRITE ONLY of 1000 bytes after the first, frame 1074:
+   * (1074 + 24) * 8 / 1000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.messages = 2;
   fr_check(find_flow_obs(&e, 1, IP_A, IP_B, QB), &x, "obs 1");
   x.obs = 2;
@@ -818,9 +847,12 @@ START_TEST(t01_timestamps_out_of_order) {
   ck_assert_uint_eq(g->packets, 4);
   ck_assert_uint_eq(g->retx_packets, 0);
   ck_assert_msg(g->first_ts == T0 && g->last_ts == T0 + 2000 &&
-                    g->fct == 2000 && g->fet_bps == UINT64_C(16000000000),
+                    /* WRITE ONLY of 1000 bytes: frame 14 + 20 + 8 + 12 +
+                     * 16 + 1000 + 4 = 1074; the three after the first:
+                     * (1074 + 24) * 8 * 3 / 2000 ns = 13.176 Gb/s */
+                    g->fct == 2000 && g->fet_bps == UINT64_C(13176000000),
                 "first_ts +%" PRId64 ", last_ts +%" PRId64 ", fct %" PRIu64
-                ", fet_bps %" PRIu64 "; expected +0, +2000, 2000, 16e9",
+                ", fet_bps %" PRIu64 "; expected +0, +2000, 2000, 13.176e9",
                 (int64_t)(g->first_ts - T0), (int64_t)(g->last_ts - T0),
                 g->fct, g->fet_bps);
   env_free(&e);
@@ -835,8 +867,13 @@ END_TEST
  *   12: d = -2: new episode, 12 in the gap losses_upstream = 1, NAK-caused
  *   13, 14: continue the episode          retx = 3, retx_after_nak = 3
  *   15: new data
- * packets 8, bytes 8000, retx_bytes 3000, fct 8000 ns,
- * FET = (8000 - 3000) * 8 / 8000 ns = 5 Gb/s, FNR = 1/8. */
+ * packets 8, bytes 8000, retx_bytes 3000, fct 8000 ns, FNR = 1/8,
+ * FET over the new packets after the first (11, 13, 14, 15), WRITE ONLY of
+ * 1000 bytes, frame 14 + 20 + 8 + 12 + 16 + 1000 + 4 = 1074:
+ * (1074 + 24) * 8 * 4 / 8000 ns = 4.392 Gb/s.
+ * Messages (one per PSN): 10 and 11 delivered ACKED by the ACK of 11; the
+ * resend of 12 is a message of its own (its only packet was lost before
+ * this point: lost_upstream 1), then 13, 14, 15 delivered at the flush. */
 START_TEST(t02_upstream_loss) {
   env e;
   FR x;
@@ -863,23 +900,54 @@ START_TEST(t02_upstream_loss) {
   x.packets = 8;
   x.retx_packets = 3;
   x.retx_bytes = 3000;
-  x.fet_bps = UINT64_C(5000000000);
+  x.fet_bps = UINT64_C(4392000000); /* (1074 + 24) * 8 * 4 / 8000 ns */
   x.naks_seq = 1;
   x.psn_gaps = 1;
   x.losses_upstream = 1;
   x.retx_after_nak = 3;
-  x.messages = 5; /* 10, 11, 13, 14, 15; resends of ended messages: none */
+  x.messages = 6; /* 10, 11, 12, 13, 14, 15; resends of delivered ones: none */
   x.fnr = 0.125;
   x.retx_ratio = 0.375;
+  x.lost_upstream = 1; /* 12 */
   fr_check(&e.c.fl[0], &x, "upstream");
   ck_assert_uint_eq(stats(&e).ctrl_unattributed, 0);
-  ck_assert_uint_eq(stats(&e).messages, 5);
+  ck_assert_uint_eq(stats(&e).messages, 6);
+  ck_assert_uint_eq(e.c.nms, 6);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_ACKED); /* 10 */
+  ck_assert_uint_eq(e.c.ms[1].end, RTEL_END_ACKED); /* 11 */
+  {
+    MR m;
+    mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+    m.flags = RTEL_FLOW_F_PAIRED;
+    m.peer_qpn = QA;
+    /* 12: its one packet, the resend at +4000; the NAK of 12 (+3500) came
+     * before it was seen, while it was open nowhere */
+    m.first_psn = m.last_psn = 12;
+    m.reth_len = 1000;
+    m.first_ts = m.last_ts = T0 + 4000;
+    m.bytes = m.retx_bytes = 1000;
+    m.packets = m.retx_packets = 1;
+    m.losses_upstream = 1;
+    m.losses_nak = 1;
+    m.lost_upstream = 1;
+    mr_check(&e.c.ms[2], &m, "message 12");
+    /* 13: at +2000 and its resend at +5000, in the episode of 12 */
+    m.first_psn = m.last_psn = 13;
+    m.first_ts = T0 + 2000;
+    m.last_ts = T0 + 5000;
+    m.fct = 3000;
+    m.bytes = 2000;
+    m.packets = 2;
+    m.losses_upstream = m.losses_nak = m.lost_upstream = 0;
+    mr_check(&e.c.ms[3], &m, "message 13");
+  }
   env_free(&e);
 }
 END_TEST
 
 /* 10..14 all seen, NAK(12), resend 12, 13, 14: the originals had passed the
- * observer: one downstream loss. fct 8000, FET 5 Gb/s as above. */
+ * observer: one downstream loss. fct 8000; FET over the new packets after
+ * the first, 11..14: (1074 + 24) * 8 * 4 / 8000 ns = 4.392 Gb/s. */
 START_TEST(t03_downstream_loss) {
   env e;
   FR x;
@@ -903,7 +971,7 @@ START_TEST(t03_downstream_loss) {
   x.packets = 8;
   x.retx_packets = 3;
   x.retx_bytes = 3000;
-  x.fet_bps = UINT64_C(5000000000);
+  x.fet_bps = UINT64_C(4392000000); /* (1074 + 24) * 8 * 4 / 8000 ns */
   x.naks_seq = 1;
   x.losses_downstream = 1;
   x.retx_after_nak = 3;
@@ -940,13 +1008,16 @@ START_TEST(t04_timeout_retx) {
   x.packets = 8;
   x.retx_packets = 3;
   x.retx_bytes = 3000;
-  x.fet_bps = UINT64_C(5000000000);
+  x.fet_bps = UINT64_C(4392000000); /* (1074 + 24) * 8 * 4 / 8000 ns */
   x.losses_downstream = 1;
   x.retx_after_timeout = 3;
   x.messages = 5;
   x.fnr = 0.0;
   x.retx_ratio = 0.375;
   ck_assert_uint_eq(e.c.nfl, 1);
+  /* the ACK of 14 delivered messages 10..14: the resends of 12, 13, 14
+   * come after their records */
+  x.orphan_packets = 3;
   fr_check(&e.c.fl[0], &x, "timeout");
   env_free(&e);
 }
@@ -956,7 +1027,10 @@ END_TEST
  * restarts lower, 13..20 (episode 2: 13 is not after 17; no NAK since the
  * previous episode: timeout), then 21. 1100 bytes each.
  * packets 11 + 3 + 8 + 1 = 23, retx 11, bytes 25300, retx_bytes 12100,
- * fct 22000, FET = 12 * 1100 * 8 / 22000 ns = 4.8 Gb/s. */
+ * fct 22000; FET over the new packets after the first, 11..21, WRITE ONLY
+ * of 1100 bytes, frame 14 + 20 + 8 + 12 + 16 + 1100 + 4 = 1174:
+ * (1174 + 24) * 8 * 11 / 22000 ns = 4.792 Gb/s. The NAK of 15 delivers
+ * 10..14 (ACKED): the resends of 13 and 14 are orphans. */
 START_TEST(t05_two_episodes) {
   env e;
   FR x;
@@ -986,7 +1060,7 @@ START_TEST(t05_two_episodes) {
   x.packets = 23;
   x.retx_packets = 11;
   x.retx_bytes = 12100;
-  x.fet_bps = UINT64_C(4800000000);
+  x.fet_bps = UINT64_C(4792000000); /* (1174 + 24) * 8 * 11 / 22000 ns */
   x.naks_seq = 1;
   x.losses_downstream = 2;
   x.retx_after_nak = 3;
@@ -995,6 +1069,7 @@ START_TEST(t05_two_episodes) {
   x.fnr = 1.0 / 23.0;
   x.retx_ratio = 11.0 / 23.0;
   ck_assert_uint_eq(e.c.nfl, 1);
+  x.orphan_packets = 2;
   fr_check(&e.c.fl[0], &x, "two episodes");
   env_free(&e);
 }
@@ -1028,7 +1103,8 @@ START_TEST(t05_two_nak_episodes) {
   x.packets = 11;
   x.retx_packets = 5;
   x.retx_bytes = 5000;
-  x.fet_bps = UINT64_C(4800000000); /* 6000 * 8 / 10000 ns */
+  /* 11..15 after the first: (1074 + 24) * 8 * 5 / 10000 ns */
+  x.fet_bps = UINT64_C(4392000000);
   x.naks_seq = 2;
   x.losses_downstream = 2;
   x.retx_after_nak = 5;
@@ -1083,7 +1159,10 @@ END_TEST
  * receiver, nobody resends it), then 14 is lost upstream, NAKed and resent.
  * The stale gap must not hide the real one: one upstream loss.
  *   10, 12 (gap [11]), 13, 15 (gap [14]), NAK(14), 14, 15 resent, 16.
- * packets 7, retx 2, fct 8000, FET = 5000 * 8 / 8000 ns = 5 Gb/s. */
+ * packets 7, retx 2, fct 8000; FET over 12, 13, 15, 16:
+ * (1074 + 24) * 8 * 4 / 8000 ns = 4.392 Gb/s. Messages: 10, 12, 13, 15,
+ * 16, and 14 (the NAK of 14 delivers 10..13; the resend of 14 is a message
+ * of its own, lost before this point); 11 is in none (never seen). */
 START_TEST(t05_stale_gap_then_upstream) {
   env e;
   FR x;
@@ -1107,15 +1186,16 @@ START_TEST(t05_stale_gap_then_upstream) {
   x.packets = 7;
   x.retx_packets = 2;
   x.retx_bytes = 2000;
-  x.fet_bps = UINT64_C(5000000000);
+  x.fet_bps = UINT64_C(4392000000); /* (1074 + 24) * 8 * 4 / 8000 ns */
   x.naks_seq = 1;
   x.psn_gaps = 2;
   x.losses_upstream = 1;
   x.retx_after_nak = 2;
-  x.messages = 5;
+  x.messages = 6;
   x.fnr = 1.0 / 7.0;
   x.retx_ratio = 2.0 / 7.0;
   ck_assert_uint_eq(e.c.nfl, 1);
+  x.lost_upstream = 1; /* 14 */
   fr_check(&e.c.fl[0], &x, "stale gap, then upstream loss");
   env_free(&e);
 }
@@ -1160,7 +1240,10 @@ START_TEST(t06_psn_wrap) {
   x.packets = 8;
   x.retx_packets = 3;
   x.retx_bytes = 3 * 1024;
-  x.fet_bps = UINT64_C(5120000000); /* 5 * 1024 * 8 / 8000 ns */
+  /* WRITE ONLY of 1024 bytes: frame 14 + 20 + 8 + 12 + 16 + 1024 + 4 =
+   * 1098; new after the first: FFFFFF, 0, 1, 2:
+   * (1098 + 24) * 8 * 4 / 8000 ns = 4.488 Gb/s */
+  x.fet_bps = UINT64_C(4488000000);
   x.losses_downstream = 1;
   x.retx_after_timeout = 3;
   x.messages = 5;
@@ -1177,12 +1260,16 @@ START_TEST(t06_psn_wrap) {
   x.packets = 6;
   x.retx_packets = 3;
   x.retx_bytes = 3 * 1024;
-  x.fet_bps = UINT64_C(4915200000); /* 3 * 1024 * 8 / 5000 ns */
+  /* new after the first: 1, 2: (1098 + 24) * 8 * 2 / 5000 ns */
+  x.fet_bps = UINT64_C(3590400000);
   x.naks_seq = 1;
   x.psn_gaps = 1;
   x.losses_upstream = 1;
+  x.lost_upstream = 2; /* FFFFFF and 0 lay in the gap */
   x.retx_after_nak = 3;
-  x.messages = 3;
+  /* FFFFFE (delivered by the NAK of FFFFFF), 1, and FFFFFF and 0, each a
+   * message whose only packet was lost before this point; 2 */
+  x.messages = 5;
   x.fnr = 1.0 / 6.0;
   x.retx_ratio = 0.5;
   fr_check(find_flow(&e, IP_A, IP_B, QB2), &x, "gap across wrap");
@@ -1221,7 +1308,8 @@ START_TEST(t07_nak_classes) {
   x.fct = 4000;
   x.bytes = 4000;
   x.packets = 4;
-  x.fet_bps = UINT64_C(8000000000);
+  /* 11, 12, 13 after the first: (1074 + 24) * 8 * 3 / 4000 ns */
+  x.fet_bps = UINT64_C(6588000000);
   x.naks_seq = 2;
   x.naks_rnr = 3;
   x.naks_fatal = 4;
@@ -1234,7 +1322,8 @@ START_TEST(t07_nak_classes) {
 }
 END_TEST
 
-/* An RNR NAK also makes the next retransmission NAK-driven. */
+/* An RNR NAK makes the next retransmission RNR-driven (retx_after_rnr;
+ * retx_after_nak counts sequence-error NAKs only). */
 START_TEST(t07_rnr_drives_retx) {
   env e;
   FR x;
@@ -1256,15 +1345,40 @@ START_TEST(t07_rnr_drives_retx) {
   x.packets = 5;
   x.retx_packets = 1;
   x.retx_bytes = 1000;
-  x.fet_bps = UINT64_C(8000000000); /* 4000 * 8 / 4000 ns */
+  /* 11, 12, 13 after the first: (1074 + 24) * 8 * 3 / 4000 ns */
+  x.fet_bps = UINT64_C(6588000000);
   x.naks_rnr = 1;
   x.losses_downstream = 1;
-  x.retx_after_nak = 1;
+  x.retx_after_rnr = 1;
   x.messages = 4;
   x.fnr = 0.0;
   x.retx_ratio = 0.2;
   ck_assert_uint_eq(e.c.nfl, 1);
   fr_check(&e.c.fl[0], &x, "rnr");
+  /* the RNR NAK of 12 delivers 10 and 11 (ACKED); message 12 holds it,
+   * and its resend at +3000 is its RNR-caused loss event */
+  ck_assert_uint_eq(e.c.nms, 4);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_ACKED);
+  ck_assert_uint_eq(e.c.ms[1].end, RTEL_END_ACKED);
+  {
+    MR m;
+    mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+    m.flags = RTEL_FLOW_F_PAIRED;
+    m.peer_qpn = QA;
+    m.first_psn = m.last_psn = 12;
+    m.reth_len = 1000;
+    m.first_ts = T0 + 2000;
+    m.last_ts = T0 + 3000;
+    m.fct = 1000;
+    m.bytes = 2000;
+    m.packets = 2;
+    m.retx_packets = 1;
+    m.retx_bytes = 1000;
+    m.naks_rnr = 1;
+    m.losses_downstream = 1;
+    m.losses_rnr = 1;
+    mr_check(&e.c.ms[2], &m, "message 12");
+  }
   env_free(&e);
 }
 END_TEST
@@ -1363,7 +1477,8 @@ START_TEST(t08_cnp_ecn) {
   x.fct = 5000;
   x.bytes = 6000;
   x.packets = 6;
-  x.fet_bps = UINT64_C(9600000000); /* 6000 * 8 / 5000 ns */
+  /* 11..15 after the first: (1074 + 24) * 8 * 5 / 5000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.cnps = 3;
   x.ecn_ce = 2; /* 11, 13 (ECN 1 and 2 are not CE) */
   x.fecn = 3;   /* 11, 13, 15 */
@@ -1413,7 +1528,8 @@ START_TEST(t09_cm_pairing) {
   x.fct = 2000;
   x.bytes = 3000;
   x.packets = 3;
-  x.fet_bps = UINT64_C(12000000000); /* 3000 * 8 / 2000 ns */
+  /* 0x101, 0x102 after the first: (1074 + 24) * 8 * 2 / 2000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.naks_seq = 1;
   x.messages = 3;
   x.fnr = 1.0 / 3.0;
@@ -1438,7 +1554,10 @@ START_TEST(t09_cm_pairing) {
   m.first_ts = m.last_ts = T0 + 1000;
   m.bytes = 1000;
   m.packets = 1;
+  m.naks_seq = 1; /* the NAK of 0x101, while it was open */
   mr_check(find_msg(&e, QB, 0x101), &m, "paired message");
+  /* the NAK of 0x101 acknowledges 0x100 */
+  ck_assert_uint_eq(find_msg(&e, QB, 0x100)->end, RTEL_END_ACKED);
 
   st = stats(&e);
   ck_assert_uint_eq(st.pairs_cm, 1);
@@ -1495,7 +1614,8 @@ START_TEST(t09_cm_mismatch) {
   x.fct = 2000;
   x.bytes = 3000;
   x.packets = 3;
-  x.fet_bps = UINT64_C(12000000000);
+  /* two after the first: (1074 + 24) * 8 * 2 / 2000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.naks_seq = 1;
   x.messages = 3;
   x.fnr = 1.0 / 3.0;
@@ -1554,7 +1674,8 @@ START_TEST(t10_psn_pairing) {
   x.fct = 2000;
   x.bytes = 3000;
   x.packets = 3;
-  x.fet_bps = UINT64_C(12000000000);
+  /* 1001, 1003 after the first: (1074 + 24) * 8 * 2 / 2000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.psn_gaps = 1;
   x.messages = 3;
   ck_assert_uint_eq(e.c.nfl, 1);
@@ -1582,13 +1703,17 @@ START_TEST(t10_psn_pairing) {
   x.packets = 6;
   x.retx_packets = 2;
   x.retx_bytes = 2000;
-  x.fet_bps = UINT64_C(6400000000); /* 4000 * 8 / 5000 ns */
+  /* 1001, 1003, 1004 after the first: (1074 + 24) * 8 * 3 / 5000 ns */
+  x.fet_bps = UINT64_C(5270400000);
   x.naks_seq = 2;
   x.cnps = 1;
   x.psn_gaps = 1;
   x.losses_upstream = 1;
+  x.lost_upstream = 1; /* 1002 */
   x.retx_after_nak = 2;
-  x.messages = 4;
+  /* 1000, 1001, 1003, 1004, and 1002: a message of its own, its only
+   * packet lost before this point */
+  x.messages = 5;
   x.fnr = 2.0 / 6.0;
   x.retx_ratio = 2.0 / 6.0;
   fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "paired by PSN");
@@ -1703,7 +1828,8 @@ START_TEST(t10_psn_pairing_reverse_flow) {
   x.fct = 1000;
   x.bytes = 2000;
   x.packets = 2;
-  x.fet_bps = UINT64_C(16000000000);
+  /* 1001 after the first: (1074 + 24) * 8 / 1000 ns */
+  x.fet_bps = UINT64_C(8784000000);
   x.messages = 2;
   x.fnr = 0.0;
   fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_WRITE), &x, "A->QB");
@@ -1725,7 +1851,9 @@ START_TEST(t10_psn_pairing_reverse_flow) {
   x.fct = 100;
   x.bytes = 200;
   x.packets = 2;
-  x.fet_bps = UINT64_C(16000000000); /* 200 * 8 / 100 ns */
+  /* the second SEND ONLY of 100 bytes, frame 14 + 20 + 8 + 12 + 100 + 4 =
+   * 158: (158 + 24) * 8 / 100 ns = 14.56 Gb/s */
+  x.fet_bps = UINT64_C(14560000000);
   x.naks_seq = 1;
   x.messages = 2;
   x.fnr = 0.5;
@@ -1773,7 +1901,9 @@ START_TEST(t11_many_qps) {
     x.fct = last - first; /* 6400 ns */
     x.bytes = 6 * 256;
     x.packets = 6;
-    x.fet_bps = UINT64_C(1920000000); /* 1536 * 8 / 6400 ns */
+    /* WRITE ONLY of 256 bytes, frame 14 + 20 + 8 + 12 + 16 + 256 + 4 =
+     * 330; five after the first: (330 + 24) * 8 * 5 / 6400 ns */
+    x.fet_bps = UINT64_C(2212500000);
     x.messages = 6;
     x.fnr = 0.0;
     fr_check(g, &x, tag);
@@ -1854,7 +1984,9 @@ static void flood_rec(FR *x, int i, uint32_t end) {
   x->fct = 200;
   x->bytes = 768;
   x->packets = 3;
-  x->fet_bps = UINT64_C(30720000000); /* 768 * 8 / 200 ns */
+  /* WRITE ONLY of 256 bytes, frame 14 + 20 + 8 + 12 + 16 + 256 + 4 = 330;
+   * two after the first: (330 + 24) * 8 * 2 / 200 ns = 28.32 Gb/s */
+  x->fet_bps = UINT64_C(28320000000);
   x->messages = 3;
 }
 
@@ -1872,14 +2004,29 @@ START_TEST(t12_flood_evict) {
   st = stats(&e);
   ck_assert_uint_eq(st.flows_created, NFLOOD);
   ck_assert_uint_eq(st.flows_evicted, NFLOOD - 64);
-  ck_assert_uint_eq(st.messages, NFLOOD * 3);
+  /* No ACKs: messages stay open. The slab holds 2 x 64 = 128; when it is
+   * empty the oldest open message of the least recently active flow goes
+   * (RTEL_END_OVERFLOW), which is the oldest open message of all (one flow
+   * after another): the newest 128 messages stay open, so an evicted flow
+   * (64 flows back, 192 messages) has none left. Overflows: 640 * 3 - 128 =
+   * 1792, every message delivered so far. */
+  ck_assert_uint_eq(st.msgs_overflow, NFLOOD * 3 - 128);
+  ck_assert_uint_eq(st.messages, NFLOOD * 3 - 128);
   ck_assert_uint_eq(e.c.nfl, NFLOOD - 64);
   for (k = 0; k < NFLOOD - 64; k++) {
     snprintf(tag, sizeof(tag), "evicted %d", k);
     flood_rec(&x, k, RTEL_END_EVICTED);
     fr_check(&e.c.fl[k], &x, tag);
   }
+  for (k = 0; k < NFLOOD * 3 - 128; k++) {
+    ck_assert_uint_eq(e.c.ms[k].end, RTEL_END_OVERFLOW);
+    ck_assert_uint_eq(e.c.ms[k].first_psn,
+                      (uint32_t)(k / 3 * 16 + k % 3)); /* oldest first */
+  }
   flush(&e, T0 + NFLOOD * 300);
+  ck_assert_uint_eq(e.c.nms, NFLOOD * 3); /* the 128 open at the flush */
+  ck_assert_uint_eq(e.c.ms[NFLOOD * 3 - 1].end, RTEL_END_FLUSH);
+  ck_assert_uint_eq(stats(&e).msgs_overflow, NFLOOD * 3 - 128);
   ck_assert_uint_eq(e.c.nfl, NFLOOD);
   for (k = NFLOOD - 64; k < NFLOOD; k++) {
     snprintf(tag, sizeof(tag), "flushed %d", k);
@@ -1907,7 +2054,9 @@ START_TEST(t12_flood_no_evict) {
   ck_assert_uint_eq(st.flows_created, 64);
   ck_assert_uint_eq(st.flows_evicted, 0);
   ck_assert_uint_eq(st.flows_untracked_pkts, (NFLOOD - 64) * 3); /* 1728 */
-  ck_assert_uint_eq(st.messages, 64 * 3);
+  /* 64 x 3 messages, 128 open (the slab): 64 delivered early */
+  ck_assert_uint_eq(st.msgs_overflow, 64 * 3 - 128);
+  ck_assert_uint_eq(st.messages, 64 * 3 - 128);
   ck_assert_uint_eq(e.c.nfl, 0);
   flush(&e, T0 + NFLOOD * 300);
   ck_assert_uint_eq(e.c.nfl, 64);
@@ -1963,7 +2112,10 @@ END_TEST
  * PSN 0x500 + k for k < 30; k = 30, 31 resend 0x51C, 0x51D (sent at k = 28,
  * 29, before the restart at 3 ms); k >= 32 continue at 0x51E.
  * Records: [0, 1 ms) 10 packets, [1, 2 ms), [2, 3 ms) likewise, end active;
- * then k = 30..36 (7 packets, 2 of them resends) flushed at 3.65 ms. */
+ * then k = 30..36 (7 packets, 2 of them resends) flushed at 3.65 ms.
+ * No ACK, and the flow moves 35 PSNs (< msg_settle_psns 128): every
+ * message stays open across the restarts (they never cut a message) and
+ * all 35 (0x500..0x522) are delivered at the flush, in its record. */
 #define ACT UINT64_C(1000000)
 #define STEP UINT64_C(100000)
 
@@ -1992,8 +2144,10 @@ static void s13_check(const env *e) {
     x.fct = 9 * STEP;
     x.bytes = 9000;
     x.packets = 10;
-    x.fet_bps = UINT64_C(80000000); /* 9000 * 8 / 900 us */
-    x.messages = 10;
+    /* WRITE ONLY of 900 bytes, frame 14 + 20 + 8 + 12 + 16 + 900 + 4 = 974;
+     * nine after the first: (974 + 24) * 8 * 9 / 900 us = 79.84 Mb/s */
+    x.fet_bps = UINT64_C(79840000);
+    x.messages = 0;
     x.fnr = 0.0;
     fr_check(&e->c.fl[n], &x, tag);
   }
@@ -2007,10 +2161,12 @@ static void s13_check(const env *e) {
   x.packets = 7;
   x.retx_packets = 2;
   x.retx_bytes = 1800;
-  x.fet_bps = UINT64_C(60000000); /* 4500 * 8 / 600 us */
+  /* the new packets after the first (a resend): k = 32..36,
+   * (974 + 24) * 8 * 5 / 600 us = 66.5333 Mb/s */
+  x.fet_bps = UINT64_C(66533333);
   x.losses_downstream = 1;
   x.retx_after_timeout = 2;
-  x.messages = 5;
+  x.messages = 35;
   x.fnr = 0.0;
   x.retx_ratio = 2.0 / 7.0;
   fr_check(&e->c.fl[3], &x, "after restart");
@@ -2044,8 +2200,9 @@ START_TEST(t13_active_boundary) {
   x.fct = 500000;
   x.bytes = 2000;
   x.packets = 2;
-  x.fet_bps = UINT64_C(32000000); /* 2000 * 8 / 500 us */
-  x.messages = 2;
+  /* 11 after 10: (1074 + 24) * 8 / 500 us */
+  x.fet_bps = UINT64_C(17568000);
+  x.messages = 0; /* no ACK: 10 and 11 stay open across the restart */
   fr_check(&e.c.fl[0], &x, "active boundary");
   /* restarted in place; silent for a whole period: removed, no record */
   ck_assert_uint_eq(stats(&e).flows_active, 1);
@@ -2059,7 +2216,7 @@ START_TEST(t13_active_boundary) {
 END_TEST
 
 /* A message under way when the active timeout restarts its flow (in
- * place) is not cut: it is one message, delivered when its LAST arrives.
+ * place) is not cut: it is one message, delivered (no ACK) at the flush.
  * WRITE FIRST 0x600 at 0, MIDDLE at 0.5 ms, restart at 1 ms, MIDDLE at
  * 1.2 ms, LAST at 1.456 ms. */
 START_TEST(t13_message_across_restart) {
@@ -2085,14 +2242,17 @@ START_TEST(t13_message_across_restart) {
   x.fct = 500000;
   x.bytes = 2048;
   x.packets = 2;
-  x.fet_bps = UINT64_C(32768000); /* 2048 * 8 / 500 us */
+  /* WRITE MIDDLE of 1024, frame 14 + 20 + 8 + 12 + 1024 + 4 = 1082, after
+   * the first: (1082 + 24) * 8 / 500 us = 17.696 Mb/s */
+  x.fet_bps = UINT64_C(17696000);
   x.messages = 0;
   fr_check(&e.c.fl[0], &x, "before restart");
   x.end = RTEL_END_FLUSH;
   x.first_ts = T0 + 1200000;
   x.last_ts = T0 + 1456000;
   x.fct = 256000;
-  x.fet_bps = UINT64_C(64000000); /* 2048 * 8 / 256 us */
+  /* LAST (1024, frame 1082) after the MIDDLE: (1082 + 24) * 8 / 256 us */
+  x.fet_bps = UINT64_C(34562500);
   x.messages = 1;
   fr_check(&e.c.fl[1], &x, "after restart");
 
@@ -2106,6 +2266,8 @@ START_TEST(t13_message_across_restart) {
   m.fct = 1456000;
   m.bytes = 4096;
   m.packets = 4;
+  /* three after the FIRST: (1082 + 24) * 8 * 3 / 1456 us = 18.2308 Mb/s */
+  m.fet_bps = UINT64_C(18230769);
   mr_check(&e.c.ms[0], &m, "message across the restart");
   env_free(&e);
 }
@@ -2132,8 +2294,9 @@ START_TEST(t13_restart_first_ts) {
   x.fct = 500000;
   x.bytes = 2000;
   x.packets = 2;
-  x.fet_bps = UINT64_C(32000000); /* 2000 * 8 / 500 us */
-  x.messages = 2;
+  /* 13 after 12: (1074 + 24) * 8 / 500 us */
+  x.fet_bps = UINT64_C(17568000);
+  x.messages = 4; /* 10..13: open across the restart, flushed here */
   fr_check(&e.c.fl[1], &x, "after restart");
   env_free(&e);
 }
@@ -2219,7 +2382,9 @@ START_TEST(t14_messages) {
   h.pad = 2;
   pkh(&e, T0 + 5500, &h, 0, 0x00, 10);
   pk(&e, T0 + 7500, IP_B, IP_A, QA, OP_RRESP_ONLY, 703, 0, 8);
-  ck_assert_uint_eq(e.c.nms, 8);
+  /* no ACK, nothing settles (the flows move a few PSNs): every message
+   * is delivered at the flush (end RTEL_END_FLUSH) */
+  ck_assert_uint_eq(e.c.nms, 0);
   flush(&e, T0 + 12000);
   ck_assert_uint_eq(e.c.nms, 9);
   ck_assert_uint_eq(stats(&e).messages, 9);
@@ -2237,6 +2402,10 @@ START_TEST(t14_messages) {
   m.fct = 2000;
   m.bytes = 2148;
   m.packets = 3;
+  /* frames: SEND MIDDLE 1024: 14 + 20 + 8 + 12 + 1024 + 4 = 1082; SEND
+   * LAST 100: 14 + 20 + 8 + 12 + 100 + 4 = 158:
+   * (1082 + 24 + 158 + 24) * 8 / 2000 ns = 5.152 Gb/s */
+  m.fet_bps = UINT64_C(5152000000);
   mr_check(find_msg(&e, QB, 200), &m, "SEND F/M/L");
 
   mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
@@ -2257,6 +2426,7 @@ START_TEST(t14_messages) {
   m.fct = 1000;
   m.bytes = 2048;
   m.packets = 2;
+  m.fet_bps = UINT64_C(8848000000); /* MIDDLE: (1082 + 24) * 8 / 1000 ns */
   mr_check(find_msg(&e, QB, 204), &m, "WRITE, LAST lost");
 
   mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
@@ -2267,6 +2437,9 @@ START_TEST(t14_messages) {
   m.fct = 1000;
   m.bytes = 1040;
   m.packets = 2;
+  /* SEND LAST with immediate, 16 bytes: 14 + 20 + 8 + 12 + 4 + 16 + 4 = 78:
+   * (78 + 24) * 8 / 1000 ns */
+  m.fet_bps = UINT64_C(816000000);
   mr_check(find_msg(&e, QB, 207), &m, "SEND F/L imm");
 
   mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
@@ -2294,6 +2467,9 @@ START_TEST(t14_messages) {
   m.fct = 1000;
   m.bytes = 1524;
   m.packets = 2;
+  /* WRITE LAST with immediate, 500 bytes: 14 + 20 + 8 + 12 + 4 + 500 + 4 =
+   * 562: (562 + 24) * 8 / 1000 ns */
+  m.fet_bps = UINT64_C(4688000000);
   mr_check(find_msg(&e, QB2, 50), &m, "starts with MIDDLE");
 
   mr_init(&m, IP_B, IP_A, QA, RTEL_OP_READ_RESP);
@@ -2304,6 +2480,9 @@ START_TEST(t14_messages) {
   m.fct = 2000;
   m.bytes = 2058;
   m.packets = 3;
+  /* MIDDLE 1024: frame 1082; LAST (AETH 4) 10 + pad 2: 14 + 20 + 8 + 12 +
+   * 4 + 10 + 2 + 4 = 74: (1082 + 24 + 74 + 24) * 8 / 2000 ns */
+  m.fet_bps = UINT64_C(4816000000);
   mr_check(find_msg(&e, QA, 700), &m, "READ RESPONSE F/M/L");
 
   mr_init(&m, IP_B, IP_A, QA, RTEL_OP_READ_RESP);
@@ -2320,7 +2499,12 @@ START_TEST(t14_messages) {
   x.fct = 10000;
   x.bytes = 6340; /* 6 * 1024 + 100 + 64 + 16 + 16 */
   x.packets = 10;
-  x.fet_bps = UINT64_C(5072000000); /* 6340 * 8 / 10000 ns */
+  /* after the first, frame + 24: 201 SEND MIDDLE 1106, 202 SEND LAST 182,
+   * 203 WRITE ONLY 64 (14 + 20 + 8 + 12 + 16 + 64 + 4 = 138) 162, 204
+   * WRITE FIRST 1024 (1098) 1122, 205 1106, 207 SEND FIRST 1106, 208 102,
+   * 209 SEND ONLY with IETH, 16 (14 + 20 + 8 + 12 + 4 + 16 + 4 = 78) 102,
+   * 210 1122: 6110 * 8 / 10000 ns = 4.888 Gb/s */
+  x.fet_bps = UINT64_C(4888000000);
   x.psn_gaps = 1;
   x.messages = 6;
   fr_check(find_flow(&e, IP_A, IP_B, QB), &x, "flow 1");
@@ -2331,7 +2515,7 @@ START_TEST(t14_messages) {
   x.fct = 1000;
   x.bytes = 1524;
   x.packets = 2;
-  x.fet_bps = UINT64_C(12192000000);
+  x.fet_bps = UINT64_C(4688000000); /* (562 + 24) * 8 / 1000 ns */
   x.messages = 1;
   fr_check(find_flow(&e, IP_A, IP_B, QB2), &x, "flow 2");
 
@@ -2342,7 +2526,9 @@ START_TEST(t14_messages) {
   x.fct = 4000;
   x.bytes = 2066;
   x.packets = 4;
-  x.fet_bps = UINT64_C(4132000000); /* 2066 * 8 / 4000 ns */
+  /* after 700: 701 1106, 702 98, 703 ONLY with AETH, 8 bytes (14 + 20 +
+   * 8 + 12 + 4 + 8 + 4 = 70) 94: 1298 * 8 / 4000 ns = 2.596 Gb/s */
+  x.fet_bps = UINT64_C(2596000000);
   x.messages = 2;
   fr_check(find_flow(&e, IP_B, IP_A, QA), &x, "flow 3");
   env_free(&e);
@@ -2350,8 +2536,11 @@ START_TEST(t14_messages) {
 END_TEST
 
 /* WRITE FIRST 400, MIDDLE 401..403, NAK(402), resend 402, 403, LAST 404:
- * the message holds 7 packets, 2 of them resends. A later resend of 404
- * (timeout) belongs to a message that already ended. */
+ * the message holds 7 packets, 2 of them resends, and the NAK (its PSN is
+ * the message's). The ACK of 404 delivers it (end ACKED); a later resend
+ * of 404 (timeout: the ACK was lost downstream) is an orphan of the flow.
+ * FET: the 4 new packets after the first, 1082-byte frames + 24:
+ * 4 * 1106 * 8 / 6000 ns. */
 START_TEST(t14_message_retx) {
   env e;
   FR x;
@@ -2366,6 +2555,8 @@ START_TEST(t14_message_retx) {
   pk(&e, T0 + 4000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 402, 0, 1024);
   pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 403, 0, 1024);
   pk(&e, T0 + 6000, IP_A, IP_B, QB, OP_WRITE_LAST, 404, 0, 1024);
+  ck_assert_uint_eq(e.c.nms, 0);
+  bk(&e, T0 + 7000, 404, 0x1F); /* ACK of 404 */
   ck_assert_uint_eq(e.c.nms, 1);
   pk(&e, T0 + 8000, IP_A, IP_B, QB, OP_WRITE_LAST, 404, 0, 1024);
   flush(&e, T0 + 9000);
@@ -2383,6 +2574,11 @@ START_TEST(t14_message_retx) {
   m.packets = 7;
   m.retx_packets = 2;
   m.retx_bytes = 2048;
+  m.end = RTEL_END_ACKED;
+  m.naks_seq = 1;
+  m.losses_downstream = 1;
+  m.losses_nak = 1;
+  m.fet_bps = UINT64_C(5898666666); /* 4 * 1106 * 8 / 6000 ns */
   mr_check(&e.c.ms[0], &m, "message with resends");
   fr_init(&x, IP_A, IP_B, QB);
   fr_paired(&x, QA);
@@ -2393,11 +2589,13 @@ START_TEST(t14_message_retx) {
   x.packets = 8;
   x.retx_packets = 3;
   x.retx_bytes = 3 * 1024;
-  x.fet_bps = UINT64_C(5120000000); /* 5 * 1024 * 8 / 8000 ns */
+  /* 401..404 new after the first: (1082 + 24) * 8 * 4 / 8000 ns */
+  x.fet_bps = UINT64_C(4424000000);
   x.naks_seq = 1;
   x.losses_downstream = 2;
   x.retx_after_nak = 2;
   x.retx_after_timeout = 1;
+  x.orphan_packets = 1;
   x.messages = 1;
   x.fnr = 1.0 / 8.0;
   x.retx_ratio = 3.0 / 8.0;
@@ -2432,7 +2630,9 @@ START_TEST(t15_read_request_span) {
   x.fct = 8000;
   x.bytes = 2560;
   x.packets = 5;
-  x.fet_bps = UINT64_C(2560000000); /* 2560 * 8 / 8000 ns */
+  /* WRITE ONLY of 512, frame 14 + 20 + 8 + 12 + 16 + 512 + 4 = 586; four
+   * after the first: (586 + 24) * 8 * 4 / 8000 ns = 2.44 Gb/s */
+  x.fet_bps = UINT64_C(2440000000);
   x.psn_gaps = 1;
   x.messages = 5;
   ck_assert_uint_eq(e.c.nfl, 1);
@@ -2575,7 +2775,9 @@ START_TEST(t17_nvmeof_write_pattern) {
   x.fct = 5000;
   x.bytes = 128;
   x.packets = 2;
-  x.fet_bps = UINT64_C(204800000); /* 128 * 8 / 5000 ns */
+  /* SEND ONLY of 64, frame 14 + 20 + 8 + 12 + 64 + 4 = 122, after the
+   * first: (122 + 24) * 8 / 5000 ns */
+  x.fet_bps = UINT64_C(233600000);
   x.messages = 2;
   x.fnr = 0.0;
   fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_SEND), &x,
@@ -2589,7 +2791,9 @@ START_TEST(t17_nvmeof_write_pattern) {
   x.fct = 4000;
   x.bytes = 32;
   x.packets = 2;
-  x.fet_bps = UINT64_C(64000000); /* 32 * 8 / 4000 ns */
+  /* SEND ONLY of 16, frame 14 + 20 + 8 + 12 + 16 + 4 = 74:
+   * (74 + 24) * 8 / 4000 ns */
+  x.fet_bps = UINT64_C(196000000);
   x.messages = 2;
   x.fnr = 0.0;
   fr_check(find_flow_ops(&e, IP_B, IP_A, QA, RTEL_OP_SEND), &x,
@@ -2603,7 +2807,9 @@ START_TEST(t17_nvmeof_write_pattern) {
   x.fct = 5000;
   x.bytes = 3072;
   x.packets = 3;
-  x.fet_bps = UINT64_C(4915200000); /* 3072 * 8 / 5000 ns */
+  /* after 7000: 7001 LAST and 7003 ONLY (AETH 4), 1024 each, frame 14 +
+   * 20 + 8 + 12 + 4 + 1024 + 4 = 1086: (1086 + 24) * 8 * 2 / 5000 ns */
+  x.fet_bps = UINT64_C(3552000000);
   x.messages = 2;
   x.fnr = 0.0;
   fr_check(find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP), &x,
@@ -2711,13 +2917,36 @@ START_TEST(t18_callback_failure) {
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
   env_free(&e);
 
+  /* A message record is delivered when its ACK passes (the flow paired
+   * by RDMA CM): on_message fails there, in the ACK's rtel_ctx_read_pkt. */
   env_init(&e);
   e.c.fail_msg = 1;
+  cm_pair(&e, T0 - 1000, IP_A, IP_B, QA, QB, 1);
   memset(&pi, 0, sizeof(pi));
   pi.ts = T0;
+  pi.obs = e.obs;
+  ck_assert_int_eq(rtel_ctx_read_pkt(e.ctx, &pi, f.b, f.n), 0);
+  ck_assert_uint_eq(e.c.nms, 0);
+  h = hdr(IP_B, IP_A, QA, OP_ACK, 10);
+  build(&f, &h, 0, 0, 0); /* ACK of PSN 10 */
+  pi.ts = T0 + 100;
   ck_assert_int_eq(rtel_ctx_read_pkt(e.ctx, &pi, f.b, f.n),
                    RTEL_ERR_CALLBACK_FAILURE);
-  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 1),
+  ck_assert_uint_eq(e.c.nms, 1);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_ACKED);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 200),
+                   RTEL_ERR_INVALID_STATE);
+  env_free(&e);
+
+  /* No ACK: the record is delivered at the flush, which fails. */
+  env_init(&e);
+  e.c.fail_msg = 1;
+  W(&e, T0, 10, 100);
+  ck_assert_uint_eq(e.c.nms, 0);
+  ck_assert_int_eq(rtel_ctx_flush(e.ctx, T0 + 100), RTEL_ERR_CALLBACK_FAILURE);
+  ck_assert_uint_eq(e.c.nms, 1);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_FLUSH);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 200),
                    RTEL_ERR_INVALID_STATE);
   env_free(&e);
 }
