@@ -248,9 +248,9 @@ int main(void) {
     return 1;
   }
 
-  /* The packets, in time order. Records come out of the callbacks as
-   * they end: a message at its LAST (or ONLY) packet, an I/O at its
-   * completion. */
+  /* The packets, in time order. Records come out of the callbacks when
+   * they can no longer change: a message when an ACK covers its last
+   * packet (or at the flush), an I/O at its completion. */
   rdma_write(ctx);
   nvme_read(ctx);
 

@@ -191,16 +191,19 @@ END_TEST
 
 /* ------------------------------------------------------------- FET */
 
-/* Two packets of 1000 bytes: FET = 16000 * 1e9 / FCT bit/s; floor 1 Gb/s,
- * cleared at >= 1.1 Gb/s. */
+/* Two RDMA WRITE ONLY packets of 1000 bytes: FET counts the second on the
+ * wire, 14 Ethernet + 20 IPv4 + 8 UDP + 12 BTH + 16 RETH + 1000 + 4 ICRC
+ * = 1074 bytes + 24 (FCS, preamble, gap) = 8784 bits over the FCT:
+ * FET = 8784 * 1e9 / FCT bit/s, below the 1 Gb/s floor when FCT > 8784 ns,
+ * cleared at >= 1.1 Gb/s (FCT <= 7985 ns: 1.10006 Gb/s; 7986: 1.09992). */
 START_TEST(test_fet_floor) {
   H h;
   rtel_tstamp t = 10000;
   static const struct {
     rtel_tstamp fct;
     uint32_t state;
-  } seq[] = {{10000, 0}, {20000, R_}, {16001, 0}, {14546, 0}, {14545, C_},
-             {0, 0},     {16000, 0},  {16001, R_}, {12000, C_}};
+  } seq[] = {{5000, 0}, {20000, R_}, {8785, 0}, {7986, 0}, {7985, C_},
+             {0, 0},    {8784, 0},   {8785, R_}, {6000, C_}};
   size_t i, m;
 
   init(&h, 100000, 0);
@@ -208,7 +211,7 @@ START_TEST(test_fet_floor) {
       rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PAIR, 1e9),
       0);
   for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-    uint64_t fet = seq[i].fct ? (uint64_t)(16000 * 1000000000ull /
+    uint64_t fet = seq[i].fct ? (uint64_t)(8784 * 1000000000ull /
                                            seq[i].fct)
                               : 0;
     m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x20 + (uint32_t)i,
@@ -836,15 +839,17 @@ START_TEST(test_baseline_fet_below) {
       rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PORT, 3, 8),
       0);
   for (i = 0; i < 40; i++) {
-    rtel_tstamp fct = 10000 + (i * 7) % 11; /* FET ~ 1.6 Gb/s */
+    /* FET ~ 0.88 Gb/s: 8784 bits on the wire over ~10000 ns (see
+     * test_fet_floor) */
+    rtel_tstamp fct = 10000 + (i * 7) % 11;
     m = flow_fct(&h, &t, 1000000, 9 + (uint32_t)(i & 1), A_IP, B_IP,
                  0x300 + (uint32_t)i, fct, 1000);
     ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
   }
-  /* port 10: 8 Gb/s, good news */
+  /* port 10: 8784 / 2000 ns = 4.392 Gb/s, good news */
   m = flow_fct(&h, &t, 1000000, 10, A_IP, B_IP, 0x320, 2000, 1000);
   ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
-  /* port 9: 160 Mb/s */
+  /* port 9: 8784 / 100000 ns = 87.84 Mb/s */
   m = flow_fct(&h, &t, 1000000, 9, A_IP, B_IP, 0x321, 100000, 1000);
   ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 1);
   e = h_nth(&h, m, EV_ALARM, 0);
@@ -852,8 +857,8 @@ START_TEST(test_baseline_fet_below) {
   ck_assert_uint_eq(e->alarm.metric, RTEL_METRIC_FET);
   ck_assert_uint_eq(e->alarm.state, R_);
   ck_assert_uint_eq(e->alarm.port, 9);
-  ck_assert(e->alarm.value == 160000000.0);
-  ck_assert(e->alarm.limit > e->alarm.value && e->alarm.limit < 1.6e9);
+  ck_assert(e->alarm.value == 87840000.0);
+  ck_assert(e->alarm.limit > e->alarm.value && e->alarm.limit < 0.8784e9);
   h_free(&h);
 }
 END_TEST
