@@ -659,9 +659,11 @@ static int msg_packet(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
       msg_start(f, pi, hd, op, 1);
     }
   } else if ((f->st & (ST_MSG | ST_MSG_INC)) == (ST_MSG | ST_MSG_INC) &&
-             (cls & P_FIRST) && psn_diff(hd->psn, f->msg_first_psn) < 0) {
+             (cls & P_FIRST) && op == f->msg_op &&
+             psn_diff(hd->psn, f->msg_first_psn) < 0) {
     /* the resent FIRST of a message whose original FIRST never passed
-     * here: the message now starts where it really does */
+     * here: the message now starts where it really does (a FIRST of
+     * another operation is a resend of an earlier message) */
     f->st &= (uint8_t)~ST_MSG_INC;
     f->msg_first_psn = hd->psn;
     f->msg_reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
