@@ -90,7 +90,11 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
     return;
   }
   add_to(a, r, r->nsid);
-  add_to(a, r, RTEL_NSID_ALL);
+  if (r->nsid != RTEL_NSID_ALL) {
+    /* a command naming every namespace (NSID 0xffffffff) has the
+     * per-pair key already: counted once */
+    add_to(a, r, RTEL_NSID_ALL);
+  }
 }
 
 /* Reports every aggregate of the period [start, end) and empties the
