@@ -68,6 +68,7 @@ typedef struct nq {
   uint32_t cand_cid;
   rtel_tstamp cand_ts;
   uint32_t cand_psn;
+  uint32_t cand_cmd_psn; /* PSN of the command the held one answers */
   uint16_t cand_status;
   uint8_t cand_inval;
   uint8_t cand_n;
@@ -1075,6 +1076,7 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cid, uint16_t status,
                        uint32_t flags, int *prv) {
   uint32_t i, found = RTEL__NIL, count = 0;
+  nio *io;
   nq *q;
 
   *prv = 0;
@@ -1097,18 +1099,25 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
     q->cand_cid = cid;
     q->cand_ts = pi->ts;
     q->cand_psn = hd->psn;
+    q->cand_cmd_psn = io_find(n, found, cid)->cmd_psn;
     q->cand_status = status;
     q->cand_inval = (flags & RTEL_IO_F_INVALIDATE) != 0;
     return NULL;
   }
   /* second evidence from the same host QP: the pair is believed, and the
-   * held completion is delivered first */
+   * held completion is delivered first - if the command it answered is
+   * still outstanding: its CID may be reused by a newer command since
+   * (the old one then ended, timed out), which it does not answer */
   queue_set_hqpn(n, q, hd->dqpn);
   q->cand_n = 0;
   q->t2h_psn = q->cand_psn;
   q->t2h_valid = 1;
-  *prv = complete(n, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
-                  q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
+  io = io_find(n, found, (uint16_t)q->cand_cid);
+  if (io != NULL && io->cmd_psn == q->cand_cmd_psn) {
+    *prv = complete(n, q, (uint16_t)q->cand_cid, q->cand_ts,
+                    q->cand_status,
+                    q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
+  }
   return q;
 }
 
