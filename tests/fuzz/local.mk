@@ -13,8 +13,8 @@
 #    clang straight from lib/*.c, sanitizer replay of both corpora, then
 #    FUZZ_SECONDS (60) of fuzzing each; skips (77) without a working clang.
 #    `make fuzz` runs it alone (FUZZ_SECONDS, FUZZ_JOBS, FUZZ_HARNESS).
-#  - tests/fuzz/gen-corpus.py regenerates the decoder's seed corpus
-#    (`make fuzz-corpus`).
+#  - tests/fuzz/gen-corpus.py and gen-seq-corpus.py (from rtel-sim scenarios)
+#    regenerate the seed corpora (`make fuzz-corpus`).
 
 check_PROGRAMS += tests/fuzz/fuzz_main
 tests_fuzz_fuzz_main_SOURCES = tests/fuzz/fuzz_main.c tests/fuzz/fuzz_decode.c
@@ -34,7 +34,7 @@ TESTS += tests/fuzz/fuzz_main tests/fuzz/fuzz_seq_main tests/fuzz/run-fuzz.sh
 AM_TESTS_ENVIRONMENT += CLANG='$(CLANG)'; export CLANG;
 
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/gen-corpus.py tests/fuzz/corpus \
-	tests/fuzz/corpus-seq
+	tests/fuzz/gen-seq-corpus.py tests/fuzz/corpus-seq
 
 CLEANFILES += tests/fuzz/fuzz_decode_libfuzzer tests/fuzz/fuzz_replay_asan \
 	tests/fuzz/fuzz_seq_libfuzzer tests/fuzz/fuzz_seq_replay_asan \
@@ -49,5 +49,7 @@ fuzz: lib/librocetel.la
 	  CLANG='$(CLANG)' FUZZ_SECONDS='$(FUZZ_SECONDS)' FUZZ_JOBS='$(FUZZ_JOBS)' \
 	  FUZZ_HARNESS='$(FUZZ_HARNESS)' $(SHELL) $(srcdir)/tests/fuzz/run-fuzz.sh
 
-fuzz-corpus:
+fuzz-corpus: examples/rtel-sim/rtel-sim$(EXEEXT)
 	$(PYTHON3) $(srcdir)/tests/fuzz/gen-corpus.py $(srcdir)/tests/fuzz/corpus
+	$(PYTHON3) $(srcdir)/tests/fuzz/gen-seq-corpus.py \
+	  examples/rtel-sim/rtel-sim$(EXEEXT) $(srcdir)/tests/fuzz/corpus-seq
