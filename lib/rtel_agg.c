@@ -77,7 +77,9 @@ static void add_to(rtel__agg *a, const rtel_io_record *r, uint32_t nsid) {
   if (r->dal != RTEL_DURATION_NONE) {
     rtel__hist_add(&d->dal, r->dal);
   }
-  if (r->dpl != RTEL_DURATION_NONE) {
+  /* DPL: fetched writes only (a read whose data was fetched has one in
+   * its record, not in the reads' aggregate) */
+  if (r->dpl != RTEL_DURATION_NONE && r->opcode == RTEL_NVME_OP_WRITE) {
     rtel__hist_add(&d->dpl, r->dpl);
   }
 }
@@ -90,7 +92,11 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
     return;
   }
   add_to(a, r, r->nsid);
-  add_to(a, r, RTEL_NSID_ALL);
+  if (r->nsid != RTEL_NSID_ALL) {
+    /* a command naming every namespace (NSID 0xffffffff) has the
+     * per-pair key already: counted once */
+    add_to(a, r, RTEL_NSID_ALL);
+  }
 }
 
 /* Reports every aggregate of the period [start, end) and empties the

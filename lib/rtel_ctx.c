@@ -659,19 +659,15 @@ static int stats_expire(rtel_ctx *ctx, rtel_tstamp now) {
              : 0;
 }
 
-int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
+/* Runs every timer due at |now|, in the order the top of this file gives
+ * (rtel_ctx_handle_expiry(), and rtel_ctx_flush() before it ends what is
+ * left). Returns 0 or a fatal error, the context then failed. */
+static int run_timers(rtel_ctx *ctx, rtel_tstamp now) {
   rtel__slot sl;
   int rv = 0;
-  if (ctx == NULL) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  if (ctx->failed) {
-    return RTEL_ERR_INVALID_STATE;
-  }
   if (now > ctx->clock) {
     ctx->clock = now;
   }
-  /* in the order the top of this file gives */
   if ((rtel__sched_expire(&ctx->sched, now, &sl) &&
        (rv = slot_boundary(ctx, &sl)) != 0) ||
       (rv = rtel__flow_expire(&ctx->ft, now)) != 0 ||
@@ -681,6 +677,16 @@ int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
     ctx->failed = 1;
   }
   return rv;
+}
+
+int rtel_ctx_handle_expiry(rtel_ctx *ctx, rtel_tstamp now) {
+  if (ctx == NULL) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (ctx->failed) {
+    return RTEL_ERR_INVALID_STATE;
+  }
+  return run_timers(ctx, now);
 }
 
 int rtel_ctx_get_stats_versioned(const rtel_ctx *ctx, int stats_version,
@@ -704,10 +710,13 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
   }
-  /* flows already idle at |now| end as idle; the others as flushed */
-  if ((rv = rtel__flow_expire(&ctx->ft, now)) == 0 &&
-      (rv = rtel__nvme_expire(&ctx->nvme, now)) == 0 &&
-      (rv = rtel__flow_flush(&ctx->ft, RTEL_END_FLUSH)) == 0 &&
+  /* every timer due at |now| first, as rtel_ctx_handle_expiry() would:
+   * flows already idle at |now| end as idle, a reporting period that
+   * ended is reported as such (then the flush ends the current one) */
+  if ((rv = run_timers(ctx, now)) != 0) {
+    return rv;
+  }
+  if ((rv = rtel__flow_flush(&ctx->ft, RTEL_END_FLUSH)) == 0 &&
       (rv = rtel__nvme_flush(&ctx->nvme, RTEL_IO_TRUNCATED)) == 0) {
     /* I/Os still waiting for their twin will not meet it */
     rtel__join_flush(&ctx->join);

@@ -1332,11 +1332,13 @@ rtel_tstamp rtel__flow_expiry(const rtel__flowtab *ft) {
 }
 
 int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
+  uint32_t used;
   int rv;
 
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
+again:
   while (ft->flows.used) {
     flow *f = (flow *)(void *)rtel__qtab_oldest(&ft->flows);
     if (now < f->last_ts || now - f->last_ts < ft->idle) {
@@ -1346,6 +1348,7 @@ int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
       return rv;
     }
   }
+  used = ft->flows.used;
   while (ft->active && ft->flows.used) {
     flow *f = flow_at(ft, ft->fifo.head);
     if (now < f->first_ts || now - f->first_ts < ft->active) {
@@ -1359,6 +1362,12 @@ int rtel__flow_expire(rtel__flowtab *ft, rtel_tstamp now) {
     } else if ((rv = restart_flow(ft, f, f->first_ts + ft->active)) != 0) {
       return rv;
     }
+  }
+  if (ft->flows.used != used) {
+    /* a flow ended silently: the least recently active one may be
+     * another now, and idle (timestamps out of order keep the LRU order
+     * from being that of last_ts) */
+    goto again;
   }
   return 0;
 }

@@ -98,6 +98,7 @@ typedef struct nq {
   uint32_t cand_cid;
   rtel_tstamp cand_ts;
   uint32_t cand_psn;
+  uint32_t cand_cmd_psn; /* PSN of the command the held one answers */
   uint16_t cand_status;
   uint8_t cand_inval;
   uint8_t cand_n;
@@ -1064,6 +1065,7 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
  * once its host QP is known, whatever named it (a second completion, RDMA
  * CM, ACK PSNs, keyed data). */
 static int release_held(rtel__nvme *n, nq *q) {
+  nio *io;
   if (q->cand_n == 0 || q->cand != q->hqpn) {
     return 0;
   }
@@ -1072,6 +1074,13 @@ static int release_held(rtel__nvme *n, nq *q) {
   if (!q->t2h_valid || psn_diff(q->cand_psn, q->t2h_psn) > 0) {
     q->t2h_psn = q->cand_psn;
     q->t2h_valid = 1;
+  }
+  /* only if the command it answered is still outstanding: its CID may
+   * have been reused by a newer command since (the old one then ended,
+   * timed out), which it does not answer */
+  io = io_find(n, rtel__qtab_idx(&n->queues, &q->q), (uint16_t)q->cand_cid);
+  if (io == NULL || io->cmd_psn != q->cand_cmd_psn) {
+    return 0;
   }
   return complete(n, q, (uint16_t)q->cand_cid, q->cand_ts, q->cand_status,
                   q->cand_inval ? RTEL_IO_F_INVALIDATE : 0u);
@@ -1119,12 +1128,15 @@ static nq *pair_by_cid(rtel__nvme *n, const rtel_pkt_info *pi,
     q->cand_cid = cid;
     q->cand_ts = pi->ts;
     q->cand_psn = hd->psn;
+    q->cand_cmd_psn = io_find(n, found, cid)->cmd_psn;
     q->cand_status = status;
     q->cand_inval = (flags & RTEL_IO_F_INVALIDATE) != 0;
     return NULL;
   }
   /* second evidence from the same host QP: the pair is believed, and the
-   * held completion is delivered first */
+   * held completion is delivered first - if the command it answered is
+   * still outstanding: its CID may be reused by a newer command since
+   * (the old one then ended, timed out), which it does not answer */
   queue_set_hqpn(n, q, hd->dqpn);
   *prv = release_held(n, q);
   return q;

@@ -128,10 +128,17 @@ int rtel__sched_add_port(rtel__sched *s, const rtel_port *port,
   }
   p->last_alarm = RTEL_TSTAMP_NONE;
   p->cov_end = RTEL_TSTAMP_NONE;
-  /* in full mode a port is measured from the moment it is added; in
-   * polling mode from its first slot */
+  /* in full mode a port is measured from the moment it is added - and
+   * before, unregistered, since the unregistered ports' window began (a
+   * packet was seen): its window goes on. In polling mode it is measured
+   * from its first slot. */
   p->measured = s->sch.mode == RTEL_SCHED_FULL;
-  p->cov_start = p->measured ? now : RTEL_TSTAMP_NONE;
+  p->cov_start = RTEL_TSTAMP_NONE;
+  if (p->measured) {
+    rtel_tstamp u = s->unreg_start != RTEL_TSTAMP_NONE ? s->unreg_start
+                                                       : s->epoch;
+    p->cov_start = u != RTEL_TSTAMP_NONE && u < now ? u : now;
+  }
   i = id_hash(port->id) & s->idx_mask;
   while (s->idx[i] != RTEL__NIL) {
     i = (i + 1) & s->idx_mask;

@@ -19,6 +19,10 @@
 
 #include <rocetel/rocetel.h>
 
+/* TU_NO_CHECK: the builder alone, without Check (the libFuzzer harness
+ * tests/fuzz/fuzz_seq.c compiles rtel_test_pkt.c and rtel_test_nvme.c
+ * with clang where Check may be missing). */
+#ifndef TU_NO_CHECK
 #include <check.h>
 
 /* ---------------------------------------------------------------- suites */
@@ -27,6 +31,7 @@ Suite *rtel_test_decode_suite(void);
 Suite *rtel_test_ctx_suite(void);
 Suite *rtel_test_misc_suite(void);
 Suite *rtel_test_icrc_suite(void);
+#endif
 
 /* ------------------------------------------------------- field values */
 /* Distinct values for every field, most with the top bit set so that sign

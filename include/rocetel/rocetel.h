@@ -1992,7 +1992,9 @@ RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs,
  * Registers a port. Its packets (rtel_pkt_info.port) are measured as the
  * schedule says; in RTEL_SCHED_FULL mode the packets of unregistered ports
  * are measured too, in RTEL_SCHED_POLL mode they are counted and ignored.
- * |now| starts the port's coverage window in full mode. Use the
+ * In full mode the port goes on being measured: its coverage window is the
+ * unregistered ports' (since the first packet, or since full mode was
+ * set), or starts at |now| if no packet was seen yet. Use the
  * rtel_ctx_add_port() macro.
  *
  * Returns 0, RTEL_ERR_INVALID_ARGUMENT (NULL, an id already registered,

@@ -11,6 +11,12 @@
  *  - every prefix of the frame (truncated captures), each in an exact-size
  *    buffer, with the file's option byte;
  *  - the whole frame under each of the 256 option bytes.
+ *
+ * Built with -DFUZZ_SEQ (tests/fuzz/fuzz_seq_main, the sequence harness
+ * fuzz_seq.c), the default corpus is tests/fuzz/corpus-seq and the sweeps
+ * are those of a sequence: every prefix that ends on an event boundary
+ * (the 32-byte header, then 16-byte events), and the whole input with
+ * each bit of the flag byte (byte 0) flipped.
  * Exits 0 when all inputs ran, 99 when the corpus cannot be read; a library
  * bug aborts (or is reported by a sanitizer when built with one).
  */
@@ -45,6 +51,14 @@ static void run_one(const uint8_t *p, size_t n) {
   free(d);
   ++n_runs;
 }
+
+#ifdef FUZZ_SEQ
+#define FUZZ_CORPUS "corpus-seq"
+#define SEQ_HDR 32
+#define SEQ_EV 16
+#else
+#define FUZZ_CORPUS "corpus"
+#endif
 
 static int replay_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -85,6 +99,20 @@ static int replay_file(const char *path) {
     fprintf(stderr, "replay %s (%zu bytes)\n", path, len);
   }
   run_one(buf, len);
+#ifdef FUZZ_SEQ
+  if (sweep && len > 1) {
+    uint8_t *v;
+    for (k = SEQ_HDR; k < len; k += SEQ_EV) { /* every shorter sequence */
+      run_one(buf, k);
+    }
+    v = dup_exact(buf, len);
+    for (opt = 0; opt < 8; opt++) { /* each flag of the header */
+      v[0] = (uint8_t)(buf[0] ^ (1u << opt));
+      run_one(v, len);
+    }
+    free(v);
+  }
+#else
   if (sweep && len > 1) {
     uint8_t *v;
     for (k = 1; k < len; ++k) { /* every truncation, same option byte */
@@ -97,6 +125,7 @@ static int replay_file(const char *path) {
     }
     free(v);
   }
+#endif
   free(buf);
   ++n_inputs;
   return 0;
@@ -184,7 +213,7 @@ int main(int argc, char **argv) {
     if (top == NULL || *top == '\0') {
       top = ".";
     }
-    snprintf(def, sizeof(def), "%s/tests/fuzz/corpus", top);
+    snprintf(def, sizeof(def), "%s/tests/fuzz/" FUZZ_CORPUS, top);
     rv = replay_path(def);
   } else {
     for (i = first; i < argc; ++i) {

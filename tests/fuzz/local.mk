@@ -1,34 +1,55 @@
 # SPDX-License-Identifier: MIT
-# tests/fuzz: fuzz harness of the packet decoder (see HACKING.md: fragments
-# only append to shared variables).
+# tests/fuzz: the fuzz harnesses (see HACKING.md: fragments only append to
+# shared variables).
 #
-#  - tests/fuzz/fuzz_main: the harness (fuzz_decode.c) with a plain replay
-#    driver, built with the normal compiler; replays tests/fuzz/corpus/ with
-#    truncation and option sweeps in every `make check`.
-#  - tests/fuzz/run-fuzz.sh: libFuzzer + ASan + UBSan build with clang straight
-#    from lib/*.c, sanitizer replay of the corpus, then FUZZ_SECONDS (60) of
-#    fuzzing; skips (77) without a working clang. `make fuzz` runs it alone.
-#  - tests/fuzz/gen-corpus.py regenerates the seed corpus (`make fuzz-corpus`).
+#  - tests/fuzz/fuzz_main: the decoder harness (fuzz_decode.c) with a plain
+#    replay driver, built with the normal compiler; replays tests/fuzz/corpus/
+#    with truncation and option sweeps in every `make check`.
+#  - tests/fuzz/fuzz_seq_main: the sequence harness (fuzz_seq.c: packet
+#    sequences, timers, schedules, with invariants) with the same driver
+#    (-DFUZZ_SEQ) and the test packet builder; replays tests/fuzz/corpus-seq/
+#    with its prefixes and flag variants.
+#  - tests/fuzz/run-fuzz.sh: libFuzzer + ASan + UBSan builds of both with
+#    clang straight from lib/*.c, sanitizer replay of both corpora, then
+#    FUZZ_SECONDS (60) of fuzzing each; skips (77) without a working clang.
+#    `make fuzz` runs it alone (FUZZ_SECONDS, FUZZ_JOBS, FUZZ_HARNESS).
+#  - tests/fuzz/gen-corpus.py and gen-seq-corpus.py (from rtel-sim scenarios)
+#    regenerate the seed corpora (`make fuzz-corpus`).
 
 check_PROGRAMS += tests/fuzz/fuzz_main
 tests_fuzz_fuzz_main_SOURCES = tests/fuzz/fuzz_main.c tests/fuzz/fuzz_decode.c
 tests_fuzz_fuzz_main_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
 tests_fuzz_fuzz_main_LDADD = lib/librocetel.la
 
-TESTS += tests/fuzz/fuzz_main tests/fuzz/run-fuzz.sh
+check_PROGRAMS += tests/fuzz/fuzz_seq_main
+tests_fuzz_fuzz_seq_main_SOURCES = tests/fuzz/fuzz_main.c tests/fuzz/fuzz_seq.c \
+	tests/rtel_test_pkt.c tests/rtel_test_nvme.c tests/rtel_test_util.h
+tests_fuzz_fuzz_seq_main_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_SEQ -DTU_NO_CHECK \
+	-I$(top_srcdir)/tests
+tests_fuzz_fuzz_seq_main_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
+tests_fuzz_fuzz_seq_main_LDADD = lib/librocetel.la
+
+TESTS += tests/fuzz/fuzz_main tests/fuzz/fuzz_seq_main tests/fuzz/run-fuzz.sh
 # $(CLANG) is empty until configure.ac defines it; run-fuzz.sh then probes.
 AM_TESTS_ENVIRONMENT += CLANG='$(CLANG)'; export CLANG;
 
-EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/gen-corpus.py tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/gen-corpus.py tests/fuzz/corpus \
+	tests/fuzz/gen-seq-corpus.py tests/fuzz/corpus-seq
 
 CLEANFILES += tests/fuzz/fuzz_decode_libfuzzer tests/fuzz/fuzz_replay_asan \
-	tests/fuzz/fuzz-last.log tests/fuzz/fuzz-crash-* tests/fuzz/fuzz-leak-* \
+	tests/fuzz/fuzz_seq_libfuzzer tests/fuzz/fuzz_seq_replay_asan \
+	tests/fuzz/fuzz-*-last.log tests/fuzz/fuzz-seq-* \
+	tests/fuzz/fuzz-crash-* tests/fuzz/fuzz-leak-* \
 	tests/fuzz/fuzz-timeout-* tests/fuzz/fuzz-oom-* tests/fuzz/fuzz-slow-unit-*
 
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_JOBS=N] [FUZZ_HARNESS=decode|seq|both]
 .PHONY: fuzz fuzz-corpus
 fuzz: lib/librocetel.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
-	  CLANG='$(CLANG)' $(SHELL) $(srcdir)/tests/fuzz/run-fuzz.sh
+	  CLANG='$(CLANG)' FUZZ_SECONDS='$(FUZZ_SECONDS)' FUZZ_JOBS='$(FUZZ_JOBS)' \
+	  FUZZ_HARNESS='$(FUZZ_HARNESS)' $(SHELL) $(srcdir)/tests/fuzz/run-fuzz.sh
 
-fuzz-corpus:
+fuzz-corpus: examples/rtel-sim/rtel-sim$(EXEEXT)
 	$(PYTHON3) $(srcdir)/tests/fuzz/gen-corpus.py $(srcdir)/tests/fuzz/corpus
+	$(PYTHON3) $(srcdir)/tests/fuzz/gen-seq-corpus.py \
+	  examples/rtel-sim/rtel-sim$(EXEEXT) $(srcdir)/tests/fuzz/corpus-seq

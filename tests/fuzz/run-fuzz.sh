@@ -1,9 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Builds tests/fuzz/fuzz_decode.c with libFuzzer + ASan + UBSan straight from
-# the library sources, replays the seed corpus (with truncation and option
-# sweeps, under the sanitizers), then fuzzes for FUZZ_SECONDS seconds.
+# Builds the two fuzz harnesses with libFuzzer + ASan + UBSan straight from
+# the library sources:
+#   decode  tests/fuzz/fuzz_decode.c, one frame per input (corpus/)
+#   seq     tests/fuzz/fuzz_seq.c, sequences of packets, timers, schedules,
+#           with invariants (corpus-seq/; it also compiles the test packet
+#           builder, tests/rtel_test_pkt.c and rtel_test_nvme.c)
+# replays each seed corpus (with its truncation and option sweeps, under the
+# sanitizers), then fuzzes each harness for FUZZ_SECONDS seconds and prints,
+# per harness, the executions, the coverage reached (cov: edges, ft:
+# features) and the findings.
+#
+#   run-fuzz.sh [SECONDS [JOBS]]      (the same as FUZZ_SECONDS, FUZZ_JOBS)
 #
 # Exit: 0 ok, 1 crash / sanitizer report / invariant violation,
 #       77 skip (no clang with -fsanitize=fuzzer), 99 setup error.
@@ -12,16 +21,21 @@
 #   top_srcdir, top_builddir  set by `make check`; by hand they default to
 #                             this script's tree and the current directory
 #   CLANG                     clang to use (default: clang, clang-19..14)
-#   FUZZ_SECONDS              fuzzing time, default 60; 0 = build + replay only
-#   FUZZ_MAX_LEN              -max_len, default 2048
+#   FUZZ_SECONDS              fuzzing time per harness, default 60; 0 = build
+#                             + replay only
 #   FUZZ_JOBS                 libFuzzer -fork=N workers, default 1 (no fork)
-#   FUZZ_CORPUS_OUT           keep the grown corpus in this directory
+#   FUZZ_HARNESS              decode, seq or both (default)
+#   FUZZ_MAX_LEN              -max_len, default 2048 (decode), 8192 (seq)
+#   FUZZ_CORPUS_OUT           keep the grown corpora in this directory
+#                             (FUZZ_CORPUS_OUT/decode, FUZZ_CORPUS_OUT/seq)
 #   FUZZ_EXTRA_FLAGS          more libFuzzer flags (e.g. -seed=1)
 #
 # A crash input is kept as $top_builddir/tests/fuzz/fuzz-crash-<sha1> (or
-# -leak-, -timeout-, -oom-); reproduce it with
-#   $top_builddir/tests/fuzz/fuzz_decode_libfuzzer FILE
-# or, without clang, with tests/fuzz/fuzz_main FILE.
+# -leak-, -timeout-, -oom-; fuzz-seq-crash-... for the sequence harness);
+# reproduce it with
+#   $top_builddir/tests/fuzz/fuzz_decode_libfuzzer FILE   (fuzz_main FILE)
+#   $top_builddir/tests/fuzz/fuzz_seq_libfuzzer FILE      (fuzz_seq_main FILE;
+#                                  FUZZ_SEQ_TRACE=1 prints what happens)
 
 set -u
 
@@ -30,12 +44,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${top_builddir:-}" ]; then
   if [ -f ./config.status ]; then top_builddir=$(pwd); else top_builddir=$top_srcdir; fi
 fi
+[ $# -ge 1 ] && FUZZ_SECONDS=$1
+[ $# -ge 2 ] && FUZZ_JOBS=$2
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-2048}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
+FUZZ_HARNESS=${FUZZ_HARNESS:-both}
 
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "ERROR: $*" >&2; exit 99; }
+
+case $FUZZ_HARNESS in
+  decode) harnesses=decode ;;
+  seq) harnesses=seq ;;
+  both | '') harnesses="decode seq" ;;
+  *) die "FUZZ_HARNESS must be decode, seq or both, not '$FUZZ_HARNESS'" ;;
+esac
+case $FUZZ_SECONDS in *[!0-9]* | '') die "FUZZ_SECONDS: not a number" ;; esac
+case $FUZZ_JOBS in *[!0-9]* | '') die "FUZZ_JOBS: not a number" ;; esac
 
 # ------------------------------------------------------------ find clang
 if [ -n "${CLANG:-}" ]; then
@@ -71,8 +96,6 @@ set -- "$top_srcdir"/lib/*.c
 
 outdir=$top_builddir/tests/fuzz
 mkdir -p "$outdir" || die "cannot create $outdir"
-fuzzer=$outdir/fuzz_decode_libfuzzer
-replay=$outdir/fuzz_replay_asan
 
 cppflags="-DBUILDING_ROCETEL -I$top_srcdir/lib -I$top_builddir/include -I$top_srcdir/include"
 if [ -f "$top_builddir/config.h" ]; then
@@ -80,67 +103,108 @@ if [ -f "$top_builddir/config.h" ]; then
 fi
 cflags="-std=c11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
-echo "fuzz: $cc ($("$cc" --version | head -n 1)), $# library sources"
-# shellcheck disable=SC2086
-"$cc" $cflags -fsanitize=fuzzer,address,undefined $cppflags \
-  -o "$fuzzer" "$@" "$top_srcdir/tests/fuzz/fuzz_decode.c" ||
-  { echo "FAIL: building the fuzzer failed"; exit 1; }
-# shellcheck disable=SC2086
-"$cc" $cflags -fsanitize=address,undefined $cppflags \
-  -o "$replay" "$@" "$top_srcdir/tests/fuzz/fuzz_decode.c" \
-  "$top_srcdir/tests/fuzz/fuzz_main.c" ||
-  { echo "FAIL: building the sanitizer replay driver failed"; exit 1; }
-
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
 
-# ------------------------------------------------------------ replay seeds
-seeds=$top_srcdir/tests/fuzz/corpus
-[ -d "$seeds" ] || die "no seed corpus at $seeds"
-echo "fuzz: replaying $seeds under ASan+UBSan (truncation and option sweeps)"
-if ! "$replay" "$seeds" > "$tmp/replay.log" 2>&1; then
+echo "fuzz: $cc ($("$cc" --version | head -n 1)), $# library sources," \
+  "harnesses: $harnesses, ${FUZZ_SECONDS}s each, $FUZZ_JOBS job(s)"
+
+# The harness |h|'s sources, replay flags, corpus, artifact prefix and
+# default -max_len.
+setup() {
+  case $1 in
+    decode)
+      hsrc="$top_srcdir/tests/fuzz/fuzz_decode.c"
+      hflags=
+      seeds=$top_srcdir/tests/fuzz/corpus
+      fuzzer=$outdir/fuzz_decode_libfuzzer
+      replay=$outdir/fuzz_replay_asan
+      prefix=$outdir/fuzz-
+      maxlen=${FUZZ_MAX_LEN:-2048}
+      ;;
+    seq)
+      hsrc="$top_srcdir/tests/fuzz/fuzz_seq.c $top_srcdir/tests/rtel_test_pkt.c $top_srcdir/tests/rtel_test_nvme.c"
+      hflags="-DTU_NO_CHECK -I$top_srcdir/tests"
+      seeds=$top_srcdir/tests/fuzz/corpus-seq
+      fuzzer=$outdir/fuzz_seq_libfuzzer
+      replay=$outdir/fuzz_seq_replay_asan
+      prefix=$outdir/fuzz-seq-
+      maxlen=${FUZZ_MAX_LEN:-8192}
+      ;;
+  esac
+}
+
+status=0
+summary=
+for h in $harnesses; do
+  setup "$h"
+  # ---------------------------------------------------------- build
+  # shellcheck disable=SC2086
+  "$cc" $cflags -fsanitize=fuzzer,address,undefined $cppflags $hflags \
+    -o "$fuzzer" "$@" $hsrc ||
+    { echo "FAIL: building the $h fuzzer failed"; exit 1; }
+  # shellcheck disable=SC2086
+  "$cc" $cflags -fsanitize=address,undefined $cppflags $hflags \
+    $([ "$h" = seq ] && echo -DFUZZ_SEQ) \
+    -o "$replay" "$@" $hsrc "$top_srcdir/tests/fuzz/fuzz_main.c" ||
+    { echo "FAIL: building the $h sanitizer replay driver failed"; exit 1; }
+
+  # ---------------------------------------------------------- replay seeds
+  [ -d "$seeds" ] || die "no seed corpus at $seeds"
+  echo "fuzz[$h]: replaying $seeds under ASan+UBSan (truncation and option sweeps)"
+  if ! "$replay" "$seeds" > "$tmp/replay.log" 2>&1; then
+    tail -n 60 "$tmp/replay.log"
+    echo "FAIL: a $h seed (or one of its truncations / option variants) failed;"
+    echo "      rerun with FUZZ_VERBOSE=1 $replay $seeds to see which"
+    exit 1
+  fi
   cat "$tmp/replay.log"
-  echo "FAIL: a seed (or one of its truncations / option variants) crashed;"
-  echo "      rerun with FUZZ_VERBOSE=1 $replay $seeds to see which"
-  exit 1
-fi
-cat "$tmp/replay.log"
 
-if [ "$FUZZ_SECONDS" -le 0 ] 2>/dev/null; then
-  echo "fuzz: FUZZ_SECONDS=$FUZZ_SECONDS, not fuzzing"
-  exit 0
-fi
+  if [ "$FUZZ_SECONDS" -le 0 ]; then
+    echo "fuzz[$h]: FUZZ_SECONDS=$FUZZ_SECONDS, not fuzzing"
+    continue
+  fi
 
-# ------------------------------------------------------------ fuzz
-work=$tmp/corpus
-mkdir "$work" && cp "$seeds"/* "$work"/ || die "cannot copy the seed corpus"
-forkopt=
-[ "$FUZZ_JOBS" -gt 1 ] 2>/dev/null && forkopt="-fork=$FUZZ_JOBS -ignore_crashes=0"
-echo "fuzz: fuzzing for ${FUZZ_SECONDS}s, -max_len=$FUZZ_MAX_LEN ${forkopt}"
-# shellcheck disable=SC2086
-"$fuzzer" -max_len="$FUZZ_MAX_LEN" -max_total_time="$FUZZ_SECONDS" \
-  -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$outdir/fuzz-" $forkopt ${FUZZ_EXTRA_FLAGS:-} \
-  "$work" > "$tmp/fuzz.log" 2>&1
-rc=$?
-if [ $rc -eq 0 ]; then
-  grep -E '^#[0-9]+' "$tmp/fuzz.log" | tail -n 1
-  grep -E '^(Done|stat::)' "$tmp/fuzz.log"
-else
-  tail -n 80 "$tmp/fuzz.log"
-fi
-if [ -n "${FUZZ_CORPUS_OUT:-}" ]; then
-  mkdir -p "$FUZZ_CORPUS_OUT" && cp "$work"/* "$FUZZ_CORPUS_OUT"/ &&
-    echo "fuzz: corpus kept in $FUZZ_CORPUS_OUT"
-fi
-if [ $rc -ne 0 ]; then
-  cp "$tmp/fuzz.log" "$outdir/fuzz-last.log" 2>/dev/null
-  echo "FAIL: the fuzzer exited $rc; full log in $outdir/fuzz-last.log; inputs:"
-  ls -l "$outdir"/fuzz-crash-* "$outdir"/fuzz-leak-* "$outdir"/fuzz-timeout-* \
-    "$outdir"/fuzz-oom-* 2>/dev/null
-  echo "reproduce: $fuzzer FILE   (or: tests/fuzz/fuzz_main FILE)"
-  exit 1
-fi
-echo "fuzz: PASS"
-exit 0
+  # ---------------------------------------------------------- fuzz
+  work=$tmp/corpus-$h
+  mkdir "$work" && cp "$seeds"/* "$work"/ || die "cannot copy the seed corpus"
+  forkopt=
+  [ "$FUZZ_JOBS" -gt 1 ] && forkopt="-fork=$FUZZ_JOBS -ignore_crashes=0"
+  echo "fuzz[$h]: fuzzing for ${FUZZ_SECONDS}s, -max_len=$maxlen ${forkopt}"
+  # shellcheck disable=SC2086
+  "$fuzzer" -max_len="$maxlen" -max_total_time="$FUZZ_SECONDS" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$prefix" $forkopt ${FUZZ_EXTRA_FLAGS:-} \
+    "$work" > "$tmp/fuzz-$h.log" 2>&1
+  rc=$?
+  # the last status line: "#N ... cov: C ft: F corp: ..." (-fork: "#N: cov:")
+  last=$(grep -E '^#[0-9]+.*cov: ' "$tmp/fuzz-$h.log" | tail -n 1)
+  execs=$(grep -E '^stat::number_of_executed_units:' "$tmp/fuzz-$h.log" |
+    tail -n 1 | sed 's/.*: *//')
+  [ -n "$execs" ] || execs=$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
+  cov=$(printf '%s\n' "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+  ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+  finds=$(ls "$prefix"crash-* "$prefix"leak-* "$prefix"timeout-* \
+    "$prefix"oom-* 2>/dev/null | wc -l)
+  if [ -n "${FUZZ_CORPUS_OUT:-}" ]; then
+    mkdir -p "$FUZZ_CORPUS_OUT/$h" && cp "$work"/* "$FUZZ_CORPUS_OUT/$h"/ &&
+      echo "fuzz[$h]: corpus kept in $FUZZ_CORPUS_OUT/$h"
+  fi
+  line="fuzz[$h]: ${FUZZ_SECONDS}s x $FUZZ_JOBS job(s): executions ${execs:-?}, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$work" | wc -l) files, findings $finds"
+  echo "$line"
+  summary="$summary$line
+"
+  if [ $rc -ne 0 ]; then
+    tail -n 80 "$tmp/fuzz-$h.log"
+    cp "$tmp/fuzz-$h.log" "$outdir/fuzz-$h-last.log" 2>/dev/null
+    echo "FAIL: the $h fuzzer exited $rc; full log in $outdir/fuzz-$h-last.log; inputs:"
+    ls -l "$prefix"crash-* "$prefix"leak-* "$prefix"timeout-* \
+      "$prefix"oom-* 2>/dev/null
+    echo "reproduce: $fuzzer FILE"
+    status=1
+  fi
+done
+[ -n "$summary" ] && printf '%s' "$summary"
+[ $status -eq 0 ] && echo "fuzz: PASS"
+exit $status
