@@ -285,7 +285,6 @@ static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   }
   f->done_psn = (o->fl & M_END) ? o->end_psn : o->last_psn;
   f->st |= ST_DONE;
-  f->messages++;
   o->next = ft->msg_free;
   ft->msg_free = i;
   if (!(ft->env.sink->want & RTEL__WANT_MSG)) {
@@ -347,7 +346,7 @@ static flow *flow_at(const rtel__flowtab *ft, uint32_t i);
 /* Reports |f| (ending for |end|); an empty flow (restarted by the active
  * timeout, no data since) reports nothing. Its open messages are delivered
  * first with the same end, except at an active restart, across which they
- * go on. */
+ * go on (a message counts in the record of the part where it began). */
 static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   rtel_flow_record r;
   int rv = 0;
@@ -490,6 +489,9 @@ static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
   o = msg_at(ft, i);
   ft->msg_free = o->next;
   memset(o, 0, sizeof(*o));
+  /* counted in the part of the flow where it begins, which has a data
+   * packet and so a record, whenever the message ends */
+  f->messages++;
   o->first_ts = o->last_ts = pi->ts;
   o->first_psn = o->last_psn = hd->psn;
   o->op = rtel__op_class_op(cls);
@@ -585,7 +587,11 @@ static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
   } else if (rtel__psn_before(hd->psn, o->first_psn)) {
     o->first_psn = hd->psn; /* a resend of what never passed here */
   }
-  if ((cls & RTEL__P_FIRST) && !(o->fl & M_FIRST)) {
+  /* a FIRST of another operation is not this message's start (a resend of
+   * an earlier message that never passed here, fallen in this one's
+   * range): it does not give the message a RETH length */
+  if ((cls & RTEL__P_FIRST) && !(o->fl & M_FIRST) &&
+      rtel__op_class_op(cls) == o->op) {
     o->fl |= M_FIRST;
     o->reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
   }
@@ -1355,8 +1361,10 @@ again:
       break;
     }
     if (f->packets == 0) {
-      /* restarted and silent since: nothing to report */
-      if ((rv = end_flow(ft, f, RTEL_END_ACTIVE)) != 0) {
+      /* restarted and silent since: it ends; its open messages can no
+       * longer change (their slab entries come back) */
+      if ((rv = deliver_all(ft, f, RTEL_END_ACTIVE)) != 0 ||
+          (rv = end_flow(ft, f, RTEL_END_ACTIVE)) != 0) {
         return rv;
       }
     } else if ((rv = restart_flow(ft, f, f->first_ts + ft->active)) != 0) {

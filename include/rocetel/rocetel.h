@@ -1129,7 +1129,8 @@ typedef struct rtel_flow_record {
    * was (retx_after_rnr below: an RNR NAK was). */
   uint64_t retx_after_nak;
   uint64_t retx_after_timeout;
-  /** Messages that ended in this flow. */
+  /** Messages that began in this flow (in this part of it, after an
+   * active restart), whenever they end. */
   uint64_t messages;
   /** naks_seq / packets (valid with RTEL_FLOW_F_PAIRED). */
   double fnr;

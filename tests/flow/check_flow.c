@@ -2115,7 +2115,9 @@ END_TEST
  * then k = 30..36 (7 packets, 2 of them resends) flushed at 3.65 ms.
  * No ACK, and the flow moves 35 PSNs (< msg_settle_psns 128): every
  * message stays open across the restarts (they never cut a message) and
- * all 35 (0x500..0x522) are delivered at the flush, in its record. */
+ * all 35 (0x500..0x522) are delivered at the flush; each counts in the
+ * record of the part where it began: 10, 10, 10, then 5 (k = 32..36; the
+ * resends k = 30, 31 belong to messages of the third part). */
 #define ACT UINT64_C(1000000)
 #define STEP UINT64_C(100000)
 
@@ -2147,7 +2149,7 @@ static void s13_check(const env *e) {
     /* WRITE ONLY of 900 bytes, frame 14 + 20 + 8 + 12 + 16 + 900 + 4 = 974;
      * nine after the first: (974 + 24) * 8 * 9 / 900 us = 79.84 Mb/s */
     x.fet_bps = UINT64_C(79840000);
-    x.messages = 0;
+    x.messages = 10;
     x.fnr = 0.0;
     fr_check(&e->c.fl[n], &x, tag);
   }
@@ -2166,7 +2168,7 @@ static void s13_check(const env *e) {
   x.fet_bps = UINT64_C(66533333);
   x.losses_downstream = 1;
   x.retx_after_timeout = 2;
-  x.messages = 35;
+  x.messages = 5;
   x.fnr = 0.0;
   x.retx_ratio = 2.0 / 7.0;
   fr_check(&e->c.fl[3], &x, "after restart");
@@ -2202,13 +2204,20 @@ START_TEST(t13_active_boundary) {
   x.packets = 2;
   /* 11 after 10: (1074 + 24) * 8 / 500 us */
   x.fet_bps = UINT64_C(17568000);
-  x.messages = 0; /* no ACK: 10 and 11 stay open across the restart */
+  /* 10 and 11 began here; no ACK: they stay open across the restart */
+  x.messages = 2;
   fr_check(&e.c.fl[0], &x, "active boundary");
-  /* restarted in place; silent for a whole period: removed, no record */
+  ck_assert_uint_eq(e.c.nms, 0);
+  /* restarted in place; silent for a whole period: removed, no flow
+   * record; its two open messages are delivered then (end active) */
   ck_assert_uint_eq(stats(&e).flows_active, 1);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 2 * ACT);
   ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 2 * ACT), 0);
   ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.nms, 2);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_ACTIVE);
+  ck_assert_uint_eq(e.c.ms[1].end, RTEL_END_ACTIVE);
+  ck_assert_uint_eq(stats(&e).messages, 2);
   ck_assert_uint_eq(stats(&e).flows_active, 0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
   env_free(&e);
@@ -2245,7 +2254,7 @@ START_TEST(t13_message_across_restart) {
   /* WRITE MIDDLE of 1024, frame 14 + 20 + 8 + 12 + 1024 + 4 = 1082, after
    * the first: (1082 + 24) * 8 / 500 us = 17.696 Mb/s */
   x.fet_bps = UINT64_C(17696000);
-  x.messages = 0;
+  x.messages = 1; /* the message began here */
   fr_check(&e.c.fl[0], &x, "before restart");
   x.end = RTEL_END_FLUSH;
   x.first_ts = T0 + 1200000;
@@ -2253,7 +2262,7 @@ START_TEST(t13_message_across_restart) {
   x.fct = 256000;
   /* LAST (1024, frame 1082) after the MIDDLE: (1082 + 24) * 8 / 256 us */
   x.fet_bps = UINT64_C(34562500);
-  x.messages = 1;
+  x.messages = 0; /* it ended here, but began before the restart */
   fr_check(&e.c.fl[1], &x, "after restart");
 
   ck_assert_uint_eq(e.c.nms, 1);
@@ -2296,7 +2305,8 @@ START_TEST(t13_restart_first_ts) {
   x.packets = 2;
   /* 13 after 12: (1074 + 24) * 8 / 500 us */
   x.fet_bps = UINT64_C(17568000);
-  x.messages = 4; /* 10..13: open across the restart, flushed here */
+  /* 12, 13 began here (10, 11 in the first part; all four flushed here) */
+  x.messages = 2;
   fr_check(&e.c.fl[1], &x, "after restart");
   env_free(&e);
 }

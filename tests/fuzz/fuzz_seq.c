@@ -616,8 +616,8 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   FS_CHECK(!(F.set.flow_flags & RTEL_FLOW_DISABLE));
   FS_CHECK(r->end >= RTEL_END_IDLE && r->end <= RTEL_END_TRUNCATED);
   F.n_flow[r->end]++;
-  FS_TRACE("    flow obs %u dqpn %06x end %u pkts %llu first %llu last %llu "
-           "port %u cov %llu..%llu\n", r->obs, r->dqpn, r->end,
+  FS_TRACE("    flow msgs %llu obs %u dqpn %06x end %u pkts %llu first %llu last %llu "
+           "port %u cov %llu..%llu\n", (unsigned long long)r->messages, r->obs, r->dqpn, r->end,
            (unsigned long long)r->packets, (unsigned long long)r->first_ts,
            (unsigned long long)r->last_ts, r->port,
            (unsigned long long)r->coverage_start,
@@ -636,7 +636,7 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   /* READ RESPONSEs are a flow of their own */
   FS_CHECK(!resp || r->ops == RTEL_OP_READ_RESP);
   FS_CHECK((r->flags & ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
-                                   RTEL_FLOW_F_VLAN)) == 0);
+                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB)) == 0);
   FS_CHECK(((r->flags & RTEL_FLOW_F_PAIRED) != 0) ==
            (r->peer_qpn != RTEL_QPN_NONE));
   FS_CHECK(r->retx_ratio >= 0 && r->retx_ratio <= 1);
@@ -673,7 +673,7 @@ static int fs_on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   FS_CHECK(m->op == RTEL_OP_WRITE || m->reth_len == 0);
   FS_CHECK(m->first_psn <= 0xffffffu && m->last_psn <= 0xffffffu);
   FS_CHECK((m->flags & ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
-                                   RTEL_FLOW_F_VLAN |
+                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB |
                                    RTEL_MSG_F_INCOMPLETE)) == 0);
   FS_CHECK(fs_log_data(m->obs, m->first_ts, m->src, m->dst, m->dqpn,
                        m->op == RTEL_OP_READ_RESP));
@@ -1224,8 +1224,11 @@ static void fs_check_counters(void) {
     FS_CHECK(st.flows_untracked_pkts == 0);
   }
   if (F.set.flow_flags & RTEL_FLOW_DISABLE) {
-    FS_CHECK(st.flows_created == 0 && st.messages == 0 &&
-             st.pairs_cm == 0 && st.pairs_psn == 0);
+    /* QP pairing still runs for NVMe-oF without the flow table */
+    FS_CHECK(st.flows_created == 0 && st.messages == 0);
+    if (F.set.nvme_flags & RTEL_NVME_DISABLE) {
+      FS_CHECK(st.pairs_cm == 0 && st.pairs_psn == 0);
+    }
   }
   if (F.set.nvme_flags & RTEL_NVME_DISABLE) {
     FS_CHECK(st.nvme_queues_cm == 0 && st.nvme_queues_connect == 0 &&
