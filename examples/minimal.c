@@ -42,7 +42,7 @@ static void put(frame *f, uint64_t v, int len) {
  * |dqpn|: Ethernet, IPv4, UDP to port 4791 and the 12-byte BTH. */
 static void begin(frame *f, uint32_t src, uint32_t dst, uint8_t opcode,
                   uint32_t dqpn, uint32_t psn) {
-  memset(f, 0, sizeof(*f)); /* payloads below are zeros */
+  memset(f, 0, sizeof(*f));  /* payloads below are zeros */
   put(f, 0x020000000002, 6); /* destination MAC */
   put(f, 0x020000000001, 6); /* source MAC */
   put(f, 0x0800, 2);         /* ethertype: IPv4 */
@@ -53,13 +53,13 @@ static void begin(frame *f, uint32_t src, uint32_t dst, uint8_t opcode,
   put(f, 0, 2);              /* header checksum, set by end() */
   put(f, src, 4);
   put(f, dst, 4);
-  put(f, 49152, 2);          /* UDP source port: any */
-  put(f, 4791, 2);           /* UDP destination port: RoCEv2 */
-  put(f, 0, 4);              /* UDP length (set by end()), no checksum */
-  put(f, opcode, 1);         /* BTH: opcode */
-  put(f, 0, 1);              /* solicited event, migration, pad 0, version 0 */
-  put(f, 0xFFFF, 2);         /* partition key */
-  put(f, dqpn, 4);           /* reserved byte, destination QP (24 bits) */
+  put(f, 49152, 2);  /* UDP source port: any */
+  put(f, 4791, 2);   /* UDP destination port: RoCEv2 */
+  put(f, 0, 4);      /* UDP length (set by end()), no checksum */
+  put(f, opcode, 1); /* BTH: opcode */
+  put(f, 0, 1);      /* solicited event, migration, pad 0, version 0 */
+  put(f, 0xFFFF, 2); /* partition key */
+  put(f, dqpn, 4);   /* reserved byte, destination QP (24 bits) */
   put(f, 0x80000000u | psn, 4); /* ack request, PSN (24 bits) */
 }
 
@@ -122,8 +122,9 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *r, void *ud) {
   printf("message %s -> %s QP 0x%06x: %s PSN %u-%u, packets %" PRIu64
          ", bytes %" PRIu64 ", FCT %" PRIu64 " ns\n",
          ip(r->src, s), ip(r->dst, d), r->dqpn,
-         r->op == RTEL_OP_SEND ? "SEND" : r->op == RTEL_OP_WRITE ? "WRITE"
-                                                                 : "READ",
+         r->op == RTEL_OP_SEND    ? "SEND"
+         : r->op == RTEL_OP_WRITE ? "WRITE"
+                                  : "READ",
          r->first_psn, r->last_psn, r->packets, r->bytes, r->fct);
   return 0;
 }
@@ -143,7 +144,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *r, void *ud) {
 
 /* ------------------------------------------------ the packets */
 
-#define T0 UINT64_C(1000000000) /* 1 s, in ns: the first packet's time */
+#define T0 UINT64_C(1000000000)   /* 1 s, in ns: the first packet's time */
 #define IP(d) (0x0A000000u | (d)) /* 10.0.0.d */
 
 /* Hands one packet to the context: its bytes, its time, where it was
@@ -175,15 +176,15 @@ static void ack(rtel_ctx *ctx, rtel_tstamp ts, uint32_t src, uint32_t dst,
 static void rdma_write(rtel_ctx *ctx) {
   frame f;
   begin(&f, IP(1), IP(2), 0x06, 0x0B02, 100); /* RDMA WRITE FIRST */
-  put(&f, 0x10000, 8);  /* RETH: remote virtual address, */
-  put(&f, 0x1234, 4);   /* remote key, */
-  put(&f, 6000, 4);     /* and length of the whole message */
-  f.n += 4096;          /* 4096 bytes of payload */
+  put(&f, 0x10000, 8); /* RETH: remote virtual address, */
+  put(&f, 0x1234, 4);  /* remote key, */
+  put(&f, 6000, 4);    /* and length of the whole message */
+  f.n += 4096;         /* 4096 bytes of payload */
   end(&f);
   feed(ctx, T0, &f);
   ack(ctx, T0 + 20, IP(2), IP(1), 0x0A01, 100, 0);
   begin(&f, IP(1), IP(2), 0x08, 0x0B02, 101); /* RDMA WRITE LAST */
-  f.n += 1904;          /* the rest: 6000 - 4096 bytes */
+  f.n += 1904;                                /* the rest: 6000 - 4096 bytes */
   end(&f);
   feed(ctx, T0 + 1000, &f);
   ack(ctx, T0 + 1020, IP(2), IP(1), 0x0A01, 101, 1);
@@ -198,16 +199,16 @@ static void nvme_read(rtel_ctx *ctx) {
   frame f;
 
   memset(sqe, 0, sizeof(sqe));
-  sqe[0] = 0x02;           /* opcode: read */
-  sqe[1] = 0x40;           /* data described by an SGL */
-  le(sqe + 2, 7, 2);       /* command identifier (CID) */
-  le(sqe + 4, 1, 4);       /* namespace 1 */
+  sqe[0] = 0x02;            /* opcode: read */
+  sqe[1] = 0x40;            /* data described by an SGL */
+  le(sqe + 2, 7, 2);        /* command identifier (CID) */
+  le(sqe + 4, 1, 4);        /* namespace 1 */
   le(sqe + 24, 0x20000, 8); /* SGL: C's buffer address, */
-  le(sqe + 32, 4096, 3);   /* its length, */
-  le(sqe + 35, 0x5678, 4); /* its remote key, */
-  sqe[39] = 0x40;          /* a keyed data block descriptor */
-  le(sqe + 40, 0, 8);      /* first logical block */
-  le(sqe + 48, 7, 2);      /* number of blocks - 1: 8 x 512 bytes */
+  le(sqe + 32, 4096, 3);    /* its length, */
+  le(sqe + 35, 0x5678, 4);  /* its remote key, */
+  sqe[39] = 0x40;           /* a keyed data block descriptor */
+  le(sqe + 40, 0, 8);       /* first logical block */
+  le(sqe + 48, 7, 2);       /* number of blocks - 1: 8 x 512 bytes */
   begin(&f, IP(3), IP(4), 0x04, 0x0D04, 200); /* SEND ONLY */
   memcpy(f.b + f.n, sqe, sizeof(sqe));
   f.n += sizeof(sqe);
@@ -215,7 +216,7 @@ static void nvme_read(rtel_ctx *ctx) {
   feed(ctx, T0 + 10000, &f);
 
   begin(&f, IP(4), IP(3), 0x0A, 0x0C03, 500); /* RDMA WRITE ONLY */
-  put(&f, 0x20000, 8);     /* RETH: the SGL's address, key, length */
+  put(&f, 0x20000, 8); /* RETH: the SGL's address, key, length */
   put(&f, 0x5678, 4);
   put(&f, 4096, 4);
   f.n += 4096;
@@ -223,7 +224,7 @@ static void nvme_read(rtel_ctx *ctx) {
   feed(ctx, T0 + 13000, &f);
 
   memset(cqe, 0, sizeof(cqe));
-  le(cqe + 12, 7, 2);      /* the CID it completes; status 0: success */
+  le(cqe + 12, 7, 2); /* the CID it completes; status 0: success */
   begin(&f, IP(4), IP(3), 0x04, 0x0C03, 501); /* SEND ONLY */
   memcpy(f.b + f.n, cqe, sizeof(cqe));
   f.n += sizeof(cqe);

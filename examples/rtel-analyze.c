@@ -45,7 +45,7 @@ typedef struct options {
   uint64_t io_timeout_ns;
   const char *compute_side;
   const char *storage_side;
-  uint32_t poll_ports;   /* --poll P/SLOT: ports per slot, 0 = full mode */
+  uint32_t poll_ports; /* --poll P/SLOT: ports per slot, 0 = full mode */
   uint64_t poll_slot_ns;
   size_t nalarms;
   struct alarm_opt {
@@ -64,16 +64,16 @@ typedef struct input {
   char *obs_alloc;
   pcap_t *pc;
   uint32_t linktype;
-  uint64_t frame;        /* 1-based index of the frame read last */
+  uint64_t frame;         /* 1-based index of the frame read last */
   struct pcap_pkthdr *ph; /* the packet read ahead, or NULL at the end */
   const u_char *data;
 } input;
 
 typedef struct run {
   const options *opt;
-  input *in;         /* inputs, indexed by observation point id */
+  input *in; /* inputs, indexed by observation point id */
   size_t nin;
-  int header_done;   /* text: table header printed */
+  int header_done; /* text: table header printed */
   int flow_header_done;
   int msg_header_done;
   int io_header_done;
@@ -183,8 +183,10 @@ static void json_packet(const run *r, const rtel_pkt_info *pi,
   static const struct {
     uint32_t bit;
     const char *name;
-  } encaps[] = {{RTEL_ENCAP_ERSPAN1, "erspan1"}, {RTEL_ENCAP_ERSPAN2, "erspan2"},
-                {RTEL_ENCAP_ERSPAN3, "erspan3"}, {RTEL_ENCAP_VXLAN, "vxlan"},
+  } encaps[] = {{RTEL_ENCAP_ERSPAN1, "erspan1"},
+                {RTEL_ENCAP_ERSPAN2, "erspan2"},
+                {RTEL_ENCAP_ERSPAN3, "erspan3"},
+                {RTEL_ENCAP_VXLAN, "vxlan"},
                 {RTEL_ENCAP_GRE_TEB, "gre-teb"}};
   size_t i;
 
@@ -312,14 +314,13 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
 
   if (!r->header_done) {
     printf("%-*s %7s %20s  %-15s %-15s %-34s %8s %8s %6s  %s\n",
-           (int)strlen(OBS(r, pi->obs)), "OBS",
-           "FRAME", "TIME_NS", "SRC", "DST", "OPCODE", "DQPN", "PSN", "LEN",
-           "INFO");
+           (int)strlen(OBS(r, pi->obs)), "OBS", "FRAME", "TIME_NS", "SRC",
+           "DST", "OPCODE", "DQPN", "PSN", "LEN", "INFO");
     r->header_done = 1;
   }
   for (i = 0; i < 2; i++) {
     char *out = i ? dst : src;
-    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0,
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
                                        0, 0, 0, 0, 0xff, 0xff};
     a = i ? hd->dst : hd->src;
     if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
@@ -331,8 +332,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
   printf("%-3s %7" PRIu64 " %20" PRIu64 "  %-15s %-15s %-34s %#8" PRIx32
          " %8" PRIu32 " %6" PRIu32 " ",
          OBS(r, pi->obs), r->in[pi->obs].frame, pi->ts, src, dst,
-         rtel_opcode_str(hd->opcode),
-         hd->dqpn, hd->psn, hd->payload_len);
+         rtel_opcode_str(hd->opcode), hd->dqpn, hd->psn, hd->payload_len);
   if (hd->flags & RTEL_HD_F_RETH) {
     printf(" va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
            hd->reth_rkey, hd->reth_dmalen);
@@ -388,7 +388,6 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   return 0;
 }
 
-
 static void format_addr(char *out, uint32_t flags, const uint8_t *a) {
   if (!(flags & RTEL_FLOW_F_IPV6)) {
     inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
@@ -398,9 +397,14 @@ static void format_addr(char *out, uint32_t flags, const uint8_t *a) {
 }
 
 static const char *ops_str(uint32_t ops) {
-  static const char *const names[8] = {
-      "none", "send", "write", "send+write", "read_resp", "send+read_resp",
-      "write+read_resp", "send+write+read_resp"};
+  static const char *const names[8] = {"none",
+                                       "send",
+                                       "write",
+                                       "send+write",
+                                       "read_resp",
+                                       "send+read_resp",
+                                       "write+read_resp",
+                                       "send+write+read_resp"};
   return names[ops & 7u];
 }
 
@@ -487,13 +491,11 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
     printf("%-*s %-15s %-15s %8s %8s %-10s %12s %12s %8s %6s %12s %6s %6s "
            "%5s %5s %-9s %7s %7s\n",
            (int)strlen(OBS(r, f->obs)), "OBS", "SRC", "DST", "DQPN", "PEER",
-           "OP",
-           "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
+           "OP", "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
            "CNPS", "CE", "END", "LOST_UP", "ORPHANS");
     r->flow_header_done = 1;
   }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " ", OBS(r, f->obs), src, dst,
-         f->dqpn);
+  printf("%-3s %-15s %-15s %#8" PRIx32 " ", OBS(r, f->obs), src, dst, f->dqpn);
   if (paired) {
     printf("%#8" PRIx32, f->peer_qpn);
   } else {
@@ -534,16 +536,15 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
     } else {
       fputs(",\"peer_qpn\":null", stdout);
     }
-    printf(",\"op\":\"%s\",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32
-           ",\"reth_len\":%" PRIu32 ",\"first_ts_ns\":%" PRIu64
-           ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-           ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
-           ",\"complete\":%s",
-           ops_str(m->op), m->first_psn, m->last_psn, m->reth_len,
-           m->first_ts, m->last_ts, m->fct, m->bytes, m->packets,
-           m->retx_packets, m->retx_bytes,
-           (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
+    printf(
+        ",\"op\":\"%s\",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32
+        ",\"reth_len\":%" PRIu32 ",\"first_ts_ns\":%" PRIu64
+        ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
+        ",\"packets\":%" PRIu64 ",\"retx_packets\":%" PRIu64
+        ",\"retx_bytes\":%" PRIu64 ",\"complete\":%s",
+        ops_str(m->op), m->first_psn, m->last_psn, m->reth_len, m->first_ts,
+        m->last_ts, m->fct, m->bytes, m->packets, m->retx_packets,
+        m->retx_bytes, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
     printf(",\"end\":\"%s\",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu32
            ",\"naks_rnr\":%" PRIu32 ",\"naks_fatal\":%" PRIu32
            ",\"cnps\":%" PRIu32 ",\"ecn_ce\":%" PRIu32
@@ -562,8 +563,7 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
     printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %-8s "
            "%-8s %12s %5s %7s\n",
            (int)strlen(OBS(r, m->obs)), "OBS", "SRC", "DST", "DQPN", "OP",
-           "PSN",
-           "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
+           "PSN", "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
            "COMPLETE", "END", "FET_BPS", "NAKS", "LOST_UP");
     r->msg_header_done = 1;
   }
@@ -624,8 +624,8 @@ static const char *text_nvme_op(uint8_t opcode, uint32_t flags, char *buf) {
       break;
     }
   }
-  sprintf(buf, "%s0x%02x", (flags & RTEL_IO_F_FABRICS) ? "fab:" : "op:",
-          opcode);
+  sprintf(buf, "%s0x%02x",
+          (flags & RTEL_IO_F_FABRICS) ? "fab:" : "op:", opcode);
   return buf;
 }
 
@@ -687,8 +687,8 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   if (!r->io_header_done) {
     printf("%-*s %-15s %-15s %8s %6s %-9s %10s %12s %8s %-9s %10s %10s %10s "
            "%10s\n",
-           (int)strlen(OBS(r, io->obs)), "OBS", "HOST", "TARGET", "TQPN", "CID",
-           "OP", "NSID", "SLBA", "BYTES", "STATE", "IOL_NS", "DAL_NS",
+           (int)strlen(OBS(r, io->obs)), "OBS", "HOST", "TARGET", "TQPN",
+           "CID", "OP", "NSID", "SLBA", "BYTES", "STATE", "IOL_NS", "DAL_NS",
            "DPL_NS", "XFER_NS");
     r->io_header_done = 1;
   }
@@ -729,9 +729,10 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
     fputs(",\"storage_obs\":", stdout);
     json_str(OBS(r, sg->storage_obs));
     printf(",\"roles\":\"%s\",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"iol1_ns\":%" PRId64 ",\"iol2_ns\":%" PRId64
-           ",\"rtt_ns\":%" PRId64 ",\"compute_ns\":%" PRId64
-           ",\"network_ns\":%" PRId64 ",\"storage_ns\":%" PRId64 "}\n",
+           ",\"bytes\":%" PRIu64 ",\"iol1_ns\":%" PRId64
+           ",\"iol2_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64
+           ",\"compute_ns\":%" PRId64 ",\"network_ns\":%" PRId64
+           ",\"storage_ns\":%" PRId64 "}\n",
            sg->roles_configured ? "configured" : "inferred", sg->nsid,
            sg->slba, sg->bytes, sg->iol1, sg->iol2, sg->rtt, sg->compute,
            sg->network, sg->storage);
@@ -798,7 +799,8 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
     }
     printf(",\"op\":\"%s\",\"period_start_ns\":%" PRIu64
            ",\"period_end_ns\":%" PRIu64 ",\"count\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"timeouts\":%" PRIu64,
+           ",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64
+           ",\"timeouts\":%" PRIu64,
            dir, g->period_start, g->period_end, g->count, g->bytes, g->errors,
            g->timeouts);
     json_lat("iol_ns", &g->iol);
@@ -837,9 +839,8 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
 }
 
 static const char *metric_name(uint32_t m) {
-  static const char *const names[] = {"?",   "iol", "dal",        "dpl",
-                                      "fct", "fnr", "fet",        "retx_ratio",
-                                      "cnp_rate"};
+  static const char *const names[] = {
+      "?", "iol", "dal", "dpl", "fct", "fnr", "fet", "retx_ratio", "cnp_rate"};
   return m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
 }
 
@@ -902,8 +903,8 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
     if (al->scope == RTEL_SCOPE_PAIR) {
       printf(",\"src\":\"%s\",\"dst\":\"%s\"", src, dst);
     }
-    printf(",\"port\":%" PRIu32 ",\"value\":%.9g,\"limit\":%.9g,\"ts_ns\":%" PRIu64
-           "}\n",
+    printf(",\"port\":%" PRIu32
+           ",\"value\":%.9g,\"limit\":%.9g,\"ts_ns\":%" PRIu64 "}\n",
            al->port, al->value, al->limit, al->ts);
     return 0;
   }
@@ -1159,8 +1160,8 @@ static int analyze(const options *opt, input *in, size_t nin) {
     pi.linktype = next->linktype;
     if (opt->poll_ports && !scheduled) {
       /* the polling schedule starts with the first packet */
-      rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports,
-                           opt->poll_slot_ns, 0};
+      rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports, opt->poll_slot_ns,
+                           0};
       size_t j;
       scheduled = 1;
       /* every input is a port (and an observation point) */
@@ -1216,36 +1217,39 @@ static int analyze(const options *opt, input *in, size_t nin) {
 /* ------------------------------------------------------------ main */
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "Usage: " PROG " [OPTIONS] [NAME=]FILE...\n"
-          "Decode RoCE traffic in pcap/pcapng FILEs (NAME: observation "
-          "point).\n\n"
-          "  --packets           one record per RoCE packet\n"
-          "  --flows             one record per flow (throughput figures)\n"
-          "  --messages          one record per message\n"
-          "  --ios               one record per NVMe-oF I/O\n"
-          "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
-          "  --summary           per host/target latency percentiles\n"
-          "  --interval NS       summary period in ns (default: whole run)\n"
-          "  --compute-side NAME  observation point nearest the hosts\n"
-          "  --storage-side NAME  observation point nearest the storage\n"
-          "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
-          "  --poll P/SLOT       polling schedule: P inputs per SLOT (e.g. 1/10ms)\n"
-          "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct fnr\n"
-          "                      retx_ratio cnp_rate; fet<VALUE); units ns us ms s\n"
-          "                      k M G\n"
-          "  --max-flows N       flow table capacity (default 4096)\n"
-          "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
-          "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
-          "  --no-flows          no flow table (no flows, no messages)\n"
-          "  --stats             per-file counters (default without "
-          "--packets)\n"
-          "  --format text|json  output format (default text)\n"
-          "  --icrc              verify the ICRC of every RoCE packet\n"
-          "  --roce-port N       RoCEv2 UDP destination port (default 4791)\n"
-          "  --no-decap          do not remove ERSPAN/VXLAN encapsulation\n"
-          "  -h, --help          this text\n"
-          "  --version           program and library versions\n");
+  fprintf(
+      f,
+      "Usage: " PROG " [OPTIONS] [NAME=]FILE...\n"
+      "Decode RoCE traffic in pcap/pcapng FILEs (NAME: observation "
+      "point).\n\n"
+      "  --packets           one record per RoCE packet\n"
+      "  --flows             one record per flow (throughput figures)\n"
+      "  --messages          one record per message\n"
+      "  --ios               one record per NVMe-oF I/O\n"
+      "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
+      "  --summary           per host/target latency percentiles\n"
+      "  --interval NS       summary period in ns (default: whole run)\n"
+      "  --compute-side NAME  observation point nearest the hosts\n"
+      "  --storage-side NAME  observation point nearest the storage\n"
+      "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
+      "  --poll P/SLOT       polling schedule: P inputs per SLOT (e.g. "
+      "1/10ms)\n"
+      "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct fnr\n"
+      "                      retx_ratio cnp_rate; fet<VALUE); units ns us ms "
+      "s\n"
+      "                      k M G\n"
+      "  --max-flows N       flow table capacity (default 4096)\n"
+      "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
+      "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
+      "  --no-flows          no flow table (no flows, no messages)\n"
+      "  --stats             per-file counters (default without "
+      "--packets)\n"
+      "  --format text|json  output format (default text)\n"
+      "  --icrc              verify the ICRC of every RoCE packet\n"
+      "  --roce-port N       RoCEv2 UDP destination port (default 4791)\n"
+      "  --no-decap          do not remove ERSPAN/VXLAN encapsulation\n"
+      "  -h, --help          this text\n"
+      "  --version           program and library versions\n");
 }
 
 static int usage_error(const char *fmt, ...)
@@ -1263,7 +1267,6 @@ static int usage_error(const char *fmt, ...) {
   fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
   return 2;
 }
-
 
 /* A number with an optional unit: ns, us, ms, s (times), k, M, G (rates).
  * Returns 0 and stores it, or -1. */
@@ -1298,9 +1301,9 @@ static int parse_value(const char *v, double *out) {
 
 /* --alarm [port:]METRIC>VALUE or fet<VALUE */
 static int parse_alarm(const char *v, struct alarm_opt *a) {
-  static const char *const names[] = {NULL,  "iol", "dal",        "dpl",
-                                      "fct", "fnr", "fet",        "retx_ratio",
-                                      "cnp_rate"};
+  static const char *const names[] = {NULL,  "iol",        "dal",
+                                      "dpl", "fct",        "fnr",
+                                      "fet", "retx_ratio", "cnp_rate"};
   const char *op;
   size_t n;
   uint32_t m;
@@ -1457,7 +1460,8 @@ int main(int argc, char **argv) {
       opt.decode_flags |= RTEL_DECODE_NO_DECAP;
     } else if (strcmp(arg, "--format") == 0 ||
                strncmp(arg, "--format=", 9) == 0) {
-      const char *v = arg[8] == '=' ? arg + 9 : (a + 1 < argc ? argv[++a] : NULL);
+      const char *v =
+          arg[8] == '=' ? arg + 9 : (a + 1 < argc ? argv[++a] : NULL);
       if (v == NULL) {
         free(inputs);
         return usage_error("%s needs an argument", "--format");
@@ -1472,7 +1476,8 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(arg, "--roce-port") == 0 ||
                strncmp(arg, "--roce-port=", 12) == 0) {
-      const char *v = arg[11] == '=' ? arg + 12 : (a + 1 < argc ? argv[++a] : NULL);
+      const char *v =
+          arg[11] == '=' ? arg + 12 : (a + 1 < argc ? argv[++a] : NULL);
       char *end;
       unsigned long port;
       if (v == NULL) {

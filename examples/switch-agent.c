@@ -271,9 +271,11 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   }
   out_begin(ag, "io");
   out_port(ag, "port", io->port);
-  out_str(ag, "op", admin ? "admin"
-                    : io->opcode == RTEL_NVME_OP_READ ? "read"
-                    : io->opcode == RTEL_NVME_OP_WRITE ? "write" : "other");
+  out_str(ag, "op",
+          admin                              ? "admin"
+          : io->opcode == RTEL_NVME_OP_READ  ? "read"
+          : io->opcode == RTEL_NVME_OP_WRITE ? "write"
+                                             : "other");
   out_addr(ag, "host", v6, io->host);
   out_addr(ag, "target", v6, io->target);
   out_u64(ag, "cid", io->cid);
@@ -412,8 +414,9 @@ static void summary(agent *ag, rtel_ctx *ctx) {
     out_u64(ag, "flows", p->flows);
     out_u64(ag, "ios", p->ios);
     out_u64(ag, "truncated", p->truncated);
-    out_num(ag, "coverage", span ? (double)p->measured_ns / (double)span
-                                 : rtel_ctx_port_measured(ctx, id));
+    out_num(ag, "coverage",
+            span ? (double)p->measured_ns / (double)span
+                 : rtel_ctx_port_measured(ctx, id));
     out_end(ag);
   }
   if (rtel_ctx_get_stats(ctx, &st) == 0) {
@@ -441,10 +444,10 @@ static int run(agent *ag) {
    * the settings: the packet path never allocates. */
   rtel_settings_default(&settings);
   settings.max_ports = ag->nports;
-  settings.max_flows = 256 * ag->nports;    /* directional flows */
-  settings.max_ios = 16384;                 /* outstanding NVMe-oF I/Os */
-  settings.flow_idle_timeout = 100000000u;  /* 100 ms without data */
-  settings.io_timeout = 5000000000u;        /* 5 s without a response */
+  settings.max_flows = 256 * ag->nports;   /* directional flows */
+  settings.max_ios = 16384;                /* outstanding NVMe-oF I/Os */
+  settings.flow_idle_timeout = 100000000u; /* 100 ms without data */
+  settings.io_timeout = 5000000000u;       /* 5 s without a response */
   /* An agent facing untrusted traffic sets a random hash seed (e.g. from
    * getrandom(2)); a fixed one keeps this example reproducible. */
   settings.hash_seed = 0x5eed5eedu;
@@ -576,7 +579,8 @@ static int usage_error(const char *what, const char *arg) {
 
 /* A number with an optional unit: ns us ms s (times), k M G (rates). */
 static int parse_value(const char *s, double *out) {
-  static const char *const units[] = {"", "ns", "us", "ms", "s", "k", "M", "G"};
+  static const char *const units[] = {"",  "ns", "us", "ms",
+                                      "s", "k",  "M",  "G"};
   static const double mul[] = {1, 1, 1e3, 1e6, 1e9, 1e3, 1e6, 1e9};
   char *end;
   size_t i;
@@ -717,9 +721,9 @@ int main(int argc, char **argv) {
   for (id = 1; id <= ag.nports; id++) {
     sw_port *p = &ag.port[id];
     snprintf(p->name, sizeof(p->name), "Ethernet1/%" PRIu32, id);
-    p->role = id <= 16                 ? RTEL_ROLE_COMPUTE
+    p->role = id <= 16               ? RTEL_ROLE_COMPUTE
               : id >= 49 && id <= 56 ? RTEL_ROLE_STORAGE
-                                       : RTEL_ROLE_FABRIC;
+                                     : RTEL_ROLE_FABRIC;
   }
   if (parse_roles(&ag, compute, RTEL_ROLE_COMPUTE) != 0 ||
       parse_roles(&ag, storage, RTEL_ROLE_STORAGE) != 0) {

@@ -19,8 +19,7 @@ typedef struct rtel__agg {
   rtel_tstamp next;  /* end of the current period, NONE if unarmed */
 } rtel__agg;
 
-int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
-                   const rtel__env *env);
+int rtel__agg_init(rtel__agg *a, const rtel_settings *s, const rtel__env *env);
 void rtel__agg_free(rtel__agg *a);
 
 /* Notes the time of a packet (starts the first period). */

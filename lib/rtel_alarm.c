@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Alarm evaluation (rtel_alarm(3), rtel-metrics(7)). Every flow record and every
- * completed I/O record is checked against the thresholds and baselines set
- * for its metrics; the state of each (scope key, metric, kind) decides
+ * Alarm evaluation (rtel_alarm(3), rtel-metrics(7)). Every flow record and
+ * every completed I/O record is checked against the thresholds and baselines
+ * set for its metrics; the state of each (scope key, metric, kind) decides
  * whether a crossing raises, clears, or does nothing. Thresholds clear with
  * a 10 % hysteresis; baselines (EWMA mean and variance, weight 1/32) raise
  * beyond k deviations and clear within k / 2.
@@ -56,8 +56,8 @@ static int valid(uint32_t metric, uint32_t scope) {
          (scope == RTEL_SCOPE_PAIR || scope == RTEL_SCOPE_PORT);
 }
 
-int rtel__alarm_set_threshold(rtel__alarms *a, uint32_t metric,
-                              uint32_t scope, double value) {
+int rtel__alarm_set_threshold(rtel__alarms *a, uint32_t metric, uint32_t scope,
+                              double value) {
   if (!valid(metric, scope) || !(value >= 0)) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
@@ -66,8 +66,8 @@ int rtel__alarm_set_threshold(rtel__alarms *a, uint32_t metric,
   return 0;
 }
 
-int rtel__alarm_set_baseline(rtel__alarms *a, uint32_t metric,
-                             uint32_t scope, double k, uint32_t warmup) {
+int rtel__alarm_set_baseline(rtel__alarms *a, uint32_t metric, uint32_t scope,
+                             double k, uint32_t warmup) {
   if (!valid(metric, scope) || !(k >= 0) || (k > 0 && warmup < 2)) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
@@ -131,8 +131,8 @@ static akey *key_get(rtel__alarms *a, subject *sb, uint32_t metric,
 
 /* Adds an alarm event to the subject's output (the hub sets its record
  * pointer when it delivers it). */
-static void fire(subject *sb, uint32_t metric, uint32_t scope,
-                 uint32_t kind, uint32_t state, double value, double limit) {
+static void fire(subject *sb, uint32_t metric, uint32_t scope, uint32_t kind,
+                 uint32_t state, double value, double limit) {
   rtel_alarm *al = &sb->out->al[sb->out->n++];
   memset(al, 0, sizeof(*al));
   al->metric = metric;
@@ -230,8 +230,7 @@ static void eval_baseline(rtel__alarms *a, subject *sb, uint32_t metric,
 }
 
 /* Evaluates one value of |metric| for |sb| in every scope. */
-static void eval(rtel__alarms *a, subject *sb, uint32_t metric,
-                 double value) {
+static void eval(rtel__alarms *a, subject *sb, uint32_t metric, double value) {
   uint32_t scope;
   for (scope = RTEL_SCOPE_PAIR; scope <= RTEL_SCOPE_PORT; scope++) {
     if (a->thr[metric][scope] > 0) {

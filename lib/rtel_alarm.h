@@ -41,10 +41,10 @@ void rtel__alarm_free(rtel__alarms *a);
 
 /* rtel_ctx_set_threshold(), rtel_ctx_set_baseline() without the context:
  * 0 or RTEL_ERR_INVALID_ARGUMENT. */
-int rtel__alarm_set_threshold(rtel__alarms *a, uint32_t metric,
-                              uint32_t scope, double value);
-int rtel__alarm_set_baseline(rtel__alarms *a, uint32_t metric,
-                             uint32_t scope, double k, uint32_t warmup);
+int rtel__alarm_set_threshold(rtel__alarms *a, uint32_t metric, uint32_t scope,
+                              double value);
+int rtel__alarm_set_baseline(rtel__alarms *a, uint32_t metric, uint32_t scope,
+                             double k, uint32_t warmup);
 
 /* Judges a flow record (not truncated or evicted ones) or a completed I/O
  * record; fills |out|. */

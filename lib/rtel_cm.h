@@ -20,8 +20,8 @@ typedef struct rtel__cm_req {
   uint8_t src[16]; /* requester */
   uint8_t dst[16]; /* responder */
   uint32_t obs;
-  uint32_t qpn;      /* requester's local QPN */
-  int32_t nvme_qid;  /* NVMe-oF queue id from the private data, or -1 */
+  uint32_t qpn;     /* requester's local QPN */
+  int32_t nvme_qid; /* NVMe-oF queue id from the private data, or -1 */
   uint32_t used;
 } rtel__cm_req;
 
@@ -33,7 +33,7 @@ typedef struct rtel__cm_tracker {
 /* A connection established by a REQ/REP exchange. */
 typedef struct rtel__cm_conn {
   uint32_t obs;
-  uint32_t port; /* of the REP */
+  uint32_t port;         /* of the REP */
   const uint8_t *req_ip; /* requester (the NVMe-oF host) */
   const uint8_t *rsp_ip; /* responder (the NVMe-oF target) */
   uint32_t req_qpn;

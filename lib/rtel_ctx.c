@@ -114,16 +114,16 @@ void rtel_settings_default_versioned(int settings_version,
   s.stats_interval = 0;
   s.flow_flags = 0;
   s.max_flows = 4096;
-  s.max_qp_pairs = 0; /* max_flows */
+  s.max_qp_pairs = 0;               /* max_flows */
   s.flow_idle_timeout = 100000000u; /* 100 ms */
   s.flow_active_timeout = 0;
   s.hash_seed = 0;
   s.nvme_flags = 0;
   s.max_nvme_queues = 1024;
   s.max_ios = 16384;
-  s.max_io_joins = 0; /* max_ios */
-  s.io_timeout = 5000000000ull;      /* 5 s */
-  s.io_join_window = 1000000000ull;  /* 1 s */
+  s.max_io_joins = 0;               /* max_ios */
+  s.io_timeout = 5000000000ull;     /* 5 s */
+  s.io_join_window = 1000000000ull; /* 1 s */
   s.nvme_ports[0] = 4420;
   s.report_interval = 0;
   s.max_aggregates = 128;
@@ -356,8 +356,8 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
   /* without callbacks nothing is delivered: any known version will do */
-  if (out_lens(callbacks ? callbacks_version : RTEL_CALLBACKS_VERSION,
-               lens) != 0) {
+  if (out_lens(callbacks ? callbacks_version : RTEL_CALLBACKS_VERSION, lens) !=
+      0) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
   /* defaults, then the caller's prefix (ngtcp2's convert-to-latest) */
@@ -433,18 +433,17 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
       st->pkts_rocev1++;
     }
     if (rtel__unlikely(hd->encap != 0)) {
-      if (hd->encap & (RTEL_ENCAP_ERSPAN1 | RTEL_ENCAP_ERSPAN2 |
-                       RTEL_ENCAP_ERSPAN3)) {
+      if (hd->encap &
+          (RTEL_ENCAP_ERSPAN1 | RTEL_ENCAP_ERSPAN2 | RTEL_ENCAP_ERSPAN3)) {
         st->pkts_erspan++;
       }
       if (hd->encap & RTEL_ENCAP_VXLAN) {
         st->pkts_vxlan++;
       }
     }
-    if (rtel__unlikely(hd->flags & (RTEL_HD_F_CNP | RTEL_HD_F_CM |
-                                    RTEL_HD_F_HDR_TRUNC |
-                                    RTEL_HD_F_UNKNOWN_OPCODE |
-                                    RTEL_HD_F_UNKNOWN_TVER))) {
+    if (rtel__unlikely(hd->flags &
+                       (RTEL_HD_F_CNP | RTEL_HD_F_CM | RTEL_HD_F_HDR_TRUNC |
+                        RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
       st->pkts_cnp += (hd->flags & RTEL_HD_F_CNP) != 0;
       st->pkts_cm += (hd->flags & RTEL_HD_F_CM) != 0;
       st->pkts_hdr_truncated += (hd->flags & RTEL_HD_F_HDR_TRUNC) != 0;
@@ -471,13 +470,12 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
     }
   } else {
     st->pkts_malformed++;
-    st->malformed[hd->malformed < RTEL_MALFORMED_SLOTS ? hd->malformed
-                                                       : 0]++;
+    st->malformed[hd->malformed < RTEL_MALFORMED_SLOTS ? hd->malformed : 0]++;
   }
 }
 
-static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                    const uint8_t *pkt, size_t pktlen) {
+static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
+                    size_t pktlen) {
   rtel_pkt_hd *hd = &ctx->hd;
   size_t wire = pi->wire_len ? pi->wire_len : pktlen;
   int rv;
@@ -506,8 +504,7 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
     return 0;
   }
 
-  if (rtel__likely(pi->linktype == 0 ||
-                   pi->linktype == ctx->dcfg.linktype)) {
+  if (rtel__likely(pi->linktype == 0 || pi->linktype == ctx->dcfg.linktype)) {
     rv = rtel__decode(hd, &ctx->dcfg, pkt, pktlen, wire);
   } else {
     rtel__decode_cfg cfg = ctx->dcfg;
@@ -588,14 +585,13 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
                                         const size_t *pktlens, size_t n) {
   size_t len = rtel__pkt_info_len(pkt_info_version);
   /* the caller's array has the stride of its struct version */
-  size_t stride = pkt_info_version == RTEL_PKT_INFO_VERSION
-                      ? sizeof(rtel_pkt_info)
-                      : len;
+  size_t stride =
+      pkt_info_version == RTEL_PKT_INFO_VERSION ? sizeof(rtel_pkt_info) : len;
   const uint8_t *base = (const uint8_t *)pis;
   size_t i;
 
-  if (ctx == NULL || (n != 0 && (pis == NULL || pkts == NULL ||
-                                 pktlens == NULL))) {
+  if (ctx == NULL ||
+      (n != 0 && (pis == NULL || pkts == NULL || pktlens == NULL))) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
   if (len == 0) {
@@ -605,8 +601,8 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
     return RTEL_ERR_INVALID_STATE;
   }
   for (i = 0; i < n; i++) {
-    const rtel_pkt_info *pi = (const rtel_pkt_info *)(const void *)(base +
-                                                                    i * stride);
+    const rtel_pkt_info *pi =
+        (const rtel_pkt_info *)(const void *)(base + i * stride);
     rtel_pkt_info full;
     int rv;
     if (pkt_info_version != RTEL_PKT_INFO_VERSION) {
@@ -728,7 +724,8 @@ int rtel_ctx_flush(rtel_ctx *ctx, rtel_tstamp now) {
   return rv;
 }
 
-/* ------------------------------------------------------------ ports, alarms */
+/* ------------------------------------------------------------ ports, alarms
+ */
 
 int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
   if (ctx == NULL) {
@@ -739,8 +736,8 @@ int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role) {
 
 int rtel_ctx_add_port_versioned(rtel_ctx *ctx, int port_version,
                                 const rtel_port *port, rtel_tstamp now) {
-  size_t len = rtel__version_len(port_version, RTEL_PORT_VERSION, rtel_port,
-                                 name);
+  size_t len =
+      rtel__version_len(port_version, RTEL_PORT_VERSION, rtel_port, name);
   rtel_port p;
   if (ctx == NULL || port == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;

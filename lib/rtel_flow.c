@@ -63,13 +63,13 @@
 /* ------------------------------------------------------------ entries */
 
 /* flow.st bits */
-#define ST_EPISODE 0x01u  /* inside a retransmission episode */
-#define ST_NAK 0x02u      /* a NAK arrived since the last episode began */
-#define ST_RNR 0x04u      /* ... and the latest one was an RNR NAK */
-#define ST_EP_NAK 0x08u   /* the current episode was caused by a NAK */
-#define ST_EP_RNR 0x10u   /* ... an RNR NAK */
-#define ST_SPAN 0x20u     /* previous packet was a multi-PSN request */
-#define ST_DONE 0x40u     /* done_psn is valid */
+#define ST_EPISODE 0x01u /* inside a retransmission episode */
+#define ST_NAK 0x02u     /* a NAK arrived since the last episode began */
+#define ST_RNR 0x04u     /* ... and the latest one was an RNR NAK */
+#define ST_EP_NAK 0x08u  /* the current episode was caused by a NAK */
+#define ST_EP_RNR 0x10u  /* ... an RNR NAK */
+#define ST_SPAN 0x20u    /* previous packet was a multi-PSN request */
+#define ST_DONE 0x40u    /* done_psn is valid */
 
 /* Flow keys of READ RESPONSE data carry this bit above the 24-bit QPN:
  * responses use the requester's PSN space, not the sender's own, so they
@@ -166,7 +166,7 @@ typedef struct flow {
   uint32_t loss_down;
   uint32_t lost_up;
   uint32_t orphans;
-  uint32_t ep_pkts; /* retransmissions in the current episode */
+  uint32_t ep_pkts;  /* retransmissions in the current episode */
   rtel_tstamp ep_ts; /* when it began */
   uint32_t retx_nak;
   uint32_t retx_rnr;
@@ -394,8 +394,7 @@ static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   r.orphan_packets = f->orphans;
   r.messages = f->messages;
   r.fnr = r.packets ? (double)r.naks_seq / (double)r.packets : 0.0;
-  r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets
-                           : 0.0;
+  r.retx_ratio = r.packets ? (double)r.retx_packets / (double)r.packets : 0.0;
   r.port = f->port;
   return ft->env.sink->flow(ft->env.sink->hub, &r);
 }
@@ -827,7 +826,7 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
 /* An ACK/NAK or CNP travelling from the data receiver back to the sender:
  * (hd->src -> hd->dst, hd->dqpn) is the reverse of the flow. */
 static int ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                        const rtel_pkt_hd *hd, uint16_t kind) {
+                       const rtel_pkt_hd *hd, uint16_t kind) {
   rtel__qkey k;
   rtel__pair *p;
   flow *f;
@@ -906,8 +905,8 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
     f->vlan = hd->vlan_tci[0] & 0x0fffu;
     f->fl |= RTEL_FLOW_F_VLAN;
   }
-  f->peer_qpn = rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst,
-                               k->qpn & QPN_MASK);
+  f->peer_qpn =
+      rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst, k->qpn & QPN_MASK);
   return f;
 }
 
@@ -1122,9 +1121,8 @@ static void start_episode(flow *f, rtel__omsg *o, int upstream,
   }
   f->st = (uint16_t)((st & ~(ST_NAK | ST_RNR | ST_EP_NAK | ST_EP_RNR)) |
                      ST_EPISODE | ((st & ST_NAK) ? ST_EP_NAK : 0) |
-                     ((st & (ST_NAK | ST_RNR)) == (ST_NAK | ST_RNR)
-                          ? ST_EP_RNR
-                          : 0));
+                     ((st & (ST_NAK | ST_RNR)) == (ST_NAK | ST_RNR) ? ST_EP_RNR
+                                                                    : 0));
   f->ep_ts = ts;
   f->ep_pkts = 0;
   if (o != NULL) {
@@ -1163,8 +1161,7 @@ static void resend(flow *f, rtel__omsg *o, const rtel_pkt_info *pi,
   if ((f->st & ST_EPISODE) && rtel__psn_diff(hd->psn, f->last_psn) > 1) {
     /* a jump inside a resend: those resent copies never passed here,
      * so the episode that resends them again is an upstream loss */
-    open_gap(ft, f, rtel__psn_add(f->last_psn, 1),
-             rtel__psn_add(hd->psn, -1));
+    open_gap(ft, f, rtel__psn_add(f->last_psn, 1), rtel__psn_add(hd->psn, -1));
   }
   g = in_gap(f, hd->psn);
   if (!(f->st & ST_EPISODE) || !rtel__psn_after(hd->psn, f->last_psn)) {
@@ -1199,8 +1196,8 @@ static uint32_t wire_bytes(const rtel_pkt_hd *hd) {
 }
 
 /* The packet's share of the flow's totals and times. */
-static void count_data(flow *f, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t cls, uint32_t wire) {
+static void count_data(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
+                       uint16_t cls, uint32_t wire) {
   f->st &= (uint16_t)~ST_SPAN;
   f->last_psn = hd->psn;
   if (pi->ts > f->last_ts) {
@@ -1301,8 +1298,8 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  if (rtel__unlikely(hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                                   RTEL_HD_F_UNKNOWN_TVER))) {
+  if (rtel__unlikely(hd->flags &
+                     (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
     return 0;
   }
   cls = rtel__op_class[hd->opcode];

@@ -28,9 +28,9 @@ typedef struct rtel__flowtab {
   uint32_t settle_psns;
   rtel_tstamp settle_ns;
   rtel__pairtab *pairs; /* the hub's, learned from and taught */
-  rtel__list fifo; /* flows in creation order, for the active timeout */
-  rtel__list mflows; /* flows with open messages, least recently active
-                        first */
+  rtel__list fifo;      /* flows in creation order, for the active timeout */
+  rtel__list mflows;    /* flows with open messages, least recently active
+                           first */
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;

@@ -382,8 +382,8 @@ uint32_t rtel__crc32(uint32_t crc, const uint8_t *p, size_t n) {
   while (n >= 8) {
     uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
                          (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-    uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 |
-                  (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
+                  (uint32_t)p[7] << 24;
     crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
           crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
           crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^

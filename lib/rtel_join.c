@@ -170,8 +170,8 @@ static uint32_t join_hash(const rtel_io_record *r) {
 static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
   return a->target_qpn == b->target_qpn && a->cid == b->cid &&
          a->opcode == b->opcode && a->fctype == b->fctype &&
-         a->nsid == b->nsid && a->slba == b->slba &&
-         a->bytes == b->bytes && memcmp(a->host, b->host, 16) == 0 &&
+         a->nsid == b->nsid && a->slba == b->slba && a->bytes == b->bytes &&
+         memcmp(a->host, b->host, 16) == 0 &&
          memcmp(a->target, b->target, 16) == 0;
 }
 

@@ -69,8 +69,7 @@ static inline void rtel__list_append(rtel__list *l, rtel__links lk,
 }
 
 /* Adds entry |i| at the head. */
-static inline void rtel__list_push(rtel__list *l, rtel__links lk,
-                                   uint32_t i) {
+static inline void rtel__list_push(rtel__list *l, rtel__links lk, uint32_t i) {
   rtel__link *e = rtel__link_at(lk, i);
   e->prev = RTEL__NIL;
   e->next = l->head;

@@ -20,7 +20,7 @@ const rtel_mem *rtel_mem_default(void) { return NULL; }
 
 #else
 
-#include <stdlib.h>
+#  include <stdlib.h>
 
 static void *default_malloc(size_t size, void *user_data) {
   (void)user_data;

@@ -63,13 +63,13 @@ typedef struct nq {
   rtel__qent q;
   uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
   uint32_t state;
-  int32_t qid;   /* -1 while unknown */
+  int32_t qid;      /* -1 while unknown */
   uint32_t h2t_psn; /* highest host -> target request PSN */
   uint32_t t2h_psn; /* highest target -> host request PSN */
   uint8_t h2t_valid;
   uint8_t t2h_valid;
   uint8_t pad[2];
-  uint32_t cap_io; /* multi-packet command capsule in progress */
+  uint32_t cap_io;  /* multi-packet command capsule in progress */
   uint32_t io_head; /* this queue's outstanding I/Os */
   uint32_t up_prev; /* list of queues with unknown host QPN */
   uint32_t up_next;
@@ -249,8 +249,8 @@ static nq *queue_find(const rtel__nvme *n, uint32_t obs, const uint8_t *host,
 }
 
 static void unpaired_unlink(rtel__nvme *n, nq *q) {
-  if (q->up_prev == RTEL__NIL && n->unpaired_head != rtel__qtab_idx(&n->queues,
-                                                                    &q->q)) {
+  if (q->up_prev == RTEL__NIL &&
+      n->unpaired_head != rtel__qtab_idx(&n->queues, &q->q)) {
     return; /* not on the list */
   }
   if (q->up_prev == RTEL__NIL) {
@@ -514,8 +514,8 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   *pp = io->hnext;
   for (d = 0; d < io->nsgl; d++) {
     uint32_t me = i << 2 | d;
-    uint32_t *kp = &n->key_buckets[key_hash(io->queue, io->sgl[d].key) &
-                                   n->key_mask];
+    uint32_t *kp =
+        &n->key_buckets[key_hash(io->queue, io->sgl[d].key) & n->key_mask];
     while (*kp != me) {
       kp = &io_at(n, *kp >> 2)->sgl[*kp & 3].knext;
     }
@@ -572,9 +572,9 @@ static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
   return (int64_t)(a - b);
 }
 
-static void fill_record(const nq *q, const nio *io,
-                        uint32_t state, rtel_tstamp t_rsp, uint16_t status,
-                        uint32_t rflags, rtel_io_record *r) {
+static void fill_record(const nq *q, const nio *io, uint32_t state,
+                        rtel_tstamp t_rsp, uint16_t status, uint32_t rflags,
+                        rtel_io_record *r) {
   memset(r, 0, sizeof(*r));
   r->obs = q->q.key.obs;
   r->port = io ? io->port : q->port;
@@ -596,8 +596,7 @@ static void fill_record(const nq *q, const nio *io,
   }
   r->nvme_status = status;
   r->t_rsp = t_rsp;
-  r->t_cmd = r->t_data_first = r->t_data_last = r->t_rdreq =
-      RTEL_TSTAMP_NONE;
+  r->t_cmd = r->t_data_first = r->t_data_last = r->t_rdreq = RTEL_TSTAMP_NONE;
   r->iol = r->dal = r->dpl = r->xfer = RTEL_DURATION_NONE;
   if (io == NULL) {
     return;
@@ -657,8 +656,7 @@ static int deliver(rtel__nvme *n, rtel_io_record *r) {
 static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   rtel_io_record r;
   if (report) {
-    fill_record(queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0,
-                0, &r);
+    fill_record(queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0, 0, &r);
   }
   io_unlink(n, io);
   return report ? deliver(n, &r) : 0;
@@ -860,8 +858,7 @@ static void add_key(rtel__nvme *n, uint32_t ioi, nio *io, uint64_t va,
 }
 
 /* Remembers the keyed data block descriptor |d|. */
-static void add_keyed(rtel__nvme *n, uint32_t ioi, nio *io,
-                      const uint8_t *d) {
+static void add_keyed(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *d) {
   add_key(n, ioi, io, rtel__get64le(d + RTEL__SGL_ADDR),
           rtel__get24le(d + RTEL__SGL_LENGTH),
           rtel__get32le(d + RTEL__SGL_KEY));
@@ -947,8 +944,8 @@ static void queue_connect(rtel__nvme *n, nq *q, const uint8_t *b) {
  * response was missed), and when the slab is full the oldest outstanding
  * one (likely lost) is evicted. NULL, with *prv, if delivering either
  * failed. */
-static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid,
-                     uint32_t *pioi, int *prv) {
+static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
+                     int *prv) {
   nio *io = io_find(n, qi, cid);
   uint32_t ioi;
 
@@ -962,8 +959,7 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid,
     nio *old = io_at(n, n->io_fifo_head);
     n->env.stats->ios_untracked++;
     if ((*prv = end_io(n, old, RTEL_IO_EVICTED,
-                       queue_at(n, old->queue)->state == Q_CONFIRMED)) !=
-        0) {
+                       queue_at(n, old->queue)->state == Q_CONFIRMED)) != 0) {
       return NULL;
     }
   }
@@ -1225,8 +1221,8 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     if (io != NULL) {
       ioi = io_index(n, io);
       if (op == RTEL__RC_WRITE_FIRST) {
-        q->wr_cur = *span_add(q->wrs, &q->wrs_next, hd->psn, ioi,
-                              hd->reth_dmalen);
+        q->wr_cur =
+            *span_add(q->wrs, &q->wrs_next, hd->psn, ioi, hd->reth_dmalen);
         io->in_rings = 1;
       }
     }
@@ -1364,9 +1360,7 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   case RTEL__RC_SEND_ONLY:
     return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
   case RTEL__RC_SEND_ONLY_INV:
-    return cqe_capsule(hd)
-               ? response(n, pi, hd, pkt)
-               : 0;
+    return cqe_capsule(hd) ? response(n, pi, hd, pkt) : 0;
   case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
     capsule_rest(n, pi, hd, op == RTEL__RC_SEND_LAST);

@@ -28,8 +28,8 @@ typedef struct rtel__nvme {
   rtel_tstamp io_timeout;
   uint16_t ports[4];
 
-  rtel__qtab queues; /* key (obs, host, target, target QPN) */
-  rtel__qtab rev;    /* key (obs, target, host, host QPN) -> queue */
+  rtel__qtab queues;      /* key (obs, host, target, target QPN) */
+  rtel__qtab rev;         /* key (obs, target, host, host QPN) -> queue */
   uint32_t unpaired_head; /* queues whose host QPN is unknown */
 
   /* outstanding I/Os: slab, hash on (queue, CID), FIFO by command time */

@@ -14,19 +14,19 @@
 
 /* Submission queue entry: the first 64 bytes of a command capsule. */
 #define RTEL__SQE_LEN 64u
-#define RTEL__SQE_OPC 0u         /* opcode (RTEL_NVME_OP_*) */
-#define RTEL__SQE_FLAGS 1u       /* FUSE (bits 1:0), PSDT (bits 7:6) */
-#define RTEL__SQE_CID 2u         /* command identifier, 16 bits */
-#define RTEL__SQE_NSID 4u        /* namespace identifier, 32 bits */
-#define RTEL__SQE_FCTYPE 4u      /* Fabrics commands: command type */
-#define RTEL__SQE_SGL1 24u       /* the data pointer: one SGL descriptor */
-#define RTEL__SQE_SLBA 40u       /* read, write: starting LBA, 64 bits */
-#define RTEL__SQE_NLB 48u        /* read, write: blocks - 1, 16 bits */
+#define RTEL__SQE_OPC 0u          /* opcode (RTEL_NVME_OP_*) */
+#define RTEL__SQE_FLAGS 1u        /* FUSE (bits 1:0), PSDT (bits 7:6) */
+#define RTEL__SQE_CID 2u          /* command identifier, 16 bits */
+#define RTEL__SQE_NSID 4u         /* namespace identifier, 32 bits */
+#define RTEL__SQE_FCTYPE 4u       /* Fabrics commands: command type */
+#define RTEL__SQE_SGL1 24u        /* the data pointer: one SGL descriptor */
+#define RTEL__SQE_SLBA 40u        /* read, write: starting LBA, 64 bits */
+#define RTEL__SQE_NLB 48u         /* read, write: blocks - 1, 16 bits */
 #define RTEL__SQE_CONNECT_QID 42u /* Fabrics Connect: queue ID, 16 bits */
 
 #define RTEL__SQE_FUSE(flags) ((flags)&3u)
 #define RTEL__SQE_PSDT(flags) ((uint8_t)((flags) >> 6))
-#define RTEL__PSDT_PRP 0u      /* PRPs (PCIe only) */
+#define RTEL__PSDT_PRP 0u /* PRPs (PCIe only) */
 #define RTEL__PSDT_RESERVED 3u
 
 /* Fabrics command types (RTEL__SQE_FCTYPE). */
@@ -41,9 +41,9 @@
  * identifier in its last byte (type in bits 7:4, sub type in bits 3:0).
  * A keyed data block descriptor has a 24-bit length and a 32-bit key. */
 #define RTEL__SGL_DESC_LEN 16u
-#define RTEL__SGL_ADDR 0u  /* address or offset, 64 bits */
+#define RTEL__SGL_ADDR 0u   /* address or offset, 64 bits */
 #define RTEL__SGL_LENGTH 8u /* 32 bits; keyed: 24 bits */
-#define RTEL__SGL_KEY 11u  /* keyed: 32 bits */
+#define RTEL__SGL_KEY 11u   /* keyed: 32 bits */
 #define RTEL__SGL_ID 15u
 #define RTEL__SGL_TYPE(id) ((uint8_t)((id) >> 4))
 #define RTEL__SGL_SUB(id) ((uint8_t)((id)&0xfu))

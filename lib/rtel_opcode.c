@@ -117,9 +117,9 @@ const rtel__opcode_info rtel__opcodes[256] = {
 /* clang-format on */
 
 #define EXT_LEN(h)                                                            \
-  (((h)&H_RDETH ? 4 : 0) + ((h)&H_DETH ? 8 : 0) + ((h)&H_XRCETH ? 4 : 0) +   \
-   ((h)&H_FETH ? 4 : 0) + ((h)&H_RETH ? 16 : 0) + ((h)&H_ATOMIC ? 28 : 0) +  \
-   ((h)&H_AETH ? 4 : 0) + ((h)&H_ATOMICACK ? 8 : 0) + ((h)&H_IMM ? 4 : 0) +  \
+  (((h)&H_RDETH ? 4 : 0) + ((h)&H_DETH ? 8 : 0) + ((h)&H_XRCETH ? 4 : 0) +    \
+   ((h)&H_FETH ? 4 : 0) + ((h)&H_RETH ? 16 : 0) + ((h)&H_ATOMIC ? 28 : 0) +   \
+   ((h)&H_AETH ? 4 : 0) + ((h)&H_ATOMICACK ? 8 : 0) + ((h)&H_IMM ? 4 : 0) +   \
    ((h)&H_IETH ? 4 : 0))
 /* One table row per line, as written. */
 /* clang-format off */
@@ -210,25 +210,27 @@ const uint8_t rtel__ext_len[256] = {
 #define C_(b, op) [(b) + RTEL__OPC_##op]
 #define FAMILY_SENDWRITE(b)                                                   \
   C_(b, SEND_FIRST) = SEND_(FIRST), C_(b, SEND_MIDDLE) = SEND_(MID),          \
-  C_(b, SEND_LAST) = SEND_(LAST), C_(b, SEND_LAST_IMM) = SEND_(LAST),         \
-  C_(b, SEND_ONLY) = SEND_(ONLY), C_(b, SEND_ONLY_IMM) = SEND_(ONLY),         \
-  C_(b, WRITE_FIRST) = WRITE_(FIRST), C_(b, WRITE_MIDDLE) = WRITE_(MID),      \
-  C_(b, WRITE_LAST) = WRITE_(LAST), C_(b, WRITE_LAST_IMM) = WRITE_(LAST),     \
-  C_(b, WRITE_ONLY) = WRITE_(ONLY), C_(b, WRITE_ONLY_IMM) = WRITE_(ONLY)
+        C_(b, SEND_LAST) = SEND_(LAST), C_(b, SEND_LAST_IMM) = SEND_(LAST),   \
+        C_(b, SEND_ONLY) = SEND_(ONLY), C_(b, SEND_ONLY_IMM) = SEND_(ONLY),   \
+        C_(b, WRITE_FIRST) = WRITE_(FIRST),                                   \
+        C_(b, WRITE_MIDDLE) = WRITE_(MID), C_(b, WRITE_LAST) = WRITE_(LAST),  \
+        C_(b, WRITE_LAST_IMM) = WRITE_(LAST),                                 \
+        C_(b, WRITE_ONLY) = WRITE_(ONLY),                                     \
+        C_(b, WRITE_ONLY_IMM) = WRITE_(ONLY)
 #define FAMILY_REST(b)                                                        \
   C_(b, READ_REQ) = RTEL__K_REQ, C_(b, READ_RESP_FIRST) = RRESP_(FIRST),      \
-  C_(b, READ_RESP_MIDDLE) = RRESP_(MID),                                      \
-  C_(b, READ_RESP_LAST) = RRESP_(LAST),                                       \
-  C_(b, READ_RESP_ONLY) = RRESP_(ONLY), C_(b, ACK) = RTEL__K_ACK,             \
-  C_(b, ATOMIC_ACK) = RTEL__K_ACK, C_(b, CMP_SWAP) = RTEL__K_REQ,             \
-  C_(b, FETCH_ADD) = RTEL__K_REQ, C_(b, SEND_LAST_INV) = SEND_(LAST),         \
-  C_(b, SEND_ONLY_INV) = SEND_(ONLY), C_(b, FLUSH) = RTEL__K_REQ,             \
-  C_(b, ATOMIC_WRITE) = RTEL__K_REQ
+        C_(b, READ_RESP_MIDDLE) = RRESP_(MID),                                \
+        C_(b, READ_RESP_LAST) = RRESP_(LAST),                                 \
+        C_(b, READ_RESP_ONLY) = RRESP_(ONLY), C_(b, ACK) = RTEL__K_ACK,       \
+        C_(b, ATOMIC_ACK) = RTEL__K_ACK, C_(b, CMP_SWAP) = RTEL__K_REQ,       \
+        C_(b, FETCH_ADD) = RTEL__K_REQ, C_(b, SEND_LAST_INV) = SEND_(LAST),   \
+        C_(b, SEND_ONLY_INV) = SEND_(ONLY), C_(b, FLUSH) = RTEL__K_REQ,       \
+        C_(b, ATOMIC_WRITE) = RTEL__K_REQ
 
 const uint16_t rtel__op_class[256] = {
-    FAMILY_SENDWRITE(RTEL__OPC_RC),  FAMILY_REST(RTEL__OPC_RC),
-    FAMILY_SENDWRITE(RTEL__OPC_UC),  FAMILY_SENDWRITE(RTEL__OPC_XRC),
-    FAMILY_REST(RTEL__OPC_XRC),      [RTEL__OPC_CNP] = RTEL__K_CNP,
+    FAMILY_SENDWRITE(RTEL__OPC_RC), FAMILY_REST(RTEL__OPC_RC),
+    FAMILY_SENDWRITE(RTEL__OPC_UC), FAMILY_SENDWRITE(RTEL__OPC_XRC),
+    FAMILY_REST(RTEL__OPC_XRC),     [RTEL__OPC_CNP] = RTEL__K_CNP,
 };
 
 const char *rtel_opcode_str(uint8_t opcode) {

@@ -29,7 +29,7 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
   /* two entries per connection (one per direction); a connection may
    * carry data one way only */
-  uint32_t npairs = s->max_qp_pairs ? s->max_qp_pairs
+  uint32_t npairs = s->max_qp_pairs                 ? s->max_qp_pairs
                     : nflows <= RTEL__MAX_TABLE / 2 ? 2 * nflows
                                                     : RTEL__MAX_TABLE;
   uint32_t npsn = 1;
@@ -213,8 +213,8 @@ void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
 void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
                        const rtel_pkt_hd *hd) {
   uint16_t cls;
-  if (!pt->on || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                               RTEL_HD_F_UNKNOWN_TVER))) {
+  if (!pt->on ||
+      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
     return;
   }
   cls = rtel__op_class[hd->opcode];

@@ -56,9 +56,9 @@ typedef struct rtel__pair {
 
 /* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
 typedef struct rtel__psn_slot {
-  uint32_t tag;  /* hash of (obs, src, dst) | 1; 0 = empty */
+  uint32_t tag; /* hash of (obs, src, dst) | 1; 0 = empty */
   uint32_t psn;
-  uint32_t qpn;  /* the data packets' destination QP */
+  uint32_t qpn; /* the data packets' destination QP */
   uint32_t pad;
 } rtel__psn_slot;
 
@@ -91,8 +91,7 @@ rtel__pair *rtel__pair_get(rtel__pairtab *pt, const rtel__qkey *k);
 
 /* The peer QPN learned for (obs, src, dst, qpn), or RTEL_QPN_NONE. */
 uint32_t rtel__pair_peer(const rtel__pairtab *pt, uint32_t obs,
-                         const uint8_t *src, const uint8_t *dst,
-                         uint32_t qpn);
+                         const uint8_t *src, const uint8_t *dst, uint32_t qpn);
 
 /* A connection seen in RDMA CM: learns both directions (|learned|, if not
  * NULL, is called for each). */
@@ -156,7 +155,6 @@ void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
                     const uint8_t *dst, uint32_t dqpn, uint32_t psn);
 /* ... and any decoded RoCE packet: the data (not READ RESPONSE: those use
  * the requester's PSNs) and ACKs among them go to the two above. */
-void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
-                       const rtel_pkt_hd *hd);
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd);
 
 #endif /* RTEL_PAIR_H */

@@ -45,13 +45,13 @@ typedef struct dstate {
   rtel_pkt_hd *hd;
   const rtel__decode_cfg *cfg;
   const uint8_t *pkt;
-  size_t cap;   /* captured bytes */
-  size_t lim;   /* end of the enclosing packet on the wire */
-  size_t off;   /* current offset */
-  size_t end;   /* end on the wire of the header being walked (IP, UDP) */
+  size_t cap;     /* captured bytes */
+  size_t lim;     /* end of the enclosing packet on the wire */
+  size_t off;     /* current offset */
+  size_t end;     /* end on the wire of the header being walked (IP, UDP) */
   unsigned depth; /* encapsulations removed */
-  uint16_t et;  /* ethertype of the next L3 header */
-  uint8_t proto; /* IP protocol of the next L4 header */
+  uint16_t et;    /* ethertype of the next L3 header */
+  uint8_t proto;  /* IP protocol of the next L4 header */
 } dstate;
 
 /* Steps of the walk: each layer returns the next one (positive) or an
@@ -92,7 +92,6 @@ static void cut_copy(dstate *s, size_t end) {
                                 : RTEL_MALFORMED_TRUNCATED);                  \
     }                                                                         \
   } while (0)
-
 
 /* ------------------------------------------------------------------ BTH */
 
@@ -245,8 +244,8 @@ static int decode_bth(dstate *s) {
     if (s->cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
       hd->icrc = rtel__get32le(s->pkt + end - ICRC_LEN);
       hd->icrc_calc = rtel__icrc(hd, s->pkt);
-      hd->icrc_status = hd->icrc_calc == hd->icrc ? RTEL_ICRC_OK
-                                                  : RTEL_ICRC_BAD;
+      hd->icrc_status =
+          hd->icrc_calc == hd->icrc ? RTEL_ICRC_OK : RTEL_ICRC_BAD;
     }
   } else if (s->cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
     hd->icrc_status = RTEL_ICRC_TRUNCATED;

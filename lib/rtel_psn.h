@@ -11,9 +11,7 @@
 #define RTEL__PSN_MASK 0xffffffu
 
 /* |v| reduced to 24 bits. */
-static inline uint32_t rtel__psn(uint32_t v) {
-  return v & RTEL__PSN_MASK;
-}
+static inline uint32_t rtel__psn(uint32_t v) { return v & RTEL__PSN_MASK; }
 
 /* |psn| + |n| (n may be negative), wrapped to 24 bits. */
 static inline uint32_t rtel__psn_add(uint32_t psn, int32_t n) {

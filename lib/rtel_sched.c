@@ -135,8 +135,8 @@ int rtel__sched_add_port(rtel__sched *s, const rtel_port *port,
   p->measured = s->sch.mode == RTEL_SCHED_FULL;
   p->cov_start = RTEL_TSTAMP_NONE;
   if (p->measured) {
-    rtel_tstamp u = s->unreg_start != RTEL_TSTAMP_NONE ? s->unreg_start
-                                                       : s->epoch;
+    rtel_tstamp u =
+        s->unreg_start != RTEL_TSTAMP_NONE ? s->unreg_start : s->epoch;
     p->cov_start = u != RTEL_TSTAMP_NONE && u < now ? u : now;
   }
   i = id_hash(port->id) & s->idx_mask;
@@ -212,8 +212,8 @@ static void begin(rtel__sched *s, rtel_tstamp t, int unreg_stop,
   }
   ev->slot = s->slot++;
   ev->start = t;
-  ev->end = s->sch.mode == RTEL_SCHED_POLL ? t + s->sch.slot_ns
-                                           : RTEL_TSTAMP_NONE;
+  ev->end =
+      s->sch.mode == RTEL_SCHED_POLL ? t + s->sch.slot_ns : RTEL_TSTAMP_NONE;
   ev->started = s->started;
   ev->stopped = s->stopped;
   s->next = ev->end;
@@ -258,8 +258,8 @@ int rtel__sched_expire(rtel__sched *s, rtel_tstamp now, rtel__slot *out) {
   skip = (now - s->next) / s->sch.slot_ns;
   t = s->next + skip * s->sch.slot_ns;
   if (skip && s->nports) {
-    per = s->sch.ports_per_slot < s->nports ? s->sch.ports_per_slot
-                                            : s->nports;
+    per =
+        s->sch.ports_per_slot < s->nports ? s->sch.ports_per_slot : s->nports;
     late = skip % s->nports;
     s->rr = (uint32_t)((s->rr + late * per) % s->nports);
   }

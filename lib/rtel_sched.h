@@ -49,8 +49,7 @@ typedef struct rtel__slot {
   int truncate;
 } rtel__slot;
 
-int rtel__sched_init(rtel__sched *s, uint32_t max_ports,
-                     const rtel__env *env);
+int rtel__sched_init(rtel__sched *s, uint32_t max_ports, const rtel__env *env);
 void rtel__sched_free(rtel__sched *s);
 
 /* Registers a port (rtel_ctx_add_port()). Returns 0 or

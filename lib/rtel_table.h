@@ -27,7 +27,7 @@ typedef struct rtel__qent {
   uint32_t hnext; /* next in bucket chain */
   rtel__link lru;
   uint32_t hash;
-  uint32_t idx;   /* own index (a division by the stride costs more) */
+  uint32_t idx; /* own index (a division by the stride costs more) */
   uint32_t pad;
 } rtel__qent;
 

@@ -13,7 +13,7 @@ fi
 cd "$top" || exit 1
 bad=0
 n=0
-for f in $(find lib include examples tests -name '*.[ch]' | LC_ALL=C sort); do
+for f in $(find lib include examples tests -name "*.[ch]" | LC_ALL=C sort); do
   n=$((n + 1))
   if ! "$cf" --style=file "$f" | cmp -s - "$f"; then
     echo "check-format: FAIL: $f is not formatted (clang-format -i $f):"

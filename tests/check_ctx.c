@@ -303,9 +303,9 @@ START_TEST(test_unsupported_versions) {
                                           &cb, NULL, NULL),
                    RTEL_ERR_UNSUPPORTED_VERSION);
   ck_assert_ptr_eq(ctx, SENTINEL);
-  ck_assert_int_eq(rtel_ctx_new_versioned(&ctx, RTEL_SETTINGS_V1, &s, 999,
-                                          &cb, NULL, NULL),
-                   RTEL_ERR_UNSUPPORTED_VERSION);
+  ck_assert_int_eq(
+      rtel_ctx_new_versioned(&ctx, RTEL_SETTINGS_V1, &s, 999, &cb, NULL, NULL),
+      RTEL_ERR_UNSUPPORTED_VERSION);
   ck_assert_ptr_eq(ctx, SENTINEL);
   ctx = NULL;
   ck_assert_int_eq(rtel_ctx_new(&ctx, &s, &cb, NULL, NULL), 0);
@@ -314,17 +314,16 @@ START_TEST(test_unsupported_versions) {
   pi.ts = 1;
   ck_assert_int_eq(rtel_ctx_read_pkt_versioned(ctx, 999, &pi, t.b, t.n),
                    RTEL_ERR_UNSUPPORTED_VERSION);
-  ck_assert_int_eq(rtel_ctx_read_pkts_versioned(ctx, 999, &pi,
-                                                (const uint8_t *const *)&(
-                                                    const uint8_t *){t.b},
-                                                &t.n, 1),
+  ck_assert_int_eq(rtel_ctx_read_pkts_versioned(
+                       ctx, 999, &pi,
+                       (const uint8_t *const *)&(const uint8_t *){t.b}, &t.n,
+                       1),
                    RTEL_ERR_UNSUPPORTED_VERSION);
   ck_assert_int_eq(rtel_ctx_get_stats_versioned(ctx, 999, &st),
                    RTEL_ERR_UNSUPPORTED_VERSION);
   /* nothing was counted by the rejected calls */
-  ck_assert_int_eq(rtel_ctx_read_pkt_versioned(ctx, RTEL_PKT_INFO_V1, &pi, t.b,
-                                               t.n),
-                   0);
+  ck_assert_int_eq(
+      rtel_ctx_read_pkt_versioned(ctx, RTEL_PKT_INFO_V1, &pi, t.b, t.n), 0);
   ck_assert_int_eq(rtel_ctx_get_stats_versioned(ctx, RTEL_CTX_STATS_V1, &st),
                    0);
   ck_assert_uint_eq(st.pkts, 1);
@@ -364,8 +363,7 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_settings, msg_settle_ns), 144);
   ck_assert_uint_eq(sizeof(rtel_settings), 152);
   /* rtel_callbacks: nine function pointers */
-  ck_assert_uint_eq(offsetof(rtel_callbacks, on_alarm) +
-                        sizeof(rtel_on_alarm),
+  ck_assert_uint_eq(offsetof(rtel_callbacks, on_alarm) + sizeof(rtel_on_alarm),
                     9 * sizeof(void (*)(void)));
   ck_assert_uint_eq(sizeof(rtel_callbacks), 9 * sizeof(void (*)(void)));
   /* rtel_pkt_info: ts(8) wire_len obs port linktype */
@@ -374,9 +372,8 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_pkt_info, linktype) + sizeof(uint32_t), 24);
   ck_assert_uint_eq(sizeof(rtel_pkt_info), 24);
   /* rtel_decode_opts: 4 x uint32_t */
-  ck_assert_uint_eq(offsetof(rtel_decode_opts, vxlan_udp_port) +
-                        sizeof(uint32_t),
-                    16);
+  ck_assert_uint_eq(
+      offsetof(rtel_decode_opts, vxlan_udp_port) + sizeof(uint32_t), 16);
   ck_assert_uint_eq(sizeof(rtel_decode_opts), 16);
   /* rtel_ctx_stats: 19 x uint64_t, malformed[32], 9 flow counters, 13
    * NVMe counters, 6 aggregate/scheduler/alarm counters: 79 x 8 bytes */
@@ -389,9 +386,8 @@ START_TEST(test_struct_sizes) {
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, io_join_unmatched), 576);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, aggregates_dropped), 584);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, alarms_dropped), 624);
-  ck_assert_uint_eq(offsetof(rtel_ctx_stats, alarms_dropped) +
-                        sizeof(uint64_t),
-                    632);
+  ck_assert_uint_eq(
+      offsetof(rtel_ctx_stats, alarms_dropped) + sizeof(uint64_t), 632);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_truncated), 632);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, msgs_overflow), 640);
   ck_assert_uint_eq(sizeof(rtel_ctx_stats), 648);
@@ -430,8 +426,8 @@ START_TEST(test_struct_sizes) {
                     376);
   ck_assert_uint_eq(sizeof(rtel_pkt_hd), 376);
   /* rtel_mem is frozen: user_data + 4 function pointers */
-  ck_assert_uint_eq(sizeof(rtel_mem), sizeof(void *) +
-                                          4 * sizeof(void (*)(void)));
+  ck_assert_uint_eq(sizeof(rtel_mem),
+                    sizeof(void *) + 4 * sizeof(void (*)(void)));
 }
 END_TEST
 
@@ -579,11 +575,11 @@ START_TEST(test_settings_applied) {
   tb_init(&t);
   tu_build(&t, &sp);
   pi.linktype = RTEL_LINK_ETHERNET; /* per-packet override */
-  ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, t.b, t.n), 0);   /* RoCE */
+  ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, t.b, t.n), 0); /* RoCE */
   sp.dport = 4791;
   tb_init(&t);
   tu_build(&t, &sp);
-  ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, t.b, t.n), 0);   /* not */
+  ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, t.b, t.n), 0); /* not */
   ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
   ck_assert_uint_eq(st.pkts, 3);
   ck_assert_uint_eq(st.pkts_roce, 2);
@@ -608,9 +604,8 @@ START_TEST(test_on_packet) {
   ctx = new_ctx(&s, r);
   for (i = 0; i < NSCRIPT; i++) {
     rtel_pkt_info pi = pinfo(&script[i], 100 + (uint32_t)i, 7);
-    ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, script[i].t.b,
-                                       script[i].caplen),
-                     0);
+    ck_assert_int_eq(
+        rtel_ctx_read_pkt(ctx, &pi, script[i].t.b, script[i].caplen), 0);
   }
   ck_assert_int_eq(r->calls, 13);
   ck_assert_int_eq(r->bad_user_data, 0);
@@ -762,11 +757,14 @@ START_TEST(test_burst_failure_midway) {
   r->fail_at = 3;
   ctx = new_ctx(NULL, r);
   n = rtel_ctx_read_pkts(ctx, pis, pkts, lens, 6);
-  ck_assert_msg(n == 3, "burst returned %td, want 3 (packets before the "
-                        "failing one)", n);
+  ck_assert_msg(n == 3,
+                "burst returned %td, want 3 (packets before the "
+                "failing one)",
+                n);
   ck_assert_int_eq(r->calls, 3);
   rc = feed(ctx, &script[0]);
-  ck_assert_msg(rc == RTEL_ERR_CALLBACK_FAILURE || rc == RTEL_ERR_INVALID_STATE,
+  ck_assert_msg(rc == RTEL_ERR_CALLBACK_FAILURE ||
+                    rc == RTEL_ERR_INVALID_STATE,
                 "call after a failed burst: rc %d", rc);
   ck_assert_int_eq(feed(ctx, &script[0]), RTEL_ERR_INVALID_STATE);
   rtel_ctx_del(ctx);
@@ -879,8 +877,8 @@ static void alloc_loop(const rtel_settings *s) {
     ctx = SENTINEL;
     rc = rtel_ctx_new(&ctx, s, NULL, &mem, NULL);
     if (n <= total) {
-      ck_assert_msg(rc == RTEL_ERR_NOMEM, "allocation %ld of %ld failed: rc %d",
-                    n, total, rc);
+      ck_assert_msg(rc == RTEL_ERR_NOMEM,
+                    "allocation %ld of %ld failed: rc %d", n, total, rc);
       ck_assert_msg(ctx == SENTINEL, "allocation %ld failed: *pctx touched",
                     n);
       ck_assert_msg(a->live == 0,

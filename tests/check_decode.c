@@ -17,14 +17,14 @@
 static const uint8_t omac_a[6] = {0x02, 0x99, 0x88, 0x77, 0x66, 0x55};
 static const uint8_t omac_b[6] = {0x02, 0x44, 0x33, 0x22, 0x11, 0x00};
 
-#define BASE_V4 \
-  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_IPV4 | RTEL_HD_F_UDP | \
+#define BASE_V4                                                               \
+  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_IPV4 | RTEL_HD_F_UDP |          \
    RTEL_HD_F_BTH | RTEL_HD_F_ICRC)
-#define BASE_V6 \
-  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_IPV6 | RTEL_HD_F_UDP | \
+#define BASE_V6                                                               \
+  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_IPV6 | RTEL_HD_F_UDP |          \
    RTEL_HD_F_BTH | RTEL_HD_F_ICRC)
-#define BASE_V1 \
-  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_GRH | RTEL_HD_F_BTH | \
+#define BASE_V1                                                               \
+  (RTEL_HD_F_ROCE | RTEL_HD_F_ETH | RTEL_HD_F_GRH | RTEL_HD_F_BTH |           \
    RTEL_HD_F_ICRC)
 
 /* decode with the fields poisoned first, so unwritten fields show, from
@@ -45,8 +45,7 @@ static int decode(rtel_pkt_hd *hd, const rtel_decode_opts *o,
   return rc;
 }
 
-static int decode_tb(rtel_pkt_hd *hd, const rtel_decode_opts *o,
-                     const tb *t) {
+static int decode_tb(rtel_pkt_hd *hd, const rtel_decode_opts *o, const tb *t) {
   return decode(hd, o, t->b, t->n, t->n);
 }
 
@@ -141,13 +140,16 @@ static void check_opcode(uint8_t op, int ipver) {
   rc = decode_tb(&hd, &o, &t);
   if (!valid) {
     /* reserved or vendor-specific: RoCE, only the BTH decoded */
-    want = (ipver == 4 ? BASE_V4 : ipver == 6 ? BASE_V6 : BASE_V1) |
+    want = (ipver == 4   ? BASE_V4
+            : ipver == 6 ? BASE_V6
+                         : BASE_V1) |
            RTEL_HD_F_UNKNOWN_OPCODE;
     got = hd.flags;
     if (ipver == 1)
       got &= ~RTEL_HD_F_IPV6;
-    ck_assert_msg(rc == 0, "reserved opcode 0x%02x (ip %d): rc %d malformed %u",
-                  op, ipver, rc, hd.malformed);
+    ck_assert_msg(rc == 0,
+                  "reserved opcode 0x%02x (ip %d): rc %d malformed %u", op,
+                  ipver, rc, hd.malformed);
     ck_assert_msg(got == want,
                   "reserved opcode 0x%02x (ip %d): flags 0x%08x, want 0x%08x",
                   op, ipver, got, want);
@@ -162,14 +164,17 @@ static void check_opcode(uint8_t op, int ipver) {
   }
   ck_assert_msg(rc == 0, "opcode 0x%02x (ip %d): rc %d malformed %u", op,
                 ipver, rc, hd.malformed);
-  want = (ipver == 4 ? BASE_V4 : ipver == 6 ? BASE_V6 : BASE_V1) | h |
-         (cnp ? RTEL_HD_F_CNP : 0);
+  want = (ipver == 4   ? BASE_V4
+          : ipver == 6 ? BASE_V6
+                       : BASE_V1) |
+         h | (cnp ? RTEL_HD_F_CNP : 0);
   got = hd.flags;
   if (ipver == 1)
     got &= ~RTEL_HD_F_IPV6; /* header ambiguity: GRH may also set IPV6 */
-  ck_assert_msg(got == want,
-                "opcode 0x%02x (ip %d): flags 0x%08x, want 0x%08x (diff 0x%08x)",
-                op, ipver, got, want, got ^ want);
+  ck_assert_msg(
+      got == want,
+      "opcode 0x%02x (ip %d): flags 0x%08x, want 0x%08x (diff 0x%08x)", op,
+      ipver, got, want, got ^ want);
   ck_assert_uint_eq(hd.roce, ipver == 1 ? 1 : 2);
   ck_assert_uint_eq(hd.opcode, op);
   ck_assert_uint_eq(hd.pad, pad);
@@ -223,13 +228,13 @@ START_TEST(test_opcode_spot) {
       {0x2B, RTEL_HD_F_RETH | RTEL_HD_F_IMMDT},
       {0x40, RTEL_HD_F_RDETH | RTEL_HD_F_DETH},
       {0x4C, RTEL_HD_F_RDETH | RTEL_HD_F_DETH | RTEL_HD_F_RETH},
-      {0x4E, RTEL_HD_F_RDETH},                      /* RD READ RESP MIDDLE */
-      {0x51, RTEL_HD_F_RDETH | RTEL_HD_F_AETH},     /* RD ACK */
+      {0x4E, RTEL_HD_F_RDETH},                  /* RD READ RESP MIDDLE */
+      {0x51, RTEL_HD_F_RDETH | RTEL_HD_F_AETH}, /* RD ACK */
       {0x52, RTEL_HD_F_RDETH | RTEL_HD_F_AETH | RTEL_HD_F_ATOMICACKETH},
       {0x53, RTEL_HD_F_RDETH | RTEL_HD_F_DETH | RTEL_HD_F_ATOMICETH},
-      {0x55, RTEL_HD_F_RDETH | RTEL_HD_F_DETH},     /* RD RESYNC */
-      {0x5C, RTEL_HD_F_RDETH | RTEL_HD_F_DETH | RTEL_HD_F_FETH |
-                 RTEL_HD_F_RETH},
+      {0x55, RTEL_HD_F_RDETH | RTEL_HD_F_DETH}, /* RD RESYNC */
+      {0x5C,
+       RTEL_HD_F_RDETH | RTEL_HD_F_DETH | RTEL_HD_F_FETH | RTEL_HD_F_RETH},
       {0x65, RTEL_HD_F_DETH | RTEL_HD_F_IMMDT},
       {0xA0, RTEL_HD_F_XRCETH},
       {0xAB, RTEL_HD_F_XRCETH | RTEL_HD_F_RETH | RTEL_HD_F_IMMDT},
@@ -237,10 +242,9 @@ START_TEST(test_opcode_spot) {
       {0xB7, RTEL_HD_F_XRCETH | RTEL_HD_F_IETH},
       {0xBC, RTEL_HD_F_XRCETH | RTEL_HD_F_FETH | RTEL_HD_F_RETH},
   };
-  static const uint8_t reserved[] = {0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C,
-                                     0x3F, 0x56, 0x57, 0x5B, 0x5E, 0x63,
-                                     0x66, 0x7F, 0x80, 0x82, 0x9F, 0xB5,
-                                     0xB8, 0xBB, 0xBE, 0xC0, 0xFF};
+  static const uint8_t reserved[] = {
+      0x15, 0x18, 0x1B, 0x1E, 0x1F, 0x2C, 0x3F, 0x56, 0x57, 0x5B, 0x5E, 0x63,
+      0x66, 0x7F, 0x80, 0x82, 0x9F, 0xB5, 0xB8, 0xBB, 0xBE, 0xC0, 0xFF};
   size_t i;
   for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
     int ok;
@@ -378,10 +382,10 @@ START_TEST(test_aeth_kinds) {
     uint8_t syn;
     unsigned kind, value;
   } v[] = {
-      {0x1F, RTEL_AETH_ACK, 31},           /* ACK, credits invalid */
-      {0x05, RTEL_AETH_ACK, 5},            /* ACK, 5 credits */
+      {0x1F, RTEL_AETH_ACK, 31}, /* ACK, credits invalid */
+      {0x05, RTEL_AETH_ACK, 5},  /* ACK, 5 credits */
       {0x00, RTEL_AETH_ACK, 0},
-      {0x2E, RTEL_AETH_RNR_NAK, 14},       /* RNR NAK timer 14 (1.28 ms) */
+      {0x2E, RTEL_AETH_RNR_NAK, 14}, /* RNR NAK timer 14 (1.28 ms) */
       {0x20, RTEL_AETH_RNR_NAK, 0},
       {0x3F, RTEL_AETH_RNR_NAK, 31},
       {0x41, RTEL_AETH_RESERVED, 1},
@@ -438,8 +442,8 @@ END_TEST
 /* pad count > bytes after the headers: BTH pad field set by hand */
 static void build_pad_lie(tb *t, size_t paylen, uint8_t pad_field) {
   build(t, 4, 0x04, paylen, 0);
-  t->b[t->bth_off + 1] = (uint8_t)((t->b[t->bth_off + 1] & 0xCF) |
-                                   (pad_field << 4));
+  t->b[t->bth_off + 1] =
+      (uint8_t)((t->b[t->bth_off + 1] & 0xCF) | (pad_field << 4));
   tb_refresh(t);
 }
 
@@ -639,8 +643,8 @@ START_TEST(test_vlan_tags) {
     for (i = 0; i < n; i++) {
       ck_assert_msg(hd.vlan_tpid[i] == tpids[n - 1][i],
                     "%d tags: tpid[%d] 0x%04x", n, i, hd.vlan_tpid[i]);
-      ck_assert_msg(hd.vlan_tci[i] == tci[i], "%d tags: tci[%d] 0x%04x", n,
-                    i, hd.vlan_tci[i]);
+      ck_assert_msg(hd.vlan_tci[i] == tci[i], "%d tags: tci[%d] 0x%04x", n, i,
+                    hd.vlan_tci[i]);
     }
     ck_assert_uint_eq(hd.ethertype, 0x0800);
     ck_assert_uint_eq(hd.l3_off, 14 + 4 * n);
@@ -769,9 +773,9 @@ static void build_v6_ext(tb *t, uint8_t opcode, size_t paylen) {
   tb_eth(t, tu_mac_b, tu_mac_a);
   tb_ethertype(t, 0x86DD);
   tb_ipv6(t, 0x02, 0x12345, 0 /* HBH */, 64, tu_ip6_a, tu_ip6_b);
-  tb_ipv6_ext(t, 60, 0);  /* hop-by-hop, 8 bytes, next: dest opts */
-  tb_ipv6_ext(t, 43, 1);  /* destination options, 16 bytes, next: routing */
-  tb_ipv6_ext(t, 17, 0);  /* routing, 8 bytes, next: UDP */
+  tb_ipv6_ext(t, 60, 0); /* hop-by-hop, 8 bytes, next: dest opts */
+  tb_ipv6_ext(t, 43, 1); /* destination options, 16 bytes, next: routing */
+  tb_ipv6_ext(t, 17, 0); /* routing, 8 bytes, next: UDP */
   tb_udp(t, TU_SPORT, 4791);
   tu_transport(t, &s);
   tb_finish(t);
@@ -1113,7 +1117,7 @@ START_TEST(test_gre_teb) {
   tb_init(&t);
   outer_v4(&t, 47);
   tb_gre(&t, 0x2000, 0x6558, 0x11223344, 0); /* with a key */
-  inner(&t, 0x81, 0, 4);                      /* CNP */
+  inner(&t, 0x81, 0, 4);                     /* CNP */
   ck_assert_int_eq(decode_tb(&hd, NULL, &t), 0);
   ck_assert_uint_eq(hd.encap, RTEL_ENCAP_GRE_TEB);
   ck_assert(hd.flags & RTEL_HD_F_CNP);
@@ -1393,14 +1397,15 @@ START_TEST(test_lying_lengths) {
 }
 END_TEST
 
-/* --------------------------------------------------------------- truncation */
+/* --------------------------------------------------------------- truncation
+ */
 
 static void trunc_loop(const tb *t, const char *what) {
   size_t c, i, full = t->n;
   size_t bth_end = t->bth_off + 12;
   size_t hdr_end = t->payload_off;
-  size_t paylen = t->icrc_off - t->payload_off -
-                  (size_t)((t->b[t->bth_off + 1] >> 4) & 3);
+  size_t paylen =
+      t->icrc_off - t->payload_off - (size_t)((t->b[t->bth_off + 1] >> 4) & 3);
   rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
   for (c = 0; c <= full; c++) {
     rtel_pkt_hd hd;
@@ -1414,8 +1419,8 @@ static void trunc_loop(const tb *t, const char *what) {
     if (c < bth_end) {
       ck_assert_msg(rc == RTEL_ERR_MALFORMED &&
                         hd.malformed == RTEL_MALFORMED_TRUNCATED,
-                    "%s caplen %zu (BTH ends at %zu): rc %d malformed %u", what,
-                    c, bth_end, rc, hd.malformed);
+                    "%s caplen %zu (BTH ends at %zu): rc %d malformed %u",
+                    what, c, bth_end, rc, hd.malformed);
       ck_assert_msg(!(hd.flags & RTEL_HD_F_ROCE), "%s caplen %zu: ROCE set",
                     what, c);
       continue;
@@ -1528,9 +1533,9 @@ END_TEST
 static void expect_icrc(const tb *t, int want_ok, const char *what) {
   rtel_pkt_hd hd;
   rtel_decode_opts o = opts_flags(RTEL_DECODE_VERIFY_ICRC);
-  uint32_t mine = tu_icrc(t->b, in_l3(t), t->have_grh ? 1 : t->ip_ver[t->nip - 1],
-                          t->have_grh ? 0 : t->udp_off[t->nudp - 1], t->bth_off,
-                          t->icrc_off + 4);
+  uint32_t mine = tu_icrc(
+      t->b, in_l3(t), t->have_grh ? 1 : t->ip_ver[t->nip - 1],
+      t->have_grh ? 0 : t->udp_off[t->nudp - 1], t->bth_off, t->icrc_off + 4);
   int rc = decode_tb(&hd, &o, t);
   ck_assert_msg(rc == 0, "%s: rc %d (malformed %u)", what, rc, hd.malformed);
   ck_assert_msg(hd.flags & RTEL_HD_F_ICRC, "%s: no ICRC flag", what);
@@ -1735,7 +1740,7 @@ START_TEST(test_icrc_encapsulated) {
   inner(&t, 0x0A, 77, 6);
   expect_icrc(&t, 1, "VXLAN inner IPv6");
   /* the outer headers are not covered */
-  t.b[14 + 8] = 3; /* outer TTL */
+  t.b[14 + 8] = 3;     /* outer TTL */
   t.b[14 + 5] ^= 0xFF; /* outer IP ID */
   tb_ipv4_csum(&t, 14);
   expect_icrc(&t, 1, "VXLAN outer headers changed");
@@ -1863,8 +1868,7 @@ START_TEST(test_cm_messages) {
     ck_assert_uint_eq(hd.payload_len, 256);
     ck_assert_uint_eq(hd.icrc_status, RTEL_ICRC_OK);
     check_mad_hdr(&hd, v[i].attr);
-    ck_assert_msg(hd.flags & RTEL_HD_F_CM, "CM 0x%04x: no CM flag",
-                  v[i].attr);
+    ck_assert_msg(hd.flags & RTEL_HD_F_CM, "CM 0x%04x: no CM flag", v[i].attr);
     ck_assert_uint_eq(hd.cm_attr, v[i].attr);
     ck_assert_msg(hd.cm_fields == f, "CM 0x%04x: cm_fields 0x%x, want 0x%x",
                   v[i].attr, hd.cm_fields, f);
@@ -2000,8 +2004,8 @@ START_TEST(test_decode_args) {
   ck_assert_int_eq(decode(&hd, NULL, NULL, 0, 0), RTEL_ERR_MALFORMED);
   ck_assert_uint_eq(hd.malformed, RTEL_MALFORMED_TRUNCATED);
   memset(&o, 0, sizeof(o));
-  ck_assert_int_eq(rtel_pkt_decode_versioned(999, &hd, RTEL_DECODE_OPTS_VERSION,
-                                             &o, t.b, t.n, t.n),
+  ck_assert_int_eq(rtel_pkt_decode_versioned(
+                       999, &hd, RTEL_DECODE_OPTS_VERSION, &o, t.b, t.n, t.n),
                    RTEL_ERR_UNSUPPORTED_VERSION);
   ck_assert_int_eq(rtel_pkt_decode_versioned(RTEL_PKT_HD_VERSION, &hd, 999, &o,
                                              t.b, t.n, t.n),
@@ -2077,11 +2081,11 @@ static void check_invariants(const uint8_t *pkt, size_t caplen, size_t wire,
     ck_assert_msg(!!(hd.flags & RTEL_HD_F_ICRC) == (end <= caplen),
                   "%s: ICRC flag vs end %zu caplen %zu", what, end, caplen);
     if (hd.flags & RTEL_HD_F_ICRC) {
-      int ipver = (hd.flags & RTEL_HD_F_IPV4)   ? 4
+      int ipver = (hd.flags & RTEL_HD_F_IPV4)  ? 4
                   : (hd.flags & RTEL_HD_F_GRH) ? 1
-                                                : 6;
-      uint32_t mine = tu_icrc(pkt, hd.l3_off, ipver, hd.l4_off, hd.bth_off,
-                              end);
+                                               : 6;
+      uint32_t mine =
+          tu_icrc(pkt, hd.l3_off, ipver, hd.l4_off, hd.bth_off, end);
       ck_assert_msg(hd.icrc == tu_le32(pkt + end - 4), "%s: wire ICRC", what);
       ck_assert_msg(hd.icrc_calc == mine,
                     "%s: icrc_calc 0x%08x, independent 0x%08x", what,
@@ -2149,20 +2153,20 @@ typedef struct golden {
 
 /* tshark 4.0.17 view of the two Soft-RoCE captures (see SOURCES.md) */
 static const golden g_ecn[] = {
-    {100, 1, 65, RTEL_CM_REQ},     {100, 1, 55, RTEL_CM_REP},
-    {100, 1, 66, RTEL_CM_RTU},     {10, 0x11, 9209053, 0},
-    {17, 0x11, 9209053, 0},        {12, 0x11, 9209054, 0},
-    {13, 0x11, 9209054, 0},        {14, 0x11, 9209055, 0},
-    {14, 0x11, 9209056, 0},        {15, 0x11, 9209057, 0},
-    {100, 1, 67, RTEL_CM_DREQ},    {100, 1, 56, RTEL_CM_DREP},
+    {100, 1, 65, RTEL_CM_REQ},  {100, 1, 55, RTEL_CM_REP},
+    {100, 1, 66, RTEL_CM_RTU},  {10, 0x11, 9209053, 0},
+    {17, 0x11, 9209053, 0},     {12, 0x11, 9209054, 0},
+    {13, 0x11, 9209054, 0},     {14, 0x11, 9209055, 0},
+    {14, 0x11, 9209056, 0},     {15, 0x11, 9209057, 0},
+    {100, 1, 67, RTEL_CM_DREQ}, {100, 1, 56, RTEL_CM_DREP},
 };
 static const golden g_test[] = {
-    {100, 1, 82, RTEL_CM_REQ},     {100, 1, 45, RTEL_CM_REP},
-    {100, 1, 83, RTEL_CM_RTU},     {10, 0x11, 12726936, 0},
-    {17, 0x17, 12726936, 0},       {12, 0x11, 12726937, 0},
-    {13, 0x17, 12726937, 0},       {14, 0x17, 12726938, 0},
-    {14, 0x17, 12726939, 0},       {15, 0x17, 12726940, 0},
-    {100, 1, 84, RTEL_CM_DREQ},    {100, 1, 46, RTEL_CM_DREP},
+    {100, 1, 82, RTEL_CM_REQ},  {100, 1, 45, RTEL_CM_REP},
+    {100, 1, 83, RTEL_CM_RTU},  {10, 0x11, 12726936, 0},
+    {17, 0x17, 12726936, 0},    {12, 0x11, 12726937, 0},
+    {13, 0x17, 12726937, 0},    {14, 0x17, 12726938, 0},
+    {14, 0x17, 12726939, 0},    {15, 0x17, 12726940, 0},
+    {100, 1, 84, RTEL_CM_DREQ}, {100, 1, 46, RTEL_CM_DREP},
 };
 
 static int ends_with(const char *s, const char *suffix) {

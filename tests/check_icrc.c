@@ -27,11 +27,10 @@ START_TEST(test_crc32_vectors) {
   uint8_t zeros[32], ones[32], seq[256];
   size_t i;
   for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-    ck_assert_msg(rtel__crc32(0, (const uint8_t *)v[i].s, strlen(v[i].s)) ==
-                      v[i].crc,
-                  "crc32(\"%s\") = 0x%08x, want 0x%08x", v[i].s,
-                  rtel__crc32(0, (const uint8_t *)v[i].s, strlen(v[i].s)),
-                  v[i].crc);
+    ck_assert_msg(
+        rtel__crc32(0, (const uint8_t *)v[i].s, strlen(v[i].s)) == v[i].crc,
+        "crc32(\"%s\") = 0x%08x, want 0x%08x", v[i].s,
+        rtel__crc32(0, (const uint8_t *)v[i].s, strlen(v[i].s)), v[i].crc);
   memset(zeros, 0, sizeof(zeros));
   memset(ones, 0xFF, sizeof(ones));
   for (i = 0; i < sizeof(seq); i++)

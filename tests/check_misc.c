@@ -31,7 +31,7 @@ START_TEST(test_error_values_pinned) {
 END_TEST
 
 START_TEST(test_strerror) {
-  static const int unknown[] = {-1,   -200, -206, -499, -503,
+  static const int unknown[] = {-1,   -200, -206, -499,    -503,
                                 -600, 1,    200,  INT_MIN, INT_MAX};
   size_t i, j;
   for (i = 0; i < NKNOWN; i++) {

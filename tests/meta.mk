@@ -7,15 +7,18 @@
 #   tests/abi-check.sh      abidiff against abi/librocetel-$(host_cpu).abi
 #   tests/check-modules.sh  lib/ call directions as HACKING.md's module map
 #                           allows, no circle, callbacks only from the hub
+#   tests/check-format.sh   every C file as .clang-format says (skips
+#                           without clang-format)
 #
 #   make abi-check          run the ABI gate alone (CI: on a CFLAGS="-g -Og" build)
 #   make abi-baseline       regenerate abi/librocetel-$(host_cpu).abi in the
 #                           source tree from this build (needs -g), then commit it
 
 TESTS += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
-	tests/check-modules.sh
+	tests/check-modules.sh tests/check-format.sh
 EXTRA_DIST += tests/check-exports.sh tests/check-headers.sh tests/abi-check.sh \
-	tests/check-modules.sh tests/check-modules.py
+	tests/check-modules.sh tests/check-modules.py tests/check-format.sh \
+	.clang-format
 
 # Tools and host for the scripts above (each has a fallback when run by hand).
 AM_TESTS_ENVIRONMENT += \

@@ -241,7 +241,7 @@ void tu_nvq_cm_req(tb *t, const tu_nvq *q, uint16_t port, uint16_t qid,
   memcpy(priv + 4, q->host, 16);
   memcpy(priv + 20, q->target, 16);
   if (q->ipver != 6) {
-    memset(priv + 4, 0, 12);  /* IPv4 in the last 4 bytes, zero pad */
+    memset(priv + 4, 0, 12); /* IPv4 in the last 4 bytes, zero pad */
     memset(priv + 20, 0, 12);
   }
   le16(priv + 36, 0);   /* RECFMT */

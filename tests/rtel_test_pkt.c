@@ -15,7 +15,7 @@ const uint8_t tu_mac_a[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
 const uint8_t tu_mac_b[6] = {0x02, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE};
 const uint8_t tu_ip6_a[16] = {0xfd, 0x00, 0, 0, 0, 0, 0, 0,
                               0,    0,    0, 0, 0, 0, 0, 0x01};
-const uint8_t tu_ip6_b[16] = {0xfd, 0x00, 0, 0, 0, 0, 0, 0,
+const uint8_t tu_ip6_b[16] = {0xfd, 0x00, 0, 0, 0, 0, 0,    0,
                               0,    0,    0, 0, 0, 0, 0x12, 0x02};
 
 /* ------------------------------------------------------------- bytes */
@@ -124,21 +124,21 @@ void tb_vlan(tb *t, uint16_t tpid, uint16_t tci) {
 void tb_ethertype(tb *t, uint16_t et) { tb_put16(t, et); }
 
 void tb_sll(tb *t, uint16_t proto) {
-  tb_put16(t, 0);      /* packet type: to us */
-  tb_put16(t, 1);      /* ARPHRD_ETHER */
-  tb_put16(t, 6);      /* address length */
+  tb_put16(t, 0); /* packet type: to us */
+  tb_put16(t, 1); /* ARPHRD_ETHER */
+  tb_put16(t, 6); /* address length */
   tb_bytes(t, tu_mac_a, 6);
-  tb_put16(t, 0);      /* address padding to 8 bytes */
+  tb_put16(t, 0); /* address padding to 8 bytes */
   tb_put16(t, proto);
 }
 
 void tb_sll2(tb *t, uint16_t proto) {
   tb_put16(t, proto);
-  tb_put16(t, 0);      /* reserved */
-  tb_put32(t, 2);      /* interface index */
-  tb_put16(t, 1);      /* ARPHRD_ETHER */
-  tb_put8(t, 0);       /* packet type */
-  tb_put8(t, 6);       /* address length */
+  tb_put16(t, 0); /* reserved */
+  tb_put32(t, 2); /* interface index */
+  tb_put16(t, 1); /* ARPHRD_ETHER */
+  tb_put8(t, 0);  /* packet type */
+  tb_put8(t, 6);  /* address length */
   tb_bytes(t, tu_mac_a, 6);
   tb_put16(t, 0);
 }
@@ -466,23 +466,36 @@ void tb_refresh(tb *t) {
 static uint32_t rc_hdrs(unsigned n, int *ok) {
   *ok = 1;
   switch (n) {
-  case 0x00: case 0x01: case 0x02: case 0x04: /* SEND */
-  case 0x07: case 0x08:                       /* WRITE MIDDLE/LAST */
-  case 0x0E:                                  /* READ RESPONSE MIDDLE */
+  case 0x00:
+  case 0x01:
+  case 0x02:
+  case 0x04: /* SEND */
+  case 0x07:
+  case 0x08: /* WRITE MIDDLE/LAST */
+  case 0x0E: /* READ RESPONSE MIDDLE */
     return 0;
-  case 0x03: case 0x05: case 0x09:
+  case 0x03:
+  case 0x05:
+  case 0x09:
     return RTEL_HD_F_IMMDT;
-  case 0x06: case 0x0A: case 0x0C:
+  case 0x06:
+  case 0x0A:
+  case 0x0C:
     return RTEL_HD_F_RETH;
   case 0x0B:
     return RTEL_HD_F_RETH | RTEL_HD_F_IMMDT;
-  case 0x0D: case 0x0F: case 0x10: case 0x11:
+  case 0x0D:
+  case 0x0F:
+  case 0x10:
+  case 0x11:
     return RTEL_HD_F_AETH;
   case 0x12:
     return RTEL_HD_F_AETH | RTEL_HD_F_ATOMICACKETH;
-  case 0x13: case 0x14:
+  case 0x13:
+  case 0x14:
     return RTEL_HD_F_ATOMICETH;
-  case 0x16: case 0x17:
+  case 0x16:
+  case 0x17:
     return RTEL_HD_F_IETH;
   case 0x1C:
     return RTEL_HD_F_FETH | RTEL_HD_F_RETH;
@@ -555,7 +568,12 @@ int tu_opcode_has_payload(uint8_t opcode) {
   if ((opcode >> 5) == 2 && n == 0x15)
     return 0;
   switch (n) {
-  case 0x0C: case 0x11: case 0x12: case 0x13: case 0x14: case 0x1C:
+  case 0x0C:
+  case 0x11:
+  case 0x12:
+  case 0x13:
+  case 0x14:
+  case 0x1C:
     return 0;
   default:
     return 1;
@@ -624,8 +642,8 @@ static int all_zero(const uint8_t a[16]) {
 static uint32_t addr4(const uint8_t a[16], uint32_t dflt) {
   if (all_zero(a))
     return dflt;
-  return (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 |
-         (uint32_t)a[14] << 8 | a[15];
+  return (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 |
+         a[15];
 }
 
 void tu_headers(tb *t, const tu_spec *s) {
@@ -709,14 +727,22 @@ void tu_build(tb *t, const tu_spec *s) {
 /* CM message layouts (IBTA vol. 1, 12.6): offsets from the MAD start */
 size_t tu_cm_priv_off(uint16_t attr) {
   switch (attr) {
-  case RTEL_CM_REQ: return 164;
-  case RTEL_CM_REP: return 60;
-  case RTEL_CM_RTU: return 32;
-  case RTEL_CM_DREQ: return 36;
-  case RTEL_CM_DREP: return 32;
-  case RTEL_CM_REJ: return 108;
-  case RTEL_CM_MRA: return 34;
-  default: return 24;
+  case RTEL_CM_REQ:
+    return 164;
+  case RTEL_CM_REP:
+    return 60;
+  case RTEL_CM_RTU:
+    return 32;
+  case RTEL_CM_DREQ:
+    return 36;
+  case RTEL_CM_DREP:
+    return 32;
+  case RTEL_CM_REJ:
+    return 108;
+  case RTEL_CM_MRA:
+    return 34;
+  default:
+    return 24;
   }
 }
 
@@ -759,10 +785,13 @@ void tu_cm_mad(uint8_t m[256], const tu_cm *cm) {
     cm_put32(m, 64, 0x000000A0u);
     cm_put32(m, 68, (cm->start_psn << 8) | 0xFFu); /* + timeout/retry */
     m[72] = 0xFF;
-    m[73] = 0xFF;                                  /* P_Key */
+    m[73] = 0xFF; /* P_Key */
     m[74] = 0x37;
     m[75] = 0xF0;
-    m[76] = 0xFF; m[77] = 0xFF; m[78] = 0xFF; m[79] = 0xFF; /* LIDs */
+    m[76] = 0xFF;
+    m[77] = 0xFF;
+    m[78] = 0xFF;
+    m[79] = 0xFF; /* LIDs */
     memcpy(m + 80, cm->lgid, 16);
     memcpy(m + 96, cm->rgid, 16);
     m[117] = 64; /* hop limit */
@@ -791,8 +820,7 @@ void tu_cm_mad(uint8_t m[256], const tu_cm *cm) {
     break;
   }
   if (cm->priv) {
-    memcpy(m + po, cm->priv,
-           cm->privlen < 256 - po ? cm->privlen : 256 - po);
+    memcpy(m + po, cm->priv, cm->privlen < 256 - po ? cm->privlen : 256 - po);
   } else {
     for (i = po; i < 256; i++)
       m[i] = (uint8_t)(i * 3 + 1);
@@ -864,4 +892,3 @@ uint32_t tu_icrc(const uint8_t *pkt, size_t l3_off, int ipver, size_t udp_off,
   }
   return crc;
 }
-

@@ -16,8 +16,8 @@
 /* ------------------------------------------------------------- pcap */
 
 static uint32_t rd32(const uint8_t *p, int swap) {
-  uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-               ((uint32_t)p[3] << 24);
+  uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) |
+               ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
   if (swap)
     v = (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
   return v;
@@ -74,8 +74,8 @@ int tu_pcap_next(tu_pcap *p, const uint8_t **pkt, uint32_t *caplen,
   *pkt = p->data + p->pos + 16;
   *caplen = incl;
   *wirelen = orig;
-  *ts_ns = (uint64_t)sec * 1000000000u +
-           (uint64_t)frac * (p->nsec ? 1u : 1000u);
+  *ts_ns =
+      (uint64_t)sec * 1000000000u + (uint64_t)frac * (p->nsec ? 1u : 1000u);
   p->pos += 16 + incl;
   return 1;
 }

@@ -23,7 +23,7 @@
  * tests/fuzz/fuzz_seq.c compiles rtel_test_pkt.c and rtel_test_nvme.c
  * with clang where Check may be missing). */
 #ifndef TU_NO_CHECK
-#include <check.h>
+#  include <check.h>
 
 /* ---------------------------------------------------------------- suites */
 
@@ -325,8 +325,8 @@ void tu_cqe(uint8_t cqe[TU_CQE_LEN], uint16_t cid, uint16_t sf);
  * The tu_nvq_* builders below write one whole frame into |t| (tb_init()
  * included). */
 typedef struct tu_nvq {
-  int ipver;          /* 4 or 6 */
-  uint8_t host[16];   /* IPv4-mapped for IPv4 */
+  int ipver;        /* 4 or 6 */
+  uint8_t host[16]; /* IPv4-mapped for IPv4 */
   uint8_t target[16];
   uint32_t hqpn, tqpn;
   uint32_t hpsn, tpsn; /* next request PSN host -> target, target -> host */
@@ -407,12 +407,12 @@ const char *tu_captures_dir(void);
 #define TU_ALLOC_TRACK 4096
 typedef struct tu_alloc {
   unsigned magic;
-  long fail_at;  /* fail the n-th allocation call (1-based), 0 = never */
-  long ncalls;   /* malloc/calloc/realloc calls (successful or not) */
-  long nallocs;  /* blocks handed out */
-  long nfrees;   /* blocks freed */
+  long fail_at; /* fail the n-th allocation call (1-based), 0 = never */
+  long ncalls;  /* malloc/calloc/realloc calls (successful or not) */
+  long nallocs; /* blocks handed out */
+  long nfrees;  /* blocks freed */
   long live;
-  int errors;    /* wrong user_data, unknown pointer freed, overflow */
+  int errors; /* wrong user_data, unknown pointer freed, overflow */
   void *ptrs[TU_ALLOC_TRACK];
 } tu_alloc;
 void tu_alloc_init(tu_alloc *a, rtel_mem *mem, long fail_at);

@@ -6,8 +6,7 @@
 
 #include "sim.h"
 
-void cfg_defaults(struct cfg *c)
-{
+void cfg_defaults(struct cfg *c) {
   memset(c, 0, sizeof *c);
   snprintf(c->scenario, sizeof c->scenario, "none");
   c->seed = 1;
@@ -56,15 +55,73 @@ void cfg_defaults(struct cfg *c)
 }
 
 enum {
-  O_SCENARIO, O_SEED, O_OUT, O_LIST, O_HELP,
-  O_HOSTS, O_TARGETS, O_PERLEAF, O_DHOST, O_DSPINE, O_JITTER, O_GBPS,
-  O_OBS, O_CAPSTART, O_SNAPLEN, O_TRUNC, O_DUP, O_ERSPAN, O_IPV6, O_VLAN, O_NOPKT, O_PKT, O_NOMSG, O_BURST, O_FLOWIDLE,
-  O_PMTU, O_PSNWRAP, O_ACKEVERY, O_ACKDELAY, O_RTO, O_RNRDELAY, O_CNPINT, O_CMDELAY, O_LOSS, O_LOSSWHERE,
-  O_LOSSON, O_ECN, O_FECN, O_RNR, O_NOCM,
-  O_WORKLOAD, O_GPUHOSTS, O_QPS, O_MSGSIZE, O_ITER, O_MSGSPERQP, O_OUTST, O_RDMAOP, O_GPUGAP,
-  O_PACKETS, O_DURATION,
-  O_NVMEHOSTS, O_IOQUEUES, O_QD, O_IOS, O_IOSIZE, O_MIX, O_INCAPS, O_INVPCT, O_MAXRREQ, O_NVERR, O_STALL,
-  O_IOTIMEOUT, O_HOSTPREP, O_STREAD, O_STWRITE, O_TGTPROC
+  O_SCENARIO,
+  O_SEED,
+  O_OUT,
+  O_LIST,
+  O_HELP,
+  O_HOSTS,
+  O_TARGETS,
+  O_PERLEAF,
+  O_DHOST,
+  O_DSPINE,
+  O_JITTER,
+  O_GBPS,
+  O_OBS,
+  O_CAPSTART,
+  O_SNAPLEN,
+  O_TRUNC,
+  O_DUP,
+  O_ERSPAN,
+  O_IPV6,
+  O_VLAN,
+  O_NOPKT,
+  O_PKT,
+  O_NOMSG,
+  O_BURST,
+  O_FLOWIDLE,
+  O_PMTU,
+  O_PSNWRAP,
+  O_ACKEVERY,
+  O_ACKDELAY,
+  O_RTO,
+  O_RNRDELAY,
+  O_CNPINT,
+  O_CMDELAY,
+  O_LOSS,
+  O_LOSSWHERE,
+  O_LOSSON,
+  O_ECN,
+  O_FECN,
+  O_RNR,
+  O_NOCM,
+  O_WORKLOAD,
+  O_GPUHOSTS,
+  O_QPS,
+  O_MSGSIZE,
+  O_ITER,
+  O_MSGSPERQP,
+  O_OUTST,
+  O_RDMAOP,
+  O_GPUGAP,
+  O_PACKETS,
+  O_DURATION,
+  O_NVMEHOSTS,
+  O_IOQUEUES,
+  O_QD,
+  O_IOS,
+  O_IOSIZE,
+  O_MIX,
+  O_INCAPS,
+  O_INVPCT,
+  O_MAXRREQ,
+  O_NVERR,
+  O_STALL,
+  O_IOTIMEOUT,
+  O_HOSTPREP,
+  O_STREAD,
+  O_STWRITE,
+  O_TGTPROC
 };
 
 struct opt {
@@ -74,28 +131,76 @@ struct opt {
 };
 
 static const struct opt opts[] = {
-    {"scenario", 1, O_SCENARIO}, {"seed", 1, O_SEED}, {"out", 1, O_OUT}, {"list-scenarios", 0, O_LIST},
-    {"help", 0, O_HELP}, {"hosts", 1, O_HOSTS}, {"targets", 1, O_TARGETS}, {"hosts-per-leaf", 1, O_PERLEAF},
-    {"link-delay", 1, O_DHOST}, {"spine-delay", 1, O_DSPINE}, {"jitter", 1, O_JITTER}, {"gbps", 1, O_GBPS},
-    {"obs", 1, O_OBS}, {"capture-start", 1, O_CAPSTART}, {"snaplen", 1, O_SNAPLEN}, {"trunc", 1, O_TRUNC},
-    {"dup-rate", 1, O_DUP}, {"erspan", 1, O_ERSPAN}, {"ipv6", 0, O_IPV6}, {"vlan", 1, O_VLAN},
-    {"no-packet-truth", 0, O_NOPKT}, {"packet-truth", 0, O_PKT}, {"no-msg-truth", 0, O_NOMSG}, {"nic-burst", 1, O_BURST}, {"flow-idle", 1, O_FLOWIDLE}, {"pmtu", 1, O_PMTU},
-    {"psn-wrap", 0, O_PSNWRAP}, {"ack-every", 1, O_ACKEVERY}, {"ack-delay", 1, O_ACKDELAY}, {"rto", 1, O_RTO},
-    {"rnr-delay", 1, O_RNRDELAY}, {"cnp-interval", 1, O_CNPINT}, {"cm-delay", 1, O_CMDELAY},
-    {"loss", 1, O_LOSS}, {"loss-where", 1, O_LOSSWHERE}, {"loss-on", 1, O_LOSSON}, {"ecn", 1, O_ECN},
-    {"fecn", 0, O_FECN}, {"rnr", 1, O_RNR}, {"no-cm", 0, O_NOCM}, {"workload", 1, O_WORKLOAD},
-    {"gpu-hosts", 1, O_GPUHOSTS}, {"qps", 1, O_QPS}, {"msg-size", 1, O_MSGSIZE}, {"iterations", 1, O_ITER},
-    {"msgs-per-qp", 1, O_MSGSPERQP}, {"outstanding", 1, O_OUTST}, {"rdma-op", 1, O_RDMAOP},
-    {"gpu-gap", 1, O_GPUGAP}, {"packets", 1, O_PACKETS}, {"duration", 1, O_DURATION},
-    {"nvme-hosts", 1, O_NVMEHOSTS}, {"io-queues", 1, O_IOQUEUES}, {"qd", 1, O_QD}, {"ios", 1, O_IOS},
-    {"io-size", 1, O_IOSIZE}, {"mix", 1, O_MIX}, {"incapsule", 1, O_INCAPS}, {"inv-pct", 1, O_INVPCT},
-    {"max-rreq", 1, O_MAXRREQ}, {"nvme-errors", 1, O_NVERR}, {"stall", 1, O_STALL},
-    {"io-timeout", 1, O_IOTIMEOUT}, {"host-prep", 1, O_HOSTPREP}, {"storage-read", 1, O_STREAD},
-    {"storage-write", 1, O_STWRITE}, {"target-proc", 1, O_TGTPROC},
+    {"scenario", 1, O_SCENARIO},
+    {"seed", 1, O_SEED},
+    {"out", 1, O_OUT},
+    {"list-scenarios", 0, O_LIST},
+    {"help", 0, O_HELP},
+    {"hosts", 1, O_HOSTS},
+    {"targets", 1, O_TARGETS},
+    {"hosts-per-leaf", 1, O_PERLEAF},
+    {"link-delay", 1, O_DHOST},
+    {"spine-delay", 1, O_DSPINE},
+    {"jitter", 1, O_JITTER},
+    {"gbps", 1, O_GBPS},
+    {"obs", 1, O_OBS},
+    {"capture-start", 1, O_CAPSTART},
+    {"snaplen", 1, O_SNAPLEN},
+    {"trunc", 1, O_TRUNC},
+    {"dup-rate", 1, O_DUP},
+    {"erspan", 1, O_ERSPAN},
+    {"ipv6", 0, O_IPV6},
+    {"vlan", 1, O_VLAN},
+    {"no-packet-truth", 0, O_NOPKT},
+    {"packet-truth", 0, O_PKT},
+    {"no-msg-truth", 0, O_NOMSG},
+    {"nic-burst", 1, O_BURST},
+    {"flow-idle", 1, O_FLOWIDLE},
+    {"pmtu", 1, O_PMTU},
+    {"psn-wrap", 0, O_PSNWRAP},
+    {"ack-every", 1, O_ACKEVERY},
+    {"ack-delay", 1, O_ACKDELAY},
+    {"rto", 1, O_RTO},
+    {"rnr-delay", 1, O_RNRDELAY},
+    {"cnp-interval", 1, O_CNPINT},
+    {"cm-delay", 1, O_CMDELAY},
+    {"loss", 1, O_LOSS},
+    {"loss-where", 1, O_LOSSWHERE},
+    {"loss-on", 1, O_LOSSON},
+    {"ecn", 1, O_ECN},
+    {"fecn", 0, O_FECN},
+    {"rnr", 1, O_RNR},
+    {"no-cm", 0, O_NOCM},
+    {"workload", 1, O_WORKLOAD},
+    {"gpu-hosts", 1, O_GPUHOSTS},
+    {"qps", 1, O_QPS},
+    {"msg-size", 1, O_MSGSIZE},
+    {"iterations", 1, O_ITER},
+    {"msgs-per-qp", 1, O_MSGSPERQP},
+    {"outstanding", 1, O_OUTST},
+    {"rdma-op", 1, O_RDMAOP},
+    {"gpu-gap", 1, O_GPUGAP},
+    {"packets", 1, O_PACKETS},
+    {"duration", 1, O_DURATION},
+    {"nvme-hosts", 1, O_NVMEHOSTS},
+    {"io-queues", 1, O_IOQUEUES},
+    {"qd", 1, O_QD},
+    {"ios", 1, O_IOS},
+    {"io-size", 1, O_IOSIZE},
+    {"mix", 1, O_MIX},
+    {"incapsule", 1, O_INCAPS},
+    {"inv-pct", 1, O_INVPCT},
+    {"max-rreq", 1, O_MAXRREQ},
+    {"nvme-errors", 1, O_NVERR},
+    {"stall", 1, O_STALL},
+    {"io-timeout", 1, O_IOTIMEOUT},
+    {"host-prep", 1, O_HOSTPREP},
+    {"storage-read", 1, O_STREAD},
+    {"storage-write", 1, O_STWRITE},
+    {"target-proc", 1, O_TGTPROC},
 };
 
-static int parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi)
-{
+static int parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi) {
   char *end;
   if (!s || !*s || *s == '-')
     return -1;
@@ -107,8 +212,7 @@ static int parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi)
   return 0;
 }
 
-static int parse_u32(const char *s, uint32_t *v, uint32_t lo, uint32_t hi)
-{
+static int parse_u32(const char *s, uint32_t *v, uint32_t lo, uint32_t hi) {
   uint64_t x;
   if (parse_u64(s, &x, lo, hi) < 0)
     return -1;
@@ -116,8 +220,7 @@ static int parse_u32(const char *s, uint32_t *v, uint32_t lo, uint32_t hi)
   return 0;
 }
 
-static int parse_prob(const char *s, double *v)
-{
+static int parse_prob(const char *s, double *v) {
   char *end;
   if (!s || !*s)
     return -1;
@@ -128,8 +231,7 @@ static int parse_prob(const char *s, double *v)
   return 0;
 }
 
-static int parse_obs(struct cfg *c, const char *s)
-{
+static int parse_obs(struct cfg *c, const char *s) {
   char buf[256];
   if (strlen(s) >= sizeof buf)
     return -1;
@@ -150,7 +252,8 @@ static int parse_obs(struct cfg *c, const char *s)
       if (parse_sduration(at + 1, &o->offset) < 0)
         return -1;
     }
-    if ((t[0] != 'h' && t[0] != 't' && t[0] != 'l') || parse_u32(t + 1, &o->index, 0, 1u << 20) < 0)
+    if ((t[0] != 'h' && t[0] != 't' && t[0] != 'l') ||
+        parse_u32(t + 1, &o->index, 0, 1u << 20) < 0)
       return -1;
     o->kind = t[0];
     if (strlen(t) >= sizeof o->name)
@@ -167,8 +270,7 @@ static int parse_obs(struct cfg *c, const char *s)
   return c->nobs ? 0 : -1;
 }
 
-static int parse_sizes(struct cfg *c, const char *s)
-{
+static int parse_sizes(struct cfg *c, const char *s) {
   char buf[256];
   if (strlen(s) >= sizeof buf)
     return -1;
@@ -187,8 +289,7 @@ static int parse_sizes(struct cfg *c, const char *s)
   return c->n_io_sizes ? 0 : -1;
 }
 
-static int parse_mix(struct cfg *c, const char *s)
-{
+static int parse_mix(struct cfg *c, const char *s) {
   unsigned r, w, f;
   char extra;
   if (sscanf(s, "%u,%u,%u%c", &r, &w, &f, &extra) != 3 || r + w + f != 100)
@@ -199,8 +300,7 @@ static int parse_mix(struct cfg *c, const char *s)
   return 0;
 }
 
-static int set_opt(struct cfg *c, int id, const char *v)
-{
+static int set_opt(struct cfg *c, int id, const char *v) {
   uint64_t u;
   switch (id) {
   case O_SCENARIO:
@@ -288,7 +388,8 @@ static int set_opt(struct cfg *c, int id, const char *v)
       return -1;
     return 0;
   case O_RNRDELAY:
-    if (parse_duration(v, &c->rnr_ns) < 0 || c->rnr_ns < 1 || c->rnr_ns > 491520000ull)
+    if (parse_duration(v, &c->rnr_ns) < 0 || c->rnr_ns < 1 ||
+        c->rnr_ns > 491520000ull)
       return -1;
     return 0;
   case O_CNPINT:
@@ -310,7 +411,8 @@ static int set_opt(struct cfg *c, int id, const char *v)
       return -1;
     return 0;
   case O_LOSSON: {
-    static const char *names[] = {"all", "data", "last", "rsp", "cmd", "nvdata"};
+    static const char *names[] = {"all", "data", "last",
+                                  "rsp", "cmd",  "nvdata"};
     for (int i = 0; i < 6; i++)
       if (strcmp(v, names[i]) == 0) {
         c->loss_on = i;
@@ -351,7 +453,8 @@ static int set_opt(struct cfg *c, int id, const char *v)
   case O_OUTST:
     return parse_u32(v, &c->outstanding, 1, 1024);
   case O_RDMAOP: {
-    static const char *names[] = {"write", "write-imm", "read", "send", "send-imm", "send-mix", "mix"};
+    static const char *names[] = {"write",    "write-imm", "read", "send",
+                                  "send-imm", "send-mix",  "mix"};
     for (int i = 0; i < 7; i++)
       if (strcmp(v, names[i]) == 0) {
         c->rdma_op = i;
@@ -382,7 +485,8 @@ static int set_opt(struct cfg *c, int id, const char *v)
   case O_INVPCT:
     return parse_u32(v, &c->inv_pct, 0, 100);
   case O_MAXRREQ:
-    if (parse_u32(v, &c->max_rreq, 0, 1u << 30) < 0 || (c->max_rreq && c->max_rreq < 4096))
+    if (parse_u32(v, &c->max_rreq, 0, 1u << 30) < 0 ||
+        (c->max_rreq && c->max_rreq < 4096))
       return -1;
     return 0;
   case O_NVERR:
@@ -405,8 +509,8 @@ static int set_opt(struct cfg *c, int id, const char *v)
   return -1;
 }
 
-int cfg_parse(struct cfg *c, int argc, char **argv, int *list_only, char *err, size_t errlen)
-{
+int cfg_parse(struct cfg *c, int argc, char **argv, int *list_only, char *err,
+              size_t errlen) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (strncmp(a, "--", 2) != 0) {
@@ -448,9 +552,11 @@ int cfg_parse(struct cfg *c, int argc, char **argv, int *list_only, char *err, s
     }
     if (set_opt(c, o->id, v) < 0) {
       if (o->id == O_SCENARIO)
-        snprintf(err, errlen, "unknown scenario '%s' (see --list-scenarios)", v);
+        snprintf(err, errlen, "unknown scenario '%s' (see --list-scenarios)",
+                 v);
       else
-        snprintf(err, errlen, "invalid value '%s' for option '--%s'", v, o->name);
+        snprintf(err, errlen, "invalid value '%s' for option '--%s'", v,
+                 o->name);
       return -1;
     }
   }
@@ -458,24 +564,28 @@ int cfg_parse(struct cfg *c, int argc, char **argv, int *list_only, char *err, s
 }
 
 /* cross-option checks after everything is parsed */
-int cfg_check(struct cfg *c, char *err, size_t errlen)
-{
+int cfg_check(struct cfg *c, char *err, size_t errlen) {
   if (c->workload != WL_NONE && c->gpu_hosts < 2) {
     snprintf(err, errlen, "--workload %s needs --gpu-hosts of at least 2",
              c->workload == WL_RING ? "ring" : "pairs");
     return -1;
   }
   if (c->gpu_hosts > c->hosts || c->nvme_hosts > c->hosts) {
-    snprintf(err, errlen, "--gpu-hosts and --nvme-hosts must not exceed --hosts (%u)", c->hosts);
+    snprintf(err, errlen,
+             "--gpu-hosts and --nvme-hosts must not exceed --hosts (%u)",
+             c->hosts);
     return -1;
   }
   for (uint32_t i = 0; i < c->nobs; i++) {
     const struct obscfg *o = &c->obs[i];
     uint32_t lim = o->kind == 'h' ? c->hosts : o->kind == 't' ? c->targets : 0;
     if (o->kind == 'l')
-      lim = (c->hosts + c->per_leaf - 1) / c->per_leaf + (c->targets + c->per_leaf - 1) / c->per_leaf;
+      lim = (c->hosts + c->per_leaf - 1) / c->per_leaf +
+            (c->targets + c->per_leaf - 1) / c->per_leaf;
     if (o->index >= lim) {
-      snprintf(err, errlen, "observation point '%s' does not exist in this topology", o->name);
+      snprintf(err, errlen,
+               "observation point '%s' does not exist in this topology",
+               o->name);
       return -1;
     }
     if ((int64_t)EPOCH_NS + o->offset < 0) {
@@ -485,11 +595,13 @@ int cfg_check(struct cfg *c, char *err, size_t errlen)
   }
   uint32_t olen = c->erspan == 2 ? 50 : c->erspan == 3 ? 54 : 0;
   if (c->snaplen && c->snaplen < 64 + (c->trunc_mirror ? 0 : olen)) {
-    snprintf(err, errlen, "--snaplen must be 0 or at least %u", 64 + (c->trunc_mirror ? 0 : olen));
+    snprintf(err, errlen, "--snaplen must be 0 or at least %u",
+             64 + (c->trunc_mirror ? 0 : olen));
     return -1;
   }
   if ((uint64_t)c->qps * (c->workload == WL_RING ? c->gpu_hosts : 1) +
-          (uint64_t)c->nvme_hosts * (1 + c->io_queues) > 20000000ull) {
+          (uint64_t)c->nvme_hosts * (1 + c->io_queues) >
+      20000000ull) {
     snprintf(err, errlen, "too many connections");
     return -1;
   }
@@ -498,7 +610,8 @@ int cfg_check(struct cfg *c, char *err, size_t errlen)
     if (c->io_sizes[i] > sz)
       sz = c->io_sizes[i];
   if (sz > 0xffffffu) {
-    snprintf(err, errlen, "--io-size values must fit the 3-byte keyed SGL length");
+    snprintf(err, errlen,
+             "--io-size values must fit the 3-byte keyed SGL length");
     return -1;
   }
   return 0;

@@ -21,7 +21,8 @@ struct crc32_tab {
 
 void crc32_init(struct crc32_tab *ct);
 /* Advance the raw (not inverted) CRC register over buf. */
-uint32_t crc32_update(const struct crc32_tab *ct, uint32_t reg, const uint8_t *buf, size_t len);
+uint32_t crc32_update(const struct crc32_tab *ct, uint32_t reg,
+                      const uint8_t *buf, size_t len);
 /* Advance the raw register over n zero bytes. */
 uint32_t crc32_zeros(const struct crc32_tab *ct, uint32_t reg, size_t n);
 /* Plain CRC-32 of a buffer (as zlib's crc32(0, buf, len)). */

@@ -16,8 +16,8 @@
 #define DSCP_ROCE 26
 #define DSCP_CNP 48
 
-static uint32_t ext_hdrs(const struct sim *s, const struct pkt *p, uint8_t *x)
-{
+static uint32_t ext_hdrs(const struct sim *s, const struct pkt *p,
+                         uint8_t *x) {
   uint32_t n = 0;
   (void)s;
   switch (p->opcode) {
@@ -62,8 +62,7 @@ static uint32_t ext_hdrs(const struct sim *s, const struct pkt *p, uint8_t *x)
   return n;
 }
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
-{
+static uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n) {
   size_t i = 0;
   for (; i + 1 < n; i += 2)
     sum += (uint32_t)b[i] << 8 | b[i + 1];
@@ -72,16 +71,14 @@ static uint32_t csum_add(uint32_t sum, const uint8_t *b, size_t n)
   return sum;
 }
 
-static uint16_t csum_fold(uint32_t sum)
-{
+static uint16_t csum_fold(uint32_t sum) {
   while (sum >> 16)
     sum = (sum & 0xffff) + (sum >> 16);
   return (uint16_t)~sum;
 }
 
-size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, uint32_t *wire_len,
-                  uint32_t *frame_len)
-{
+size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf,
+                  uint32_t *wire_len, uint32_t *frame_len) {
   const struct cfg *c = &s->c;
   const struct conn *cn = &s->conns[p->conn];
   uint32_t src = p->dir ? cn->b : cn->a, dst = p->dir ? cn->a : cn->b;
@@ -120,7 +117,8 @@ size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, 
   bth[1] = (uint8_t)(((p->flags & PF_SE) ? 0x80 : 0) | (pad << 4));
   put16be(bth + 2, 0xffff);
   bth[4] = (uint8_t)((fecn ? 0x80 : 0) | ((p->flags & PF_BECN) ? 0x40 : 0));
-  uint32_t dqpn = p->what == W_CM ? 1 : s->qps[qp_idx(p->conn, p->dir ^ 1u)].qpn;
+  uint32_t dqpn =
+      p->what == W_CM ? 1 : s->qps[qp_idx(p->conn, p->dir ^ 1u)].qpn;
   put24be(bth + 5, dqpn);
   bth[8] = (p->flags & PF_ACKREQ) ? 0x80 : 0;
   if (p->opcode == OP_CNP)
@@ -191,7 +189,8 @@ size_t encode_pkt(struct sim *s, const struct pkt *p, unsigned k, uint8_t *buf, 
   }
   int need_icrc = icap >= inner_wire || c->ipv6;
   if (need_icrc) {
-    static const uint8_t ff[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    static const uint8_t ff[8] = {0xff, 0xff, 0xff, 0xff,
+                                  0xff, 0xff, 0xff, 0xff};
     const struct crc32_tab *ct = s->crc;
     uint8_t mh[48];
     uint32_t reg = crc32_update(ct, 0xffffffffu, ff, 8);

@@ -3,13 +3,11 @@
 
 #include <stdlib.h>
 
-static inline int ev_lt(const struct ev *a, const struct ev *b)
-{
+static inline int ev_lt(const struct ev *a, const struct ev *b) {
   return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
-int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg)
-{
+int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg) {
   if (h->n == h->cap) {
     size_t nc = h->cap ? h->cap * 2 : 4096;
     struct ev *nv = realloc(h->v, nc * sizeof *nv);
@@ -31,8 +29,7 @@ int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t arg)
   return 0;
 }
 
-int heap_pop(struct heap *h, struct ev *out)
-{
+int heap_pop(struct heap *h, struct ev *out) {
   if (h->n == 0)
     return 0;
   *out = h->v[0];
@@ -57,8 +54,7 @@ int heap_pop(struct heap *h, struct ev *out)
   return 1;
 }
 
-void heap_free(struct heap *h)
-{
+void heap_free(struct heap *h) {
   free(h->v);
   h->v = NULL;
   h->n = h->cap = 0;

@@ -17,37 +17,41 @@
 
 #define VERSION "0.1"
 
-void die_nomem(void)
-{
+void die_nomem(void) {
   fputs("rtel-sim: out of memory\n", stderr);
   exit(1);
 }
 
-void sim_schedule(struct sim *s, uint64_t t, uint32_t kind, uint32_t arg)
-{
+void sim_schedule(struct sim *s, uint64_t t, uint32_t kind, uint32_t arg) {
   if (heap_push(&s->heap, t < s->now ? s->now : t, kind, arg) < 0)
     die_nomem();
 }
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
   fputs("usage: rtel-sim --scenario NAME --seed N --out DIR [options]\n"
         "       rtel-sim --list-scenarios\n"
-        "Writes one nanosecond pcap per observation point and a ground-truth JSON Lines file.\n"
-        "Options (see rtel-sim(1)): --hosts --targets --hosts-per-leaf --link-delay --spine-delay\n"
-        "  --jitter --gbps --obs --capture-start --snaplen --trunc --dup-rate --erspan --ipv6 --vlan\n"
-        "  --no-packet-truth --packet-truth --no-msg-truth --flow-idle --pmtu --nic-burst --psn-wrap\n"
+        "Writes one nanosecond pcap per observation point and a ground-truth "
+        "JSON Lines file.\n"
+        "Options (see rtel-sim(1)): --hosts --targets --hosts-per-leaf "
+        "--link-delay --spine-delay\n"
+        "  --jitter --gbps --obs --capture-start --snaplen --trunc --dup-rate "
+        "--erspan --ipv6 --vlan\n"
+        "  --no-packet-truth --packet-truth --no-msg-truth --flow-idle --pmtu "
+        "--nic-burst --psn-wrap\n"
         "  --ack-every --ack-delay --rto --rnr-delay\n"
-        "  --cnp-interval --cm-delay --loss --loss-where --loss-on --ecn --fecn --rnr --no-cm\n"
-        "  --workload --gpu-hosts --qps --msg-size --iterations --msgs-per-qp --outstanding --rdma-op\n"
-        "  --gpu-gap --packets --duration --nvme-hosts --io-queues --qd --ios --io-size --mix\n"
-        "  --incapsule --inv-pct --max-rreq --nvme-errors --stall --io-timeout --host-prep\n"
+        "  --cnp-interval --cm-delay --loss --loss-where --loss-on --ecn "
+        "--fecn --rnr --no-cm\n"
+        "  --workload --gpu-hosts --qps --msg-size --iterations --msgs-per-qp "
+        "--outstanding --rdma-op\n"
+        "  --gpu-gap --packets --duration --nvme-hosts --io-queues --qd --ios "
+        "--io-size --mix\n"
+        "  --incapsule --inv-pct --max-rreq --nvme-errors --stall "
+        "--io-timeout --host-prep\n"
         "  --storage-read --storage-write --target-proc\n",
         f);
 }
 
-static void conn_init(struct sim *s, uint32_t c, uint32_t *flow_base)
-{
+static void conn_init(struct sim *s, uint32_t c, uint32_t *flow_base) {
   struct conn *cn = &s->conns[c];
   cn->cm = (uint8_t)s->c.cm;
   cn->tid = (rng_u64(&s->rng) & 0x00000000ffffffffull) | 0x0000000200000000ull;
@@ -57,7 +61,8 @@ static void conn_init(struct sim *s, uint32_t c, uint32_t *flow_base)
     memset(q, 0, sizeof *q);
     q->node = d ? cn->b : cn->a;
     q->qpn = n->next_qpn;
-    n->next_qpn = (n->next_qpn + 1 + (uint32_t)rng_below(&s->rng, 4)) & PSN_MASK;
+    n->next_qpn =
+        (n->next_qpn + 1 + (uint32_t)rng_below(&s->rng, 4)) & PSN_MASK;
     if (n->next_qpn < 2)
       n->next_qpn = 2;
     cn->ipsn[d] = s->c.psn_wrap ? PSN_MASK - (uint32_t)rng_below(&s->rng, 64)
@@ -76,8 +81,7 @@ static void conn_init(struct sim *s, uint32_t c, uint32_t *flow_base)
   *flow_base += 2u * cn->nobs;
 }
 
-static int open_outputs(struct sim *s)
-{
+static int open_outputs(struct sim *s) {
   char path[4096];
   if (strlen(s->c.out) >= sizeof path - 64) {
     errno = ENAMETOOLONG;
@@ -96,7 +100,9 @@ static int open_outputs(struct sim *s)
     return -1;
   for (unsigned o = 0; o < s->c.nobs; o++) {
     snprintf(path, sizeof path, "%s/%s.pcap", s->c.out, s->c.obs[o].name);
-    if (pcap_open(&s->pcap[o], path, s->c.snaplen && !s->c.trunc_mirror ? s->c.snaplen : 65535) < 0)
+    if (pcap_open(&s->pcap[o], path,
+                  s->c.snaplen && !s->c.trunc_mirror ? s->c.snaplen : 65535) <
+        0)
       return -1;
   }
   snprintf(path, sizeof path, "%s/truth.jsonl", s->c.out);
@@ -105,11 +111,12 @@ static int open_outputs(struct sim *s)
   return 0;
 }
 
-static void write_meta(struct sim *s, int argc, char **argv)
-{
+static void write_meta(struct sim *s, int argc, char **argv) {
   char *q = json_begin(&s->truth, 16384), *q0 = q;
   const struct cfg *c = &s->c;
-  q = j_lit(q, "{\"type\":\"meta\",\"version\":1,\"generator\":\"rtel-sim " VERSION "\"");
+  q = j_lit(
+      q, "{\"type\":\"meta\",\"version\":1,\"generator\":\"rtel-sim " VERSION
+         "\"");
   q = j_key(q, "scenario");
   q = j_str(q, c->scenario);
   q = j_key(q, "seed");
@@ -167,9 +174,11 @@ static void write_meta(struct sim *s, int argc, char **argv)
     q = j_lit(q, ",\"port\":\"");
     char buf[64];
     if (oc->kind == 'h')
-      snprintf(buf, sizeof buf, "leaf%u facing host%u", s->nodes[oc->index].leaf, oc->index);
+      snprintf(buf, sizeof buf, "leaf%u facing host%u",
+               s->nodes[oc->index].leaf, oc->index);
     else if (oc->kind == 't')
-      snprintf(buf, sizeof buf, "leaf%u facing target%u", s->nodes[c->hosts + oc->index].leaf, oc->index);
+      snprintf(buf, sizeof buf, "leaf%u facing target%u",
+               s->nodes[c->hosts + oc->index].leaf, oc->index);
     else
       snprintf(buf, sizeof buf, "spine facing leaf%u", oc->index);
     q = j_lit(q, buf);
@@ -205,8 +214,7 @@ static void write_meta(struct sim *s, int argc, char **argv)
   json_end(&s->truth, q);
 }
 
-static void run(struct sim *s)
-{
+static void run(struct sim *s) {
   struct ev e;
   while (heap_pop(&s->heap, &e)) {
     s->now = e.t;
@@ -257,8 +265,7 @@ static void run(struct sim *s)
   }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   static struct sim sim; /* main's state; large, so not on the stack */
   struct sim *s = &sim;
   char err[512];
@@ -272,7 +279,8 @@ int main(int argc, char **argv)
       scen = argv[i] + 11;
   }
   if (scenario_apply(&s->c, scen) < 0) {
-    fprintf(stderr, "rtel-sim: unknown scenario '%s' (see --list-scenarios)\n", scen);
+    fprintf(stderr, "rtel-sim: unknown scenario '%s' (see --list-scenarios)\n",
+            scen);
     return 2;
   }
   s->c.skip_scenario = 1;
@@ -308,7 +316,9 @@ int main(int argc, char **argv)
   if (net_build(s) < 0)
     die_nomem();
   const struct cfg *c = &s->c;
-  uint64_t ngpu = c->workload == WL_NONE ? 0 : c->workload == WL_RING ? (uint64_t)c->gpu_hosts * c->qps : c->qps;
+  uint64_t ngpu = c->workload == WL_NONE   ? 0
+                  : c->workload == WL_RING ? (uint64_t)c->gpu_hosts * c->qps
+                                           : c->qps;
   uint64_t nconn = ngpu + (uint64_t)c->nvme_hosts * (1 + c->io_queues);
   s->conns = calloc(nconn ? nconn : 1, sizeof *s->conns);
   s->qps = calloc(nconn ? 2 * nconn : 1, sizeof *s->qps);
@@ -326,7 +336,8 @@ int main(int argc, char **argv)
     die_nomem();
   s->nflows = nflows;
   if (open_outputs(s) < 0) {
-    fprintf(stderr, "rtel-sim: cannot write to '%s': %s\n", c->out, strerror(errno));
+    fprintf(stderr, "rtel-sim: cannot write to '%s': %s\n", c->out,
+            strerror(errno));
     return 1;
   }
   write_meta(s, argc, argv);
@@ -354,11 +365,15 @@ int main(int argc, char **argv)
     return 1;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  printf("rtel-sim: scenario %s seed %llu: %llu packets sent, %llu frames written, %llu lost, "
-         "%u connections, %llu I/Os, %.3f s simulated, %.2f s wall, %.2f Mpkt/s\n",
-         c->scenario, (unsigned long long)c->seed, (unsigned long long)s->sent_pkts,
-         (unsigned long long)s->frames_total, (unsigned long long)s->lost_pkts, s->nconn,
+  double secs = (double)(t1.tv_sec - t0.tv_sec) +
+                (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  printf("rtel-sim: scenario %s seed %llu: %llu packets sent, %llu frames "
+         "written, %llu lost, "
+         "%u connections, %llu I/Os, %.3f s simulated, %.2f s wall, %.2f "
+         "Mpkt/s\n",
+         c->scenario, (unsigned long long)c->seed,
+         (unsigned long long)s->sent_pkts, (unsigned long long)s->frames_total,
+         (unsigned long long)s->lost_pkts, s->nconn,
          (unsigned long long)s->ios_done, (double)s->now * 1e-9, secs,
          secs > 0 ? (double)s->sent_pkts / secs / 1e6 : 0.0);
   free(s->crc);

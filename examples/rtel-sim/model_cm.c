@@ -15,8 +15,8 @@
 
 #include "sim.h"
 
-static void send_mad(struct sim *s, uint32_t conn, unsigned dir, unsigned attr)
-{
+static void send_mad(struct sim *s, uint32_t conn, unsigned dir,
+                     unsigned attr) {
   const struct conn *cn = &s->conns[conn];
   uint32_t pi = pkt_alloc(s);
   struct pkt *p = &s->pkts[pi];
@@ -34,14 +34,12 @@ static void send_mad(struct sim *s, uint32_t conn, unsigned dir, unsigned attr)
   net_send(s, pi);
 }
 
-void cm_start(struct sim *s, uint32_t conn, uint64_t at)
-{
+void cm_start(struct sim *s, uint32_t conn, uint64_t at) {
   s->conns[conn].cm_step = 0;
   sim_schedule(s, at, s->conns[conn].cm ? EV_CM_STEP : EV_CONN_UP, conn);
 }
 
-static void conn_side_up(struct sim *s, uint32_t conn, unsigned side)
-{
+static void conn_side_up(struct sim *s, uint32_t conn, unsigned side) {
   struct conn *cn = &s->conns[conn];
   s->qps[qp_idx(conn, side)].ready = 1;
   if (side == 0) {
@@ -54,9 +52,9 @@ static void conn_side_up(struct sim *s, uint32_t conn, unsigned side)
   rc_conn_ready(s, conn);
 }
 
-/* EV_CM_STEP: 0 send REQ, 1 send REP, 2 send RTU; EV_CONN_UP uses side 0 and 1 at once */
-void cm_step(struct sim *s, uint32_t conn)
-{
+/* EV_CM_STEP: 0 send REQ, 1 send REP, 2 send RTU; EV_CONN_UP uses side 0 and 1
+ * at once */
+void cm_step(struct sim *s, uint32_t conn) {
   struct conn *cn = &s->conns[conn];
   if (!cn->cm) {
     conn_side_up(s, conn, 1);
@@ -77,8 +75,7 @@ void cm_step(struct sim *s, uint32_t conn)
   }
 }
 
-void cm_deliver(struct sim *s, const struct pkt *p)
-{
+void cm_deliver(struct sim *s, const struct pkt *p) {
   struct conn *cn = &s->conns[p->conn];
   switch (p->cm) {
   case CM_REQ:
@@ -95,8 +92,7 @@ void cm_deliver(struct sim *s, const struct pkt *p)
   }
 }
 
-static uint8_t mtu_code(uint32_t pmtu)
-{
+static uint8_t mtu_code(uint32_t pmtu) {
   switch (pmtu) {
   case 256:
     return 1;
@@ -111,16 +107,15 @@ static uint8_t mtu_code(uint32_t pmtu)
   }
 }
 
-static void gid(const struct sim *s, uint32_t node, uint8_t *out)
-{
+static void gid(const struct sim *s, uint32_t node, uint8_t *out) {
   memcpy(out, s->nodes[node].ip, 16); /* IPv4-mapped already for IPv4 */
 }
 
 /* 256-byte MAD of a CM packet */
-void cm_mad(const struct sim *s, const struct pkt *p, uint8_t *mad)
-{
+void cm_mad(const struct sim *s, const struct pkt *p, uint8_t *mad) {
   const struct conn *cn = &s->conns[p->conn];
-  const struct qp *qa = &s->qps[qp_idx(p->conn, 0)], *qb = &s->qps[qp_idx(p->conn, 1)];
+  const struct qp *qa = &s->qps[qp_idx(p->conn, 0)],
+                  *qb = &s->qps[qp_idx(p->conn, 1)];
   memset(mad, 0, 256);
   mad[0] = 1;    /* base version */
   mad[1] = 0x07; /* CM */
@@ -135,21 +130,24 @@ void cm_mad(const struct sim *s, const struct pkt *p, uint8_t *mad)
     put16be(mad + 16, 0x0010);
     put32be(d + 0, cn->comm[0]);
     put64be(d + 8, sid);
-    put64be(d + 16, 0x0200000000000000ull | ((uint64_t)cn->a << 8) | 0x01); /* CA GUID */
+    put64be(d + 16, 0x0200000000000000ull | ((uint64_t)cn->a << 8) |
+                        0x01); /* CA GUID */
     put24be(d + 32, qa->qpn);
-    d[35] = 16; /* responder resources */
-    d[39] = 16; /* initiator depth */
-    d[43] = 0x14 << 3;          /* remote CM response timeout, RC, no e2e fc */
+    d[35] = 16;        /* responder resources */
+    d[39] = 16;        /* initiator depth */
+    d[43] = 0x14 << 3; /* remote CM response timeout, RC, no e2e fc */
     put24be(d + 44, cn->ipsn[0]);
     d[47] = (0x14 << 3) | 7; /* local CM response timeout, retry count 7 */
     put16be(d + 48, 0xffff);
-    d[50] = (uint8_t)(mtu_code(s->c.pmtu) << 4 | 7); /* path MTU, RNR retry 7 */
-    d[51] = 0xf0;                                     /* max CM retries 15 */
+    d[50] =
+        (uint8_t)(mtu_code(s->c.pmtu) << 4 | 7); /* path MTU, RNR retry 7 */
+    d[51] = 0xf0;                                /* max CM retries 15 */
     put16be(d + 52, 0xffff);
     put16be(d + 54, 0xffff);
     gid(s, cn->a, d + 56);
     gid(s, cn->b, d + 72);
-    put32be(d + 88, (uint32_t)((p->conn * 2654435761u) & 0xfffffu) << 12 | 0x20);
+    put32be(d + 88,
+            (uint32_t)((p->conn * 2654435761u) & 0xfffffu) << 12 | 0x20);
     d[92] = 26 << 2; /* traffic class */
     d[93] = 64;      /* hop limit */
     d[95] = 0x13 << 3;
@@ -169,7 +167,7 @@ void cm_mad(const struct sim *s, const struct pkt *p, uint8_t *mad)
       uint8_t *nv = pd + 36;
       put16le(nv + 0, 0); /* recfmt */
       put16le(nv + 2, cn->qid);
-      put16le(nv + 4, cn->qsize);     /* hrqsize */
+      put16le(nv + 4, cn->qsize);      /* hrqsize */
       put16le(nv + 6, cn->qsize - 1u); /* hsqsize (0's based) */
     }
     break;

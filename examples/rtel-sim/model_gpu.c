@@ -13,8 +13,7 @@
  */
 #include "sim.h"
 
-static unsigned pick_kind(struct sim *s)
-{
+static unsigned pick_kind(struct sim *s) {
   switch (s->c.rdma_op) {
   case RO_WRITE:
     return MK_WRITE;
@@ -43,8 +42,7 @@ static unsigned pick_kind(struct sim *s)
   }
 }
 
-static int budget_ok(struct sim *s)
-{
+static int budget_ok(struct sim *s) {
   if (s->stop_posting)
     return 0;
   if ((s->c.max_packets && s->sent_pkts >= s->c.max_packets) ||
@@ -55,24 +53,28 @@ static int budget_ok(struct sim *s)
   return 1;
 }
 
-static void post_one(struct sim *s, uint32_t conn, unsigned kind, uint8_t tag)
-{
+static void post_one(struct sim *s, uint32_t conn, unsigned kind,
+                     uint8_t tag) {
   struct conn *cn = &s->conns[conn];
   uint32_t len = s->c.msg_size;
-  uint64_t va = cn->g_va + (uint64_t)(cn->g_posted % 64) * ((len + 4095u) & ~4095u);
+  uint64_t va =
+      cn->g_va + (uint64_t)(cn->g_posted % 64) * ((len + 4095u) & ~4095u);
   if (s->c.workload == WL_RING && kind == MK_READ)
     kind = MK_WRITE; /* a ring step pushes data to the successor */
   uint32_t mi = rc_post(s, conn, 0, kind, len, va, cn->g_rkey,
-                        kind == MK_WRITE_IMM || kind == MK_SEND_IMM ? 0x10000000u | cn->g_posted : 0,
+                        kind == MK_WRITE_IMM || kind == MK_SEND_IMM
+                            ? 0x10000000u | cn->g_posted
+                            : 0,
                         NONE, C_ZERO, NV_NONE);
   s->msgs[mi].app = tag;
   cn->g_posted++;
 }
 
-static uint32_t ring_steps(const struct sim *s) { return 2 * (s->c.gpu_hosts - 1) * s->c.iterations; }
+static uint32_t ring_steps(const struct sim *s) {
+  return 2 * (s->c.gpu_hosts - 1) * s->c.iterations;
+}
 
-static void ring_try(struct sim *s, uint32_t host)
-{
+static void ring_try(struct sim *s, uint32_t host) {
   struct node *n = &s->nodes[host];
   if (n->gpu_wait || n->gpu_up < s->c.qps || n->gpu_posted >= ring_steps(s))
     return;
@@ -84,8 +86,7 @@ static void ring_try(struct sim *s, uint32_t host)
   sim_schedule(s, s->now + (n->gpu_posted ? s->c.gpu_gap : 0), EV_GPU, host);
 }
 
-void gpu_event(struct sim *s, uint32_t arg)
-{
+void gpu_event(struct sim *s, uint32_t arg) {
   if (s->c.workload != WL_RING)
     return;
   struct node *n = &s->nodes[arg];
@@ -99,15 +100,14 @@ void gpu_event(struct sim *s, uint32_t arg)
   ring_try(s, arg);
 }
 
-static void pairs_fill(struct sim *s, uint32_t conn)
-{
+static void pairs_fill(struct sim *s, uint32_t conn) {
   struct conn *cn = &s->conns[conn];
-  while (cn->g_posted - cn->g_done < s->c.outstanding && cn->g_posted < s->c.msgs_per_qp && budget_ok(s))
+  while (cn->g_posted - cn->g_done < s->c.outstanding &&
+         cn->g_posted < s->c.msgs_per_qp && budget_ok(s))
     post_one(s, conn, pick_kind(s), 0);
 }
 
-void gpu_conn_up(struct sim *s, uint32_t conn)
-{
+void gpu_conn_up(struct sim *s, uint32_t conn) {
   if (s->c.workload == WL_RING) {
     uint32_t host = s->conns[conn].a;
     s->nodes[host].gpu_up++;
@@ -116,8 +116,7 @@ void gpu_conn_up(struct sim *s, uint32_t conn)
     pairs_fill(s, conn);
 }
 
-void gpu_on_deliver(struct sim *s, const struct msg *m)
-{
+void gpu_on_deliver(struct sim *s, const struct msg *m) {
   if (s->c.workload != WL_RING)
     return;
   uint32_t host = s->conns[m->conn].b;
@@ -125,8 +124,7 @@ void gpu_on_deliver(struct sim *s, const struct msg *m)
   ring_try(s, host);
 }
 
-void gpu_on_complete(struct sim *s, const struct msg *m)
-{
+void gpu_on_complete(struct sim *s, const struct msg *m) {
   struct conn *cn = &s->conns[m->conn];
   if (cn->kind != CK_GPU)
     return;
@@ -136,8 +134,7 @@ void gpu_on_complete(struct sim *s, const struct msg *m)
 }
 
 /* create the GPU connections (conns [0, n) of the simulation) */
-int gpu_setup(struct sim *s)
-{
+int gpu_setup(struct sim *s) {
   const struct cfg *c = &s->c;
   uint32_t G = c->gpu_hosts;
   uint32_t n = c->workload == WL_RING ? G * c->qps : c->qps;
@@ -154,7 +151,8 @@ int gpu_setup(struct sim *s)
     }
     cn->kind = CK_GPU;
     cn->svc_port = 18515;
-    cn->g_va = 0x7f0000000000ull + ((uint64_t)rng_below(&s->rng, 1u << 20) << 21);
+    cn->g_va =
+        0x7f0000000000ull + ((uint64_t)rng_below(&s->rng, 1u << 20) << 21);
     cn->g_rkey = (uint32_t)rng_u64(&s->rng);
     s->nconn++;
   }

@@ -1,4 +1,5 @@
-/* model_net.c - fabric topology, links, observation points, loss and ECN placement
+/* model_net.c - fabric topology, links, observation points, loss and ECN
+ * placement
  *
  * Endpoints (hosts, then storage targets) hang off leaf switches; all leaves
  * are joined by one spine.  A packet's path is endpoint, leaf, [spine, leaf],
@@ -15,8 +16,7 @@
 
 #include "sim.h"
 
-const char *obs_kind_name(char kind)
-{
+const char *obs_kind_name(char kind) {
   switch (kind) {
   case 'h':
     return "compute";
@@ -27,8 +27,7 @@ const char *obs_kind_name(char kind)
   }
 }
 
-static void set_ip(struct sim *s, struct node *n, unsigned net, uint32_t idx)
-{
+static void set_ip(struct sim *s, struct node *n, unsigned net, uint32_t idx) {
   memset(n->ip, 0, 16);
   if (s->c.ipv6) {
     /* fd00:0:0:NET::IDX */
@@ -49,8 +48,7 @@ static void set_ip(struct sim *s, struct node *n, unsigned net, uint32_t idx)
   }
 }
 
-int net_build(struct sim *s)
-{
+int net_build(struct sim *s) {
   struct cfg *c = &s->c;
   uint32_t hl = (c->hosts + c->per_leaf - 1) / c->per_leaf;
   uint32_t tl = (c->targets + c->per_leaf - 1) / c->per_leaf;
@@ -100,8 +98,8 @@ int net_build(struct sim *s)
   return 0;
 }
 
-uint32_t net_path_nodes(const struct sim *s, uint32_t src, uint32_t dst, uint32_t *nodes)
-{
+uint32_t net_path_nodes(const struct sim *s, uint32_t src, uint32_t dst,
+                        uint32_t *nodes) {
   uint32_t ls = s->nodes[src].leaf, ld = s->nodes[dst].leaf;
   if (ls == ld) {
     nodes[0] = src;
@@ -118,8 +116,7 @@ uint32_t net_path_nodes(const struct sim *s, uint32_t src, uint32_t dst, uint32_
 }
 
 /* directed link between consecutive path nodes */
-static uint32_t link_id(const struct sim *s, uint32_t from, uint32_t to)
-{
+static uint32_t link_id(const struct sim *s, uint32_t from, uint32_t to) {
   if (from < s->nend)
     return 2 * from; /* endpoint uplink */
   if (to < s->nend)
@@ -129,8 +126,7 @@ static uint32_t link_id(const struct sim *s, uint32_t from, uint32_t to)
   return 2 * s->nend + 2 * (to - s->nend) + 1; /* leaf downlink */
 }
 
-static void node_name(const struct sim *s, uint32_t n, char *buf, size_t len)
-{
+static void node_name(const struct sim *s, uint32_t n, char *buf, size_t len) {
   if (n < s->c.hosts)
     snprintf(buf, len, "host%u", n);
   else if (n < s->nend)
@@ -141,8 +137,8 @@ static void node_name(const struct sim *s, uint32_t n, char *buf, size_t len)
     snprintf(buf, len, "leaf%u", n - s->nend);
 }
 
-void net_link_name(const struct sim *s, uint32_t conn, uint8_t dir, unsigned k, char *buf, size_t len)
-{
+void net_link_name(const struct sim *s, uint32_t conn, uint8_t dir, unsigned k,
+                   char *buf, size_t len) {
   const struct conn *cn = &s->conns[conn];
   uint32_t nodes[5];
   net_path_nodes(s, dir ? cn->b : cn->a, dir ? cn->a : cn->b, nodes);
@@ -153,8 +149,7 @@ void net_link_name(const struct sim *s, uint32_t conn, uint8_t dir, unsigned k, 
 }
 
 /* Which observation points lie on the a->b path of a connection, and where. */
-void net_conn_path(struct sim *s, struct conn *cn)
-{
+void net_conn_path(struct sim *s, struct conn *cn) {
   uint32_t nodes[5];
   uint32_t n = net_path_nodes(s, cn->a, cn->b, nodes);
   cn->nlinks = (uint8_t)(n - 1);
@@ -189,15 +184,13 @@ void net_conn_path(struct sim *s, struct conn *cn)
   }
 }
 
-uint64_t net_ser_ns(const struct sim *s, uint32_t frame_bytes)
-{
+uint64_t net_ser_ns(const struct sim *s, uint32_t frame_bytes) {
   /* preamble+SFD 8, FCS 4, inter-frame gap 12 */
   double bits = (double)(frame_bytes + 24) * 8.0;
   return (uint64_t)ceil(bits / s->c.gbps);
 }
 
-static int loss_eligible(const struct sim *s, const struct pkt *p)
-{
+static int loss_eligible(const struct sim *s, const struct pkt *p) {
   if (p->what == W_CM)
     return 0;
   switch (s->c.loss_on) {
@@ -217,8 +210,7 @@ static int loss_eligible(const struct sim *s, const struct pkt *p)
   return 0;
 }
 
-void net_send(struct sim *s, uint32_t pi)
-{
+void net_send(struct sim *s, uint32_t pi) {
   struct pkt *p = &s->pkts[pi];
   const struct conn *cn = &s->conns[p->conn];
   uint32_t src = p->dir ? cn->b : cn->a, dst = p->dir ? cn->a : cn->b;
@@ -280,11 +272,11 @@ void net_send(struct sim *s, uint32_t pi)
   }
   /* ECN CE marking at a switch egress (links 1..L-1) */
   p->ce = 0xff;
-  if (s->c.ecn > 0 && p->what == W_DATA && rng_chance(&s->rng, s->c.ecn))
-  {
+  if (s->c.ecn > 0 && p->what == W_DATA && rng_chance(&s->rng, s->c.ecn)) {
     p->ce = (uint8_t)(1 + rng_below(&s->rng, L - 1));
     if (s->c.fecn)
-      p->flags |= PF_FECN; /* set by the marking switch, seen downstream of it */
+      p->flags |=
+          PF_FECN; /* set by the marking switch, seen downstream of it */
   }
   p->refs = 0;
   for (unsigned k = 0; k < cn->nobs; k++) {

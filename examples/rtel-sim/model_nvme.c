@@ -25,12 +25,12 @@
 
 enum { PH_DATA_RSP = 1, PH_FETCH, PH_RSP };
 
-static uint32_t io_alloc(struct sim *s)
-{
+static uint32_t io_alloc(struct sim *s) {
   if (s->io_free == NONE) {
     uint32_t old = s->nio_cap, nc = old ? old * 2 : 1024;
     struct io *ni = realloc(s->ios, (size_t)nc * sizeof *ni);
-    struct io_obs *no = realloc(s->iobs, (size_t)nc * (s->c.nobs ? s->c.nobs : 1) * sizeof *no);
+    struct io_obs *no = realloc(
+        s->iobs, (size_t)nc * (s->c.nobs ? s->c.nobs : 1) * sizeof *no);
     if (!ni || !no)
       die_nomem();
     s->ios = ni;
@@ -44,15 +44,15 @@ static uint32_t io_alloc(struct sim *s)
   struct io *io = &s->ios[ii];
   s->io_free = io->next_free;
   memset(io, 0, sizeof *io);
-  memset(&s->iobs[(size_t)ii * s->c.nobs], 0, s->c.nobs * sizeof(struct io_obs));
+  memset(&s->iobs[(size_t)ii * s->c.nobs], 0,
+         s->c.nobs * sizeof(struct io_obs));
   io->id = (uint32_t)s->io_seq++;
   io->refs = 1; /* owner: released when the host is done with it */
   io->next_free = NONE;
   return ii;
 }
 
-void io_unref(struct sim *s, uint32_t ii)
-{
+void io_unref(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   if (--io->refs)
     return;
@@ -61,8 +61,7 @@ void io_unref(struct sim *s, uint32_t ii)
   s->io_free = ii;
 }
 
-static int cid_alloc(struct nvq *q)
-{
+static int cid_alloc(struct nvq *q) {
   for (unsigned w = 0; w < 2; w++)
     if (~q->cid_used[w]) {
       unsigned b = (unsigned)__builtin_ctzll(~q->cid_used[w]);
@@ -72,10 +71,11 @@ static int cid_alloc(struct nvq *q)
   return -1;
 }
 
-static void cid_free(struct nvq *q, unsigned cid) { q->cid_used[cid / 64] &= ~(1ull << (cid % 64)); }
+static void cid_free(struct nvq *q, unsigned cid) {
+  q->cid_used[cid / 64] &= ~(1ull << (cid % 64));
+}
 
-static int budget_ok(struct sim *s)
-{
+static int budget_ok(struct sim *s) {
   if (s->stop_posting)
     return 0;
   if ((s->c.max_packets && s->sent_pkts >= s->c.max_packets) ||
@@ -86,8 +86,7 @@ static int budget_ok(struct sim *s)
   return 1;
 }
 
-static uint32_t new_cmd(struct sim *s, uint32_t qi, unsigned kind)
-{
+static uint32_t new_cmd(struct sim *s, uint32_t qi, unsigned kind) {
   struct nvq *q = &s->nvqs[qi];
   int cid = cid_alloc(q);
   if (cid < 0)
@@ -99,8 +98,8 @@ static uint32_t new_cmd(struct sim *s, uint32_t qi, unsigned kind)
   io->cid = (uint16_t)cid;
   io->kind = (uint8_t)kind;
   io->tag = qi;
-  io->va = 0x7f0000000000ull + ((uint64_t)q->conn << 26) + ((uint64_t)cid << 18) +
-           ((uint64_t)rng_below(&s->rng, 16) << 12);
+  io->va = 0x7f0000000000ull + ((uint64_t)q->conn << 26) +
+           ((uint64_t)cid << 18) + ((uint64_t)rng_below(&s->rng, 16) << 12);
   io->rkey = ((uint32_t)rng_u64(&s->rng) & 0xffffff00u) | (io->id & 0xffu);
   switch (kind) {
   case IOK_READ:
@@ -159,14 +158,14 @@ static uint32_t new_cmd(struct sim *s, uint32_t qi, unsigned kind)
   return ii;
 }
 
-void nvme_issue(struct sim *s, uint32_t qi)
-{
+void nvme_issue(struct sim *s, uint32_t qi) {
   struct nvq *q = &s->nvqs[qi];
   const struct cfg *c = &s->c;
-  while (q->state == 3 && q->outstanding < q->qd && s->ios_issued < c->ios && budget_ok(s)) {
+  while (q->state == 3 && q->outstanding < q->qd && s->ios_issued < c->ios &&
+         budget_ok(s)) {
     uint64_t r = rng_below(&s->rng, 100);
-    unsigned kind = r < c->read_pct ? IOK_READ
-                    : r < c->read_pct + c->write_pct ? IOK_WRITE
+    unsigned kind = r < c->read_pct                                 ? IOK_READ
+                    : r < c->read_pct + c->write_pct                ? IOK_WRITE
                     : r < c->read_pct + c->write_pct + c->flush_pct ? IOK_FLUSH
                                                                     : IOK_READ;
     if (new_cmd(s, qi, kind) == NONE)
@@ -174,8 +173,7 @@ void nvme_issue(struct sim *s, uint32_t qi)
   }
 }
 
-void nvme_conn_up(struct sim *s, uint32_t conn)
-{
+void nvme_conn_up(struct sim *s, uint32_t conn) {
   uint32_t qi = s->conns[conn].app;
   s->nvqs[qi].state = 1;
   new_cmd(s, qi, IOK_CONNECT);
@@ -183,18 +181,17 @@ void nvme_conn_up(struct sim *s, uint32_t conn)
 
 /* ------------------------------------------------------------ target */
 
-static void post_cqe(struct sim *s, uint32_t ii)
-{
+static void post_cqe(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   struct nvq *q = &s->nvqs[io->tag];
   io->phase = (uint8_t)(((q->cqes / q->sqsize) & 1u) ? 0 : 1);
   q->cqes++;
   int inv = io->inv && !io->incapsule && !io->sgl_null;
-  rc_post(s, io->conn, 1, inv ? MK_SEND_INV : MK_SEND, 16, 0, 0, inv ? io->rkey : 0, ii, C_CQE, NV_RSP);
+  rc_post(s, io->conn, 1, inv ? MK_SEND_INV : MK_SEND, 16, 0, 0,
+          inv ? io->rkey : 0, ii, C_CQE, NV_RSP);
 }
 
-static void set_error(struct sim *s, struct io *io)
-{
+static void set_error(struct sim *s, struct io *io) {
   /* status field without the phase bit: DNR<<14 | SCT<<8 | SC */
   uint64_t r = rng_below(&s->rng, 2);
   switch (io->kind) {
@@ -210,16 +207,15 @@ static void set_error(struct sim *s, struct io *io)
   }
 }
 
-static void tgt_after(struct sim *s, uint32_t ii, uint64_t delay, unsigned phase)
-{
+static void tgt_after(struct sim *s, uint32_t ii, uint64_t delay,
+                      unsigned phase) {
   struct io *io = &s->ios[ii];
   io->tgt_phase = (uint8_t)phase;
   io->refs++;
   sim_schedule(s, s->now + delay, EV_NV_TGT, ii);
 }
 
-static void target_cmd(struct sim *s, uint32_t ii)
-{
+static void target_cmd(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   struct nvq *q = &s->nvqs[io->tag];
   const struct cfg *c = &s->c;
@@ -256,13 +252,13 @@ static void target_cmd(struct sim *s, uint32_t ii)
   }
 }
 
-void nvme_tgt_ready(struct sim *s, uint32_t ii)
-{
+void nvme_tgt_ready(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   io->t_tgt_ready = s->now;
   switch (io->tgt_phase) {
   case PH_DATA_RSP:
-    rc_post(s, io->conn, 1, MK_WRITE, io->len, io->va, io->rkey, 0, ii, C_ZERO, NV_RDATA);
+    rc_post(s, io->conn, 1, MK_WRITE, io->len, io->va, io->rkey, 0, ii, C_ZERO,
+            NV_RDATA);
     post_cqe(s, ii);
     break;
   case PH_FETCH: {
@@ -270,7 +266,8 @@ void nvme_tgt_ready(struct sim *s, uint32_t ii)
     for (uint32_t off = 0; off < io->len; off += chunk) {
       uint32_t n = io->len - off < chunk ? io->len - off : chunk;
       io->rreq_pending++;
-      rc_post(s, io->conn, 1, MK_READ, n, io->va + off, io->rkey, 0, ii, C_ZERO, NV_WREQ);
+      rc_post(s, io->conn, 1, MK_READ, n, io->va + off, io->rkey, 0, ii,
+              C_ZERO, NV_WREQ);
     }
     break;
   }
@@ -283,8 +280,7 @@ void nvme_tgt_ready(struct sim *s, uint32_t ii)
 
 /* host side: a READ request for write data arrived; the job waits for the
  * host's data preparation */
-void nvme_on_rreq(struct sim *s, uint32_t ii, struct rrjob *j)
-{
+void nvme_on_rreq(struct sim *s, uint32_t ii, struct rrjob *j) {
   struct io *io = &s->ios[ii];
   uint64_t prep = dist_draw(&s->c.host_prep, &s->rng);
   j->t_ready = s->now + prep;
@@ -296,8 +292,7 @@ void nvme_on_rreq(struct sim *s, uint32_t ii, struct rrjob *j)
 
 /* ------------------------------------------------------------ host */
 
-static void admin_next(struct sim *s, uint32_t qi, unsigned done_kind)
-{
+static void admin_next(struct sim *s, uint32_t qi, unsigned done_kind) {
   struct nvq *q = &s->nvqs[qi];
   switch (done_kind) {
   case IOK_CONNECT:
@@ -321,8 +316,7 @@ static void admin_next(struct sim *s, uint32_t qi, unsigned done_kind)
   }
 }
 
-static void host_cqe(struct sim *s, uint32_t ii)
-{
+static void host_cqe(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   struct nvq *q = &s->nvqs[io->tag];
   io->t_rsp_arrive = s->now;
@@ -345,8 +339,7 @@ static void host_cqe(struct sim *s, uint32_t ii)
   nvme_issue(s, qi);
 }
 
-void nvme_timeout(struct sim *s, uint32_t ii)
-{
+void nvme_timeout(struct sim *s, uint32_t ii) {
   struct io *io = &s->ios[ii];
   if (!io->done) {
     struct nvq *q = &s->nvqs[io->tag];
@@ -361,8 +354,7 @@ void nvme_timeout(struct sim *s, uint32_t ii)
   io_unref(s, ii); /* the event's reference */
 }
 
-void nvme_on_deliver(struct sim *s, uint32_t mi, unsigned side)
-{
+void nvme_on_deliver(struct sim *s, uint32_t mi, unsigned side) {
   const struct msg *m = &s->msgs[mi];
   if (side == 1 && m->nvme == NV_CMD)
     target_cmd(s, m->io);
@@ -370,8 +362,7 @@ void nvme_on_deliver(struct sim *s, uint32_t mi, unsigned side)
     host_cqe(s, m->io);
 }
 
-void nvme_on_complete(struct sim *s, uint32_t mi)
-{
+void nvme_on_complete(struct sim *s, uint32_t mi) {
   const struct msg *m = &s->msgs[mi];
   if (m->nvme != NV_WREQ)
     return;
@@ -386,8 +377,7 @@ void nvme_on_complete(struct sim *s, uint32_t mi)
 
 /* ------------------------------------------------------------ encoding */
 
-size_t nvme_sqe(const struct sim *s, const struct io *io, uint8_t *b)
-{
+size_t nvme_sqe(const struct sim *s, const struct io *io, uint8_t *b) {
   const struct nvq *q = &s->nvqs[io->tag];
   memset(b, 0, 64);
   b[0] = io->opc;
@@ -413,13 +403,13 @@ size_t nvme_sqe(const struct sim *s, const struct io *io, uint8_t *b)
   }
   switch (io->kind) {
   case IOK_CONNECT:
-    put16le(b + 40, 0);             /* recfmt */
-    put16le(b + 42, q->qid);        /* qid */
-    put16le(b + 44, q->sqsize - 1u); /* sqsize, 0's based */
+    put16le(b + 40, 0);                        /* recfmt */
+    put16le(b + 42, q->qid);                   /* qid */
+    put16le(b + 44, q->sqsize - 1u);           /* sqsize, 0's based */
     put32le(b + 48, q->qid == 0 ? 120000 : 0); /* kato, ms */
     break;
   case IOK_PROPGET:
-    b[40] = 1;         /* 8 bytes */
+    b[40] = 1;          /* 8 bytes */
     put32le(b + 44, 0); /* CAP */
     break;
   case IOK_PROPSET:
@@ -441,21 +431,22 @@ size_t nvme_sqe(const struct sim *s, const struct io *io, uint8_t *b)
   return 64;
 }
 
-static size_t connect_data(const struct sim *s, const struct io *io, uint8_t *b)
-{
+static size_t connect_data(const struct sim *s, const struct io *io,
+                           uint8_t *b) {
   const struct nvq *q = &s->nvqs[io->tag];
   memset(b, 0, 1024);
   put32be(b, 0x52544c53); /* host id: "RTLS" + host number */
   put32be(b + 12, q->host);
   put16le(b + 16, q->qid == 0 ? 0xffff : s->nvqs[q->assoc].cntlid);
-  snprintf((char *)b + 256, 256, "nqn.2014-08.org.nvmexpress:rtel-sim:target%u", q->target);
-  snprintf((char *)b + 512, 256, "nqn.2014-08.org.nvmexpress:uuid:52544c53-0000-0000-0000-%012u",
+  snprintf((char *)b + 256, 256,
+           "nqn.2014-08.org.nvmexpress:rtel-sim:target%u", q->target);
+  snprintf((char *)b + 512, 256,
+           "nqn.2014-08.org.nvmexpress:uuid:52544c53-0000-0000-0000-%012u",
            q->host);
   return 1024;
 }
 
-static size_t cqe(const struct sim *s, const struct io *io, uint8_t *b)
-{
+static size_t cqe(const struct sim *s, const struct io *io, uint8_t *b) {
   const struct nvq *q = &s->nvqs[io->tag];
   memset(b, 0, 16);
   if (io->kind == IOK_CONNECT)
@@ -474,8 +465,8 @@ static size_t cqe(const struct sim *s, const struct io *io, uint8_t *b)
 
 /* explicit payload bytes [off, off+len) of an NVMe message; returns how
  * many leading bytes of that range are explicit (the rest is zero) */
-size_t nvme_payload(const struct sim *s, const struct msg *m, uint32_t off, uint32_t len, uint8_t *buf)
-{
+size_t nvme_payload(const struct sim *s, const struct msg *m, uint32_t off,
+                    uint32_t len, uint8_t *buf) {
   uint8_t tmp[64 + 1024];
   size_t n = 0;
   const struct io *io = &s->ios[m->io];
@@ -493,8 +484,7 @@ size_t nvme_payload(const struct sim *s, const struct msg *m, uint32_t off, uint
 }
 
 /* create queues and connections (called after the GPU connections) */
-int nvme_setup(struct sim *s)
-{
+int nvme_setup(struct sim *s) {
   const struct cfg *c = &s->c;
   uint32_t nq = c->nvme_hosts * (1 + c->io_queues);
   if (!nq)

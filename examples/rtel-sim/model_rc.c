@@ -21,8 +21,7 @@
 
 /* ---------------------------------------------------------------- pools */
 
-uint32_t pkt_alloc(struct sim *s)
-{
+uint32_t pkt_alloc(struct sim *s) {
   if (s->pkt_free == NONE) {
     uint32_t old = s->npkt_cap, nc = old ? old * 2 : 4096;
     struct pkt *np = realloc(s->pkts, (size_t)nc * sizeof *np);
@@ -44,8 +43,7 @@ uint32_t pkt_alloc(struct sim *s)
   return pi;
 }
 
-void pkt_release(struct sim *s, uint32_t pi)
-{
+void pkt_release(struct sim *s, uint32_t pi) {
   struct pkt *p = &s->pkts[pi];
   if (--p->refs)
     return;
@@ -56,12 +54,12 @@ void pkt_release(struct sim *s, uint32_t pi)
     msg_unref(s, mi);
 }
 
-uint32_t msg_alloc(struct sim *s)
-{
+uint32_t msg_alloc(struct sim *s) {
   if (s->msg_free == NONE) {
     uint32_t old = s->nmsg_cap, nc = old ? old * 2 : 4096;
     struct msg *nm = realloc(s->msgs, (size_t)nc * sizeof *nm);
-    struct msg_obs *no = realloc(s->mobs, (size_t)nc * (s->c.nobs ? s->c.nobs : 1) * sizeof *no);
+    struct msg_obs *no = realloc(
+        s->mobs, (size_t)nc * (s->c.nobs ? s->c.nobs : 1) * sizeof *no);
     if (!nm || !no)
       die_nomem();
     s->msgs = nm;
@@ -75,7 +73,8 @@ uint32_t msg_alloc(struct sim *s)
   struct msg *m = &s->msgs[mi];
   s->msg_free = m->next;
   memset(m, 0, sizeof *m);
-  memset(&s->mobs[(size_t)mi * s->c.nobs], 0, s->c.nobs * sizeof(struct msg_obs));
+  memset(&s->mobs[(size_t)mi * s->c.nobs], 0,
+         s->c.nobs * sizeof(struct msg_obs));
   m->next = NONE;
   m->io = NONE;
   m->id = (uint32_t)s->msg_seq++;
@@ -83,8 +82,7 @@ uint32_t msg_alloc(struct sim *s)
   return mi;
 }
 
-void msg_unref(struct sim *s, uint32_t mi)
-{
+void msg_unref(struct sim *s, uint32_t mi) {
   struct msg *m = &s->msgs[mi];
   if (--m->refs)
     return;
@@ -96,8 +94,7 @@ void msg_unref(struct sim *s, uint32_t mi)
     io_unref(s, io);
 }
 
-static uint32_t rr_alloc(struct sim *s)
-{
+static uint32_t rr_alloc(struct sim *s) {
   if (s->rr_free == NONE) {
     uint32_t old = s->nrr_cap, nc = old ? old * 2 : 1024;
     struct rrjob *nr = realloc(s->rr, (size_t)nc * sizeof *nr);
@@ -116,8 +113,7 @@ static uint32_t rr_alloc(struct sim *s)
   return ji;
 }
 
-static void rr_free_job(struct sim *s, uint32_t ji)
-{
+static void rr_free_job(struct sim *s, uint32_t ji) {
   uint32_t mi = s->rr[ji].msg;
   s->rr[ji].next = s->rr_free;
   s->rr_free = ji;
@@ -126,13 +122,11 @@ static void rr_free_job(struct sim *s, uint32_t ji)
 
 /* ---------------------------------------------------------------- helpers */
 
-uint32_t pmtu_pkts(const struct sim *s, uint32_t len)
-{
+uint32_t pmtu_pkts(const struct sim *s, uint32_t len) {
   return len == 0 ? 1 : (len + s->c.pmtu - 1) / s->c.pmtu;
 }
 
-static uint32_t ext_len(unsigned op)
-{
+static uint32_t ext_len(unsigned op) {
   switch (op) {
   case OP_WRITE_FIRST:
   case OP_WRITE_ONLY:
@@ -158,16 +152,15 @@ static uint32_t ext_len(unsigned op)
 }
 
 /* frame length on the wire (no FCS), as encoded without capture effects */
-uint32_t rc_wire_len(const struct sim *s, const struct pkt *p)
-{
+uint32_t rc_wire_len(const struct sim *s, const struct pkt *p) {
   uint32_t l3 = s->c.ipv6 ? 40 : 20;
   uint32_t pad = (4 - (p->len & 3)) & 3;
   uint32_t pl = p->opcode == OP_CNP ? 16 : p->len + pad;
-  return 14u + (s->c.vlan ? 4u : 0u) + l3 + 8 + 12 + ext_len(p->opcode) + pl + 4;
+  return 14u + (s->c.vlan ? 4u : 0u) + l3 + 8 + 12 + ext_len(p->opcode) + pl +
+         4;
 }
 
-void nic_kick(struct sim *s, uint32_t node)
-{
+void nic_kick(struct sim *s, uint32_t node) {
   struct node *n = &s->nodes[node];
   if (n->nic_sched)
     return;
@@ -175,15 +168,13 @@ void nic_kick(struct sim *s, uint32_t node)
   sim_schedule(s, n->nic_busy > s->now ? n->nic_busy : s->now, EV_NIC, node);
 }
 
-static int has_work(const struct sim *s, const struct qp *q)
-{
+static int has_work(const struct sim *s, const struct qp *q) {
   if (q->rr_head != NONE && s->rr[q->rr_head].t_ready <= s->now)
     return 1;
   return q->cur != NONE && !q->rnr_wait && q->ready;
 }
 
-static void nic_add(struct sim *s, uint32_t e)
-{
+static void nic_add(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   if (q->in_nic || !has_work(s, q))
     return;
@@ -198,10 +189,11 @@ static void nic_add(struct sim *s, uint32_t e)
   nic_kick(s, q->node);
 }
 
-static int outstanding(const struct qp *q) { return psn_lt(q->una, q->snd_max); }
+static int outstanding(const struct qp *q) {
+  return psn_lt(q->una, q->snd_max);
+}
 
-static void arm_rto(struct sim *s, uint32_t e)
-{
+static void arm_rto(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   if (q->rto_armed || !outstanding(q))
     return;
@@ -209,16 +201,14 @@ static void arm_rto(struct sim *s, uint32_t e)
   sim_schedule(s, q->progress + (s->c.rto << q->rto_shift), EV_RTO, e);
 }
 
-static void app_complete(struct sim *s, uint32_t mi)
-{
+static void app_complete(struct sim *s, uint32_t mi) {
   if (s->msgs[mi].io != NONE)
     nvme_on_complete(s, mi);
   else
     gpu_on_complete(s, &s->msgs[mi]);
 }
 
-static void app_deliver(struct sim *s, uint32_t mi, unsigned side)
-{
+static void app_deliver(struct sim *s, uint32_t mi, unsigned side) {
   if (s->msgs[mi].io != NONE)
     nvme_on_deliver(s, mi, side);
   else
@@ -227,9 +217,9 @@ static void app_deliver(struct sim *s, uint32_t mi, unsigned side)
 
 /* ---------------------------------------------------------------- posting */
 
-uint32_t rc_post(struct sim *s, uint32_t conn, unsigned dir, unsigned kind, uint32_t len, uint64_t va,
-                 uint32_t rkey, uint32_t imm, uint32_t io, unsigned content, unsigned nvme)
-{
+uint32_t rc_post(struct sim *s, uint32_t conn, unsigned dir, unsigned kind,
+                 uint32_t len, uint64_t va, uint32_t rkey, uint32_t imm,
+                 uint32_t io, unsigned content, unsigned nvme) {
   uint32_t e = qp_idx(conn, dir);
   uint32_t mi = msg_alloc(s);
   struct msg *m = &s->msgs[mi];
@@ -263,10 +253,10 @@ uint32_t rc_post(struct sim *s, uint32_t conn, unsigned dir, unsigned kind, uint
   return mi;
 }
 
-/* ---------------------------------------------------------------- completion */
+/* ---------------------------------------------------------------- completion
+ */
 
-static void advance(struct sim *s, uint32_t e)
-{
+static void advance(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   uint32_t old = q->una;
   while (q->head != NONE) {
@@ -318,8 +308,8 @@ static void advance(struct sim *s, uint32_t e)
   }
 }
 
-static void rewind_to(struct sim *s, uint32_t e, uint32_t psn, unsigned cause)
-{
+static void rewind_to(struct sim *s, uint32_t e, uint32_t psn,
+                      unsigned cause) {
   struct qp *q = &s->qps[e];
   uint32_t found = NONE, off = 0;
   for (uint32_t mi = q->head; mi != NONE; mi = s->msgs[mi].next) {
@@ -345,8 +335,7 @@ static void rewind_to(struct sim *s, uint32_t e, uint32_t psn, unsigned cause)
 
 /* ---------------------------------------------------------------- transmit */
 
-static void nvme_tx_note(struct sim *s, const struct pkt *p)
-{
+static void nvme_tx_note(struct sim *s, const struct pkt *p) {
   struct io *io = &s->ios[p->io];
   switch (p->nvme) {
   case NV_CMD:
@@ -374,8 +363,7 @@ static void nvme_tx_note(struct sim *s, const struct pkt *p)
   }
 }
 
-static uint32_t emit_rresp(struct sim *s, uint32_t e, uint64_t t)
-{
+static uint32_t emit_rresp(struct sim *s, uint32_t e, uint64_t t) {
   struct qp *q = &s->qps[e];
   uint32_t ji = q->rr_head;
   struct rrjob *j = &s->rr[ji];
@@ -439,8 +427,7 @@ static uint32_t emit_rresp(struct sim *s, uint32_t e, uint64_t t)
   return pi;
 }
 
-static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
-{
+static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t) {
   struct qp *q = &s->qps[e];
   uint32_t mi = q->cur;
   struct msg *m = &s->msgs[mi];
@@ -476,7 +463,8 @@ static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
     int first = off == 0, last = off == n - 1;
     p->what = W_DATA;
     p->off = off * pmtu;
-    p->len = m->len == 0 ? 0 : (m->len - p->off < pmtu ? m->len - p->off : pmtu);
+    p->len =
+        m->len == 0 ? 0 : (m->len - p->off < pmtu ? m->len - p->off : pmtu);
     switch (m->kind) {
     case MK_WRITE:
     case MK_WRITE_IMM: {
@@ -499,11 +487,15 @@ static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
     default: {
       int imm = m->kind == MK_SEND_IMM, inv = m->kind == MK_SEND_INV;
       if (n == 1)
-        p->opcode = imm ? OP_SEND_ONLY_IMM : inv ? OP_SEND_ONLY_INV : OP_SEND_ONLY;
+        p->opcode = imm   ? OP_SEND_ONLY_IMM
+                    : inv ? OP_SEND_ONLY_INV
+                          : OP_SEND_ONLY;
       else if (first)
         p->opcode = OP_SEND_FIRST;
       else if (last)
-        p->opcode = imm ? OP_SEND_LAST_IMM : inv ? OP_SEND_LAST_INV : OP_SEND_LAST;
+        p->opcode = imm   ? OP_SEND_LAST_IMM
+                    : inv ? OP_SEND_LAST_INV
+                          : OP_SEND_LAST;
       else
         p->opcode = OP_SEND_MIDDLE;
       if (last && m->kind != MK_SEND)
@@ -516,7 +508,8 @@ static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
       p->flags |= PF_FIRST;
     if (last) {
       p->flags |= PF_LAST | PF_ACKREQ;
-      if (m->kind == MK_SEND || m->kind == MK_SEND_IMM || m->kind == MK_SEND_INV)
+      if (m->kind == MK_SEND || m->kind == MK_SEND_IMM ||
+          m->kind == MK_SEND_INV)
         p->flags |= PF_SE;
     }
     q->cur_off = off + 1;
@@ -549,8 +542,7 @@ static uint32_t emit_req(struct sim *s, uint32_t e, uint64_t t)
   return pi;
 }
 
-void rc_nic(struct sim *s, uint32_t node)
-{
+void rc_nic(struct sim *s, uint32_t node) {
   struct node *n = &s->nodes[node];
   n->nic_sched = 0;
   while (n->nic_head != NONE) {
@@ -582,9 +574,9 @@ void rc_nic(struct sim *s, uint32_t node)
   }
 }
 
-void rc_send_ctrl(struct sim *s, uint32_t e, unsigned what, unsigned opcode, uint32_t psn,
-                  uint8_t syndrome, uint32_t msn, unsigned flags)
-{
+void rc_send_ctrl(struct sim *s, uint32_t e, unsigned what, unsigned opcode,
+                  uint32_t psn, uint8_t syndrome, uint32_t msn,
+                  unsigned flags) {
   struct qp *q = &s->qps[e];
   uint32_t pi = pkt_alloc(s);
   struct pkt *p = &s->pkts[pi];
@@ -606,19 +598,19 @@ void rc_send_ctrl(struct sim *s, uint32_t e, unsigned what, unsigned opcode, uin
   net_send(s, pi);
 }
 
-static void send_ack(struct sim *s, uint32_t e)
-{
+static void send_ack(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   q->ack_cnt = 0;
-  rc_send_ctrl(s, e, W_ACK, OP_ACK, psn_add(q->epsn, PSN_MASK), 0x1f, q->msn, 0);
+  rc_send_ctrl(s, e, W_ACK, OP_ACK, psn_add(q->epsn, PSN_MASK), 0x1f, q->msn,
+               0);
 }
 
 /* RNR timer code (IBTA table 45) nearest above ns */
-static uint8_t rnr_code(uint64_t ns)
-{
-  static const uint32_t us100[32] = {65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-                                     256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
-                                     12288, 16384, 24576, 32768, 49152};
+static uint8_t rnr_code(uint64_t ns) {
+  static const uint32_t us100[32] = {
+      65536, 1,    2,    3,    4,    6,     8,     12,    16,    24,   32,
+      48,    64,   96,   128,  192,  256,   384,   512,   768,   1024, 1536,
+      2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152};
   /* table unit is 10 us: value 1 = 0.01 ms */
   for (uint8_t c = 1; c < 32; c++)
     if ((uint64_t)us100[c] * 10000u >= ns)
@@ -628,8 +620,8 @@ static uint8_t rnr_code(uint64_t ns)
 
 /* ---------------------------------------------------------------- receive */
 
-static void queue_rr(struct sim *s, uint32_t e, const struct pkt *p, int retx)
-{
+static void queue_rr(struct sim *s, uint32_t e, const struct pkt *p,
+                     int retx) {
   struct qp *q = &s->qps[e];
   struct msg *m = &s->msgs[p->msg];
   uint32_t ji = rr_alloc(s);
@@ -654,9 +646,9 @@ static void queue_rr(struct sim *s, uint32_t e, const struct pkt *p, int retx)
   nic_add(s, e);
 }
 
-/* a duplicate READ request: stop answering from its PSN on, then answer again */
-static void rr_abort_from(struct sim *s, uint32_t e, uint32_t psn)
-{
+/* a duplicate READ request: stop answering from its PSN on, then answer again
+ */
+static void rr_abort_from(struct sim *s, uint32_t e, uint32_t psn) {
   struct qp *q = &s->qps[e];
   uint32_t prev = NONE, ji = q->rr_head;
   while (ji != NONE) {
@@ -683,8 +675,7 @@ static void rr_abort_from(struct sim *s, uint32_t e, uint32_t psn)
   }
 }
 
-static void note_links(const struct pkt *p, uint32_t *links, uint8_t *nl)
-{
+static void note_links(const struct pkt *p, uint32_t *links, uint8_t *nl) {
   uint64_t t = p->t_send;
   for (unsigned k = 0; k < p->nlinks; k++) {
     links[k] = (uint32_t)(p->hop_t[k] - t);
@@ -693,17 +684,17 @@ static void note_links(const struct pkt *p, uint32_t *links, uint8_t *nl)
   *nl = p->nlinks;
 }
 
-static void rx_req(struct sim *s, uint32_t e, const struct pkt *p)
-{
+static void rx_req(struct sim *s, uint32_t e, const struct pkt *p) {
   struct qp *q = &s->qps[e];
   if (p->psn == q->epsn) {
     q->nak_state = 0;
     unsigned op = p->opcode;
     if (s->c.rnr_rate > 0 &&
-        (op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM || op == OP_SEND_ONLY_INV ||
-         op == OP_WRITE_ONLY_IMM) &&
+        (op == OP_SEND_FIRST || op == OP_SEND_ONLY || op == OP_SEND_ONLY_IMM ||
+         op == OP_SEND_ONLY_INV || op == OP_WRITE_ONLY_IMM) &&
         rng_chance(&s->rng, s->c.rnr_rate)) {
-      rc_send_ctrl(s, e, W_RNR, OP_ACK, q->epsn, (uint8_t)(0x20 | rnr_code(s->c.rnr_ns)), q->msn, 0);
+      rc_send_ctrl(s, e, W_RNR, OP_ACK, q->epsn,
+                   (uint8_t)(0x20 | rnr_code(s->c.rnr_ns)), q->msn, 0);
       q->nak_state = 2;
       return;
     }
@@ -754,8 +745,7 @@ static void rx_req(struct sim *s, uint32_t e, const struct pkt *p)
     send_ack(s, e);
 }
 
-static void rx_ack(struct sim *s, uint32_t e, const struct pkt *p)
-{
+static void rx_ack(struct sim *s, uint32_t e, const struct pkt *p) {
   struct qp *q = &s->qps[e];
   uint8_t syn = p->syndrome;
   if ((syn & 0x60) == 0x00) { /* ACK */
@@ -782,14 +772,14 @@ static void rx_ack(struct sim *s, uint32_t e, const struct pkt *p)
   arm_rto(s, e);
 }
 
-static void rx_rresp(struct sim *s, uint32_t e, const struct pkt *p)
-{
+static void rx_rresp(struct sim *s, uint32_t e, const struct pkt *p) {
   struct qp *q = &s->qps[e];
   uint32_t mi;
   struct msg *m = NULL;
   for (mi = q->head; mi != NONE; mi = s->msgs[mi].next) {
     m = &s->msgs[mi];
-    if (m->kind == MK_READ && m->resp < m->npkts && psn_lt(m->psn0, q->snd_max))
+    if (m->kind == MK_READ && m->resp < m->npkts &&
+        psn_lt(m->psn0, q->snd_max))
       break;
   }
   if (mi == NONE)
@@ -815,8 +805,7 @@ static void rx_rresp(struct sim *s, uint32_t e, const struct pkt *p)
   }
 }
 
-void rc_deliver(struct sim *s, uint32_t pi)
-{
+void rc_deliver(struct sim *s, uint32_t pi) {
   /* a copy: handlers may send packets, which can move the packet pool */
   struct pkt pk = s->pkts[pi];
   const struct pkt *p = &pk;
@@ -857,8 +846,7 @@ void rc_deliver(struct sim *s, uint32_t pi)
 
 /* ---------------------------------------------------------------- timers */
 
-void rc_rto(struct sim *s, uint32_t e)
-{
+void rc_rto(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   q->rto_armed = 0;
   if (!outstanding(q))
@@ -877,16 +865,14 @@ void rc_rto(struct sim *s, uint32_t e)
   arm_rto(s, e);
 }
 
-void rc_ackt(struct sim *s, uint32_t e)
-{
+void rc_ackt(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   q->ackt_armed = 0;
   if (q->ack_cnt)
     send_ack(s, e);
 }
 
-void rc_rnr_done(struct sim *s, uint32_t e)
-{
+void rc_rnr_done(struct sim *s, uint32_t e) {
   struct qp *q = &s->qps[e];
   uint32_t psn = q->rnr_psn;
   q->rnr_wait = 0;
@@ -900,8 +886,7 @@ void rc_rnr_done(struct sim *s, uint32_t e)
 
 void rc_rr_ready(struct sim *s, uint32_t e) { nic_add(s, e); }
 
-void rc_conn_ready(struct sim *s, uint32_t conn)
-{
+void rc_conn_ready(struct sim *s, uint32_t conn) {
   for (unsigned d = 0; d < 2; d++)
     if (s->qps[qp_idx(conn, d)].ready)
       nic_add(s, qp_idx(conn, d));

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int obuf_open(struct obuf *o, const char *path, size_t cap)
-{
+int obuf_open(struct obuf *o, const char *path, size_t cap) {
   memset(o, 0, sizeof *o);
   o->f = fopen(path, "wb");
   if (!o->f)
@@ -20,8 +19,7 @@ int obuf_open(struct obuf *o, const char *path, size_t cap)
   return 0;
 }
 
-void obuf_flush(struct obuf *o)
-{
+void obuf_flush(struct obuf *o) {
   if (o->len && o->f) {
     if (fwrite(o->buf, 1, o->len, o->f) != o->len)
       o->err = 1;
@@ -29,8 +27,7 @@ void obuf_flush(struct obuf *o)
   o->len = 0;
 }
 
-void obuf_write(struct obuf *o, const void *p, size_t n)
-{
+void obuf_write(struct obuf *o, const void *p, size_t n) {
   const char *c = p;
   while (n) {
     if (o->len == o->cap)
@@ -45,8 +42,7 @@ void obuf_write(struct obuf *o, const void *p, size_t n)
   }
 }
 
-int obuf_close(struct obuf *o)
-{
+int obuf_close(struct obuf *o) {
   int rc = 0;
   if (!o->f)
     return 0;
@@ -60,16 +56,14 @@ int obuf_close(struct obuf *o)
   return rc;
 }
 
-static void put32le(uint8_t *p, uint32_t v)
-{
+static void put32le(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)v;
   p[1] = (uint8_t)(v >> 8);
   p[2] = (uint8_t)(v >> 16);
   p[3] = (uint8_t)(v >> 24);
 }
 
-int pcap_open(struct obuf *o, const char *path, uint32_t snaplen)
-{
+int pcap_open(struct obuf *o, const char *path, uint32_t snaplen) {
   if (obuf_open(o, path, 1u << 20) < 0)
     return -1;
   uint8_t h[24];
@@ -86,9 +80,8 @@ int pcap_open(struct obuf *o, const char *path, uint32_t snaplen)
   return 0;
 }
 
-void pcap_record(struct obuf *o, uint64_t ts_ns, const uint8_t *frame, uint32_t caplen,
-                 uint32_t origlen)
-{
+void pcap_record(struct obuf *o, uint64_t ts_ns, const uint8_t *frame,
+                 uint32_t caplen, uint32_t origlen) {
   uint8_t *p = (uint8_t *)obuf_reserve(o, 16 + (size_t)caplen);
   if (!p) {
     uint8_t h[16];
@@ -108,27 +101,23 @@ void pcap_record(struct obuf *o, uint64_t ts_ns, const uint8_t *frame, uint32_t 
   o->len += 16 + (size_t)caplen;
 }
 
-char *json_begin(struct obuf *o, size_t maxlen)
-{
+char *json_begin(struct obuf *o, size_t maxlen) {
   char *p = obuf_reserve(o, maxlen + 2);
   return p;
 }
 
-void json_end(struct obuf *o, char *p)
-{
+void json_end(struct obuf *o, char *p) {
   *p++ = '\n';
   o->len = (size_t)(p - o->buf);
 }
 
-char *j_lit(char *p, const char *s)
-{
+char *j_lit(char *p, const char *s) {
   while (*s)
     *p++ = *s++;
   return p;
 }
 
-char *j_str(char *p, const char *s)
-{
+char *j_str(char *p, const char *s) {
   *p++ = '"';
   while (*s)
     *p++ = *s++;
@@ -136,8 +125,7 @@ char *j_str(char *p, const char *s)
   return p;
 }
 
-char *j_u64(char *p, uint64_t v)
-{
+char *j_u64(char *p, uint64_t v) {
   char tmp[24];
   int n = 0;
   do {
@@ -149,8 +137,7 @@ char *j_u64(char *p, uint64_t v)
   return p;
 }
 
-char *j_i64(char *p, int64_t v)
-{
+char *j_i64(char *p, int64_t v) {
   if (v < 0) {
     *p++ = '-';
     return j_u64(p, (uint64_t)0 - (uint64_t)v);
@@ -158,15 +145,13 @@ char *j_i64(char *p, int64_t v)
   return j_u64(p, (uint64_t)v);
 }
 
-char *j_dbl(char *p, double v)
-{
+char *j_dbl(char *p, double v) {
   if (v != v || v > 1.7e308 || v < -1.7e308)
     return j_lit(p, "null");
   return p + sprintf(p, "%.17g", v);
 }
 
-char *j_key(char *p, const char *k)
-{
+char *j_key(char *p, const char *k) {
   if (p[-1] != '{')
     *p++ = ',';
   *p++ = '"';
@@ -177,8 +162,7 @@ char *j_key(char *p, const char *k)
   return p;
 }
 
-char *j_ip(char *p, const uint8_t ip[16], int v6)
-{
+char *j_ip(char *p, const uint8_t ip[16], int v6) {
   *p++ = '"';
   if (!v6) {
     for (int i = 12; i < 16; i++) {

@@ -6,16 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t splitmix64(uint64_t *x)
-{
+static uint64_t splitmix64(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 
-void rng_seed(struct rng *r, uint64_t seed)
-{
+void rng_seed(struct rng *r, uint64_t seed) {
   uint64_t x = seed;
   for (int i = 0; i < 4; i++)
     r->s[i] = splitmix64(&x);
@@ -23,8 +21,7 @@ void rng_seed(struct rng *r, uint64_t seed)
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t rng_u64(struct rng *r)
-{
+uint64_t rng_u64(struct rng *r) {
   uint64_t *s = r->s;
   uint64_t result = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
@@ -37,8 +34,7 @@ uint64_t rng_u64(struct rng *r)
   return result;
 }
 
-uint64_t rng_below(struct rng *r, uint64_t n)
-{
+uint64_t rng_below(struct rng *r, uint64_t n) {
   if (n <= 1)
     return 0;
   /* Lemire's multiply-shift with rejection */
@@ -56,10 +52,11 @@ uint64_t rng_below(struct rng *r, uint64_t n)
   return (uint64_t)(m >> 64);
 }
 
-double rng_unit(struct rng *r) { return (double)(rng_u64(r) >> 11) * 0x1.0p-53; }
+double rng_unit(struct rng *r) {
+  return (double)(rng_u64(r) >> 11) * 0x1.0p-53;
+}
 
-int rng_chance(struct rng *r, double p)
-{
+int rng_chance(struct rng *r, double p) {
   if (p <= 0.0)
     return 0;
   if (p >= 1.0)
@@ -67,8 +64,7 @@ int rng_chance(struct rng *r, double p)
   return rng_unit(r) < p;
 }
 
-static double gauss(struct rng *r)
-{
+static double gauss(struct rng *r) {
   /* Box-Muller, one value per call (simple and deterministic) */
   double u1 = rng_unit(r), u2 = rng_unit(r);
   if (u1 < 1e-300)
@@ -76,8 +72,7 @@ static double gauss(struct rng *r)
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-uint64_t dist_draw(const struct dist *d, struct rng *r)
-{
+uint64_t dist_draw(const struct dist *d, struct rng *r) {
   double v = 0;
   switch (d->kind) {
   case DIST_FIXED:
@@ -114,8 +109,7 @@ uint64_t dist_draw(const struct dist *d, struct rng *r)
   return (uint64_t)(v + 0.5);
 }
 
-double dist_mean(const struct dist *d)
-{
+double dist_mean(const struct dist *d) {
   switch (d->kind) {
   case DIST_UNIFORM:
     return (d->a + d->b) / 2;
@@ -124,8 +118,7 @@ double dist_mean(const struct dist *d)
   }
 }
 
-static int parse_dur_d(const char *s, double *out)
-{
+static int parse_dur_d(const char *s, double *out) {
   char *end;
   if (!s || !*s)
     return -1;
@@ -147,8 +140,7 @@ static int parse_dur_d(const char *s, double *out)
   return 0;
 }
 
-int parse_duration(const char *s, uint64_t *out)
-{
+int parse_duration(const char *s, uint64_t *out) {
   double v;
   if (parse_dur_d(s, &v) < 0 || v < 0 || v > 9.2e18)
     return -1;
@@ -156,8 +148,7 @@ int parse_duration(const char *s, uint64_t *out)
   return 0;
 }
 
-int parse_sduration(const char *s, int64_t *out)
-{
+int parse_sduration(const char *s, int64_t *out) {
   double v;
   if (parse_dur_d(s, &v) < 0 || v < -9.2e18 || v > 9.2e18)
     return -1;
@@ -165,8 +156,7 @@ int parse_sduration(const char *s, int64_t *out)
   return 0;
 }
 
-int dist_parse(struct dist *d, const char *s)
-{
+int dist_parse(struct dist *d, const char *s) {
   char buf[128];
   if (strlen(s) >= sizeof buf)
     return -1;
@@ -199,9 +189,11 @@ int dist_parse(struct dist *d, const char *s)
     if (parse_dur_d(f[1], &a) < 0 || a < 0)
       return -1;
     d->kind = DIST_EXP;
-  } else if (n == 3 && (strcmp(f[0], "uniform") == 0 || strcmp(f[0], "normal") == 0 ||
-                        strcmp(f[0], "lognormal") == 0)) {
-    if (parse_dur_d(f[1], &a) < 0 || parse_dur_d(f[2], &b) < 0 || a < 0 || b < 0)
+  } else if (n == 3 &&
+             (strcmp(f[0], "uniform") == 0 || strcmp(f[0], "normal") == 0 ||
+              strcmp(f[0], "lognormal") == 0)) {
+    if (parse_dur_d(f[1], &a) < 0 || parse_dur_d(f[2], &b) < 0 || a < 0 ||
+        b < 0)
       return -1;
     if (f[0][0] == 'u') {
       if (b < a)
@@ -216,8 +208,7 @@ int dist_parse(struct dist *d, const char *s)
   return 0;
 }
 
-void dist_format(const struct dist *d, char *buf, unsigned long len)
-{
+void dist_format(const struct dist *d, char *buf, unsigned long len) {
   switch (d->kind) {
   case DIST_FIXED:
     snprintf(buf, len, "fixed:%.0f", d->a);

@@ -23,7 +23,13 @@ double rng_unit(struct rng *r);
 int rng_chance(struct rng *r, double p);
 
 /* A duration distribution, in nanoseconds. */
-enum dist_kind { DIST_FIXED, DIST_UNIFORM, DIST_EXP, DIST_NORMAL, DIST_LOGNORMAL };
+enum dist_kind {
+  DIST_FIXED,
+  DIST_UNIFORM,
+  DIST_EXP,
+  DIST_NORMAL,
+  DIST_LOGNORMAL
+};
 
 struct dist {
   enum dist_kind kind;

@@ -12,31 +12,37 @@
 
 #include "sim.h"
 
-static const char *what_name[] = {"data", "rreq", "ack", "nak", "rnr_nak", "cnp", "cm"};
-static const char *cause_name[] = {"none", "nak", "timeout", "rnr", "implied_nak"};
-static const char *nvme_name[] = {"none", "cmd", "rsp", "rdata", "wreq", "wdata"};
-static const char *mk_name[] = {"write", "write_imm", "send", "send_imm", "send_inv", "read"};
+static const char *what_name[] = {"data",    "rreq", "ack", "nak",
+                                  "rnr_nak", "cnp",  "cm"};
+static const char *cause_name[] = {"none", "nak", "timeout", "rnr",
+                                   "implied_nak"};
+static const char *nvme_name[] = {"none",  "cmd",  "rsp",
+                                  "rdata", "wreq", "wdata"};
+static const char *mk_name[] = {"write",    "write_imm", "send",
+                                "send_imm", "send_inv",  "read"};
 static const char *cm_name[] = {"none", "req", "rep", "rtu"};
-static const char *iok_name[] = {"read", "write", "flush", "connect", "propget", "propset", "identify"};
+static const char *iok_name[] = {"read",    "write",   "flush",   "connect",
+                                 "propget", "propset", "identify"};
 static const char *ck_name[] = {"gpu", "nvme_admin", "nvme_io"};
 
-struct flowacc *flow_at(struct sim *s, uint32_t conn, unsigned dir, unsigned k)
-{
+struct flowacc *flow_at(struct sim *s, uint32_t conn, unsigned dir,
+                        unsigned k) {
   const struct conn *cn = &s->conns[conn];
   return &s->flows[cn->flow_base + dir * cn->nobs + k];
 }
 
-static inline uint64_t obs_ts(const struct sim *s, unsigned o, uint64_t t)
-{
+static inline uint64_t obs_ts(const struct sim *s, unsigned o, uint64_t t) {
   return (uint64_t)((int64_t)(t + EPOCH_NS) + s->c.obs[o].offset);
 }
 
-static int is_rresp(unsigned op) { return op >= OP_READ_RESP_FIRST && op <= OP_READ_RESP_ONLY; }
+static int is_rresp(unsigned op) {
+  return op >= OP_READ_RESP_FIRST && op <= OP_READ_RESP_ONLY;
+}
 
 /* ------------------------------------------------------------ flows */
 
-static void emit_flow(struct sim *s, uint32_t conn, unsigned dir, unsigned k, struct flowacc *f)
-{
+static void emit_flow(struct sim *s, uint32_t conn, unsigned dir, unsigned k,
+                      struct flowacc *f) {
   const struct conn *cn = &s->conns[conn];
   unsigned o = cn->obs_id[k];
   uint32_t src = dir ? cn->b : cn->a, dst = dir ? cn->a : cn->b;
@@ -76,7 +82,9 @@ static void emit_flow(struct sim *s, uint32_t conn, unsigned dir, unsigned k, st
   p = j_key(p, "retx_bytes");
   p = j_u64(p, f->retx_bytes);
   p = j_key(p, "fet_bps");
-  p = fct ? j_dbl(p, (double)(f->bytes - f->retx_bytes) * 8.0 * 1e9 / (double)fct) : j_lit(p, "null");
+  p = fct ? j_dbl(p,
+                  (double)(f->bytes - f->retx_bytes) * 8.0 * 1e9 / (double)fct)
+          : j_lit(p, "null");
   p = j_key(p, "naks_seq");
   p = j_u64(p, f->naks_seq);
   p = j_key(p, "naks_rnr");
@@ -84,7 +92,8 @@ static void emit_flow(struct sim *s, uint32_t conn, unsigned dir, unsigned k, st
   p = j_key(p, "naks_fatal");
   p = j_u64(p, f->naks_fatal);
   p = j_key(p, "fnr");
-  p = f->pkts ? j_dbl(p, (double)f->naks_seq / (double)f->pkts) : j_lit(p, "null");
+  p = f->pkts ? j_dbl(p, (double)f->naks_seq / (double)f->pkts)
+              : j_lit(p, "null");
   p = j_key(p, "acks");
   p = j_u64(p, f->acks);
   p = j_key(p, "cnps");
@@ -119,17 +128,17 @@ static void emit_flow(struct sim *s, uint32_t conn, unsigned dir, unsigned k, st
   json_end(&s->truth, p);
 }
 
-static int flow_has_any(const struct flowacc *f)
-{
-  return f->pkts || f->naks_seq || f->naks_rnr || f->naks_fatal || f->cnps || f->loss_up ||
-         f->loss_down || f->becn;
+static int flow_has_any(const struct flowacc *f) {
+  return f->pkts || f->naks_seq || f->naks_rnr || f->naks_fatal || f->cnps ||
+         f->loss_up || f->loss_down || f->becn;
 }
 
 /* ------------------------------------------------------------ packet */
 
-static void pkt_record(struct sim *s, const struct pkt *p, unsigned o, uint64_t frame, uint64_t ts,
-                       uint32_t orig, uint32_t cap, uint32_t wire, int ce, int fecn, int dup)
-{
+static void pkt_record(struct sim *s, const struct pkt *p, unsigned o,
+                       uint64_t frame, uint64_t ts, uint32_t orig,
+                       uint32_t cap, uint32_t wire, int ce, int fecn,
+                       int dup) {
   const struct conn *cn = &s->conns[p->conn];
   uint32_t src = p->dir ? cn->b : cn->a, dst = p->dir ? cn->a : cn->b;
   char *q = json_begin(&s->truth, 1024);
@@ -178,7 +187,8 @@ static void pkt_record(struct sim *s, const struct pkt *p, unsigned o, uint64_t 
     q = j_key(q, "cause");
     q = j_str(q, cause_name[p->cause]);
   }
-  if (p->what == W_ACK || p->what == W_NAK || p->what == W_RNR || is_rresp(p->opcode)) {
+  if (p->what == W_ACK || p->what == W_NAK || p->what == W_RNR ||
+      is_rresp(p->opcode)) {
     q = j_key(q, "syndrome");
     q = j_u64(q, p->syndrome);
   }
@@ -206,9 +216,8 @@ static void pkt_record(struct sim *s, const struct pkt *p, unsigned o, uint64_t 
   json_end(&s->truth, q);
 }
 
-static void account(struct sim *s, const struct pkt *p, unsigned k, unsigned o, uint64_t ts, int ce,
-                    int fecn, int dup)
-{
+static void account(struct sim *s, const struct pkt *p, unsigned k, unsigned o,
+                    uint64_t ts, int ce, int fecn, int dup) {
   if (p->what == W_CM)
     return;
   if (p->what == W_DATA) {
@@ -316,8 +325,7 @@ static void account(struct sim *s, const struct pkt *p, unsigned k, unsigned o, 
   }
 }
 
-void truth_obs(struct sim *s, uint32_t pi, unsigned k)
-{
+void truth_obs(struct sim *s, uint32_t pi, unsigned k) {
   const struct pkt *p = &s->pkts[pi];
   const struct conn *cn = &s->conns[p->conn];
   unsigned o = cn->obs_id[k];
@@ -343,10 +351,10 @@ void truth_obs(struct sim *s, uint32_t pi, unsigned k)
   }
 }
 
-/* ------------------------------------------------------------ loss / rewind */
+/* ------------------------------------------------------------ loss / rewind
+ */
 
-void truth_loss(struct sim *s, const struct pkt *p)
-{
+void truth_loss(struct sim *s, const struct pkt *p) {
   const struct conn *cn = &s->conns[p->conn];
   if (p->msg != NONE)
     s->msgs[p->msg].losses++;
@@ -417,8 +425,8 @@ void truth_loss(struct sim *s, const struct pkt *p)
   json_end(&s->truth, q);
 }
 
-void truth_rewind(struct sim *s, uint32_t conn, unsigned dir, uint32_t psn, unsigned cause)
-{
+void truth_rewind(struct sim *s, uint32_t conn, unsigned dir, uint32_t psn,
+                  unsigned cause) {
   char *q = json_begin(&s->truth, 256);
   if (!q)
     return;
@@ -439,8 +447,7 @@ void truth_rewind(struct sim *s, uint32_t conn, unsigned dir, uint32_t psn, unsi
 
 /* ------------------------------------------------------------ messages */
 
-void truth_msg(struct sim *s, uint32_t mi)
-{
+void truth_msg(struct sim *s, uint32_t mi) {
   if (!s->c.msg_truth)
     return;
   const struct msg *m = &s->msgs[mi];
@@ -519,20 +526,17 @@ void truth_msg(struct sim *s, uint32_t mi)
 
 /* ------------------------------------------------------------ I/O */
 
-static char *j_ts(char *q, const char *k, uint64_t v)
-{
+static char *j_ts(char *q, const char *k, uint64_t v) {
   q = j_key(q, k);
   return v ? j_u64(q, v) : j_lit(q, "null");
 }
 
-static char *j_diff(char *q, const char *k, int ok, int64_t v)
-{
+static char *j_diff(char *q, const char *k, int ok, int64_t v) {
   q = j_key(q, k);
   return ok ? j_i64(q, v) : j_lit(q, "null");
 }
 
-void truth_io(struct sim *s, uint32_t ii)
-{
+void truth_io(struct sim *s, uint32_t ii) {
   const struct io *io = &s->ios[ii];
   const struct conn *cn = &s->conns[io->conn];
   const struct nvq *nq = &s->nvqs[io->tag];
@@ -706,10 +710,10 @@ void truth_io(struct sim *s, uint32_t ii)
 
 /* ------------------------------------------------------------ setup / end */
 
-void truth_conn(struct sim *s, uint32_t conn)
-{
+void truth_conn(struct sim *s, uint32_t conn) {
   const struct conn *cn = &s->conns[conn];
-  const struct qp *qa = &s->qps[qp_idx(conn, 0)], *qb = &s->qps[qp_idx(conn, 1)];
+  const struct qp *qa = &s->qps[qp_idx(conn, 0)],
+                  *qb = &s->qps[qp_idx(conn, 1)];
   char *q = json_begin(&s->truth, 1024);
   if (!q)
     return;
@@ -757,8 +761,7 @@ void truth_conn(struct sim *s, uint32_t conn)
   json_end(&s->truth, q);
 }
 
-void truth_finish(struct sim *s)
-{
+void truth_finish(struct sim *s) {
   for (uint32_t c = 0; c < s->nconn; c++) {
     const struct conn *cn = &s->conns[c];
     for (unsigned d = 0; d < 2; d++)

@@ -288,12 +288,12 @@ typedef struct rtel_decode_opts {
 #define RTEL_HD_F_IMMDT 0x00020000u
 #define RTEL_HD_F_IETH 0x00040000u
 #define RTEL_HD_F_FETH 0x00080000u
-#define RTEL_HD_F_CNP 0x00100000u       /**< opcode 0x81 */
-#define RTEL_HD_F_MAD 0x00200000u       /**< a MAD on QP0/QP1: mad_* valid */
-#define RTEL_HD_F_CM 0x00400000u        /**< a CM MAD: cm_* valid */
-#define RTEL_HD_F_ICRC 0x00800000u      /**< the ICRC bytes were captured */
+#define RTEL_HD_F_CNP 0x00100000u         /**< opcode 0x81 */
+#define RTEL_HD_F_MAD 0x00200000u         /**< a MAD on QP0/QP1: mad_* valid */
+#define RTEL_HD_F_CM 0x00400000u          /**< a CM MAD: cm_* valid */
+#define RTEL_HD_F_ICRC 0x00800000u        /**< the ICRC bytes were captured */
 #define RTEL_HD_F_IP_FRAGMENT 0x01000000u /**< IP fragment (not decoded) */
-#define RTEL_HD_F_ERSPAN_TS 0x02000000u /**< erspan_ts is valid */
+#define RTEL_HD_F_ERSPAN_TS 0x02000000u   /**< erspan_ts is valid */
 /** The opcode is reserved or vendor-specific (0xC0-0xFF): only the BTH is
  * decoded; everything between it and the ICRC counts as payload. */
 #define RTEL_HD_F_UNKNOWN_OPCODE 0x04000000u
@@ -305,10 +305,10 @@ typedef struct rtel_decode_opts {
  *
  * rtel_pkt_hd.encap bits: encapsulations removed to reach the RoCE packet.
  */
-#define RTEL_ENCAP_ERSPAN1 0x1u /**< GRE 0x88BE without sequence number */
-#define RTEL_ENCAP_ERSPAN2 0x2u /**< ERSPAN type II (GRE 0x88BE) */
-#define RTEL_ENCAP_ERSPAN3 0x4u /**< ERSPAN type III (GRE 0x22EB) */
-#define RTEL_ENCAP_VXLAN 0x8u   /**< VXLAN (UDP 4789) */
+#define RTEL_ENCAP_ERSPAN1 0x1u  /**< GRE 0x88BE without sequence number */
+#define RTEL_ENCAP_ERSPAN2 0x2u  /**< ERSPAN type II (GRE 0x88BE) */
+#define RTEL_ENCAP_ERSPAN3 0x4u  /**< ERSPAN type III (GRE 0x22EB) */
+#define RTEL_ENCAP_VXLAN 0x8u    /**< VXLAN (UDP 4789) */
 #define RTEL_ENCAP_GRE_TEB 0x10u /**< GRE transparent Ethernet (0x6558) */
 
 /**
@@ -639,9 +639,10 @@ typedef struct rtel_pkt_hd {
  * |pkt| points to |caplen| captured bytes; |wire_len| is the packet's length
  * on the wire (0 means equal to |caplen|; a value below |caplen| is treated
  * as |caplen|). At most 65535 captured bytes are decoded (the largest IP
- * packet); the rest of a longer buffer is ignored. |opts| may be NULL for defaults; it is read during the call
- * only. |hd| receives the result; only fields flagged valid are written.
- * Nothing is retained after the call; no memory is allocated.
+ * packet); the rest of a longer buffer is ignored. |opts| may be NULL for
+ * defaults; it is read during the call only. |hd| receives the result; only
+ * fields flagged valid are written. Nothing is retained after the call; no
+ * memory is allocated.
  *
  * A copy cut short by a mirror or snap length is decoded as far as it goes:
  * lengths come from the IP and UDP headers, RTEL_HD_F_TRUNCATED is set,
@@ -981,7 +982,6 @@ typedef struct rtel_ctx_stats {
   uint64_t msgs_overflow;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
-
 
 /* ------------------------------------------------------------------------ */
 /* Flow table: throughput visibility                                        */
@@ -1407,7 +1407,6 @@ typedef struct rtel_segment_record {
   int64_t storage;
 } rtel_segment_record;
 
-
 /**
  * @struct
  *
@@ -1475,7 +1474,6 @@ typedef struct rtel_io_aggregate {
 #define RTEL_ROLE_COMPUTE 1u /**< the switch port facing the host */
 #define RTEL_ROLE_STORAGE 2u /**< the switch port facing the storage */
 #define RTEL_ROLE_FABRIC 3u  /**< elsewhere (not joined) */
-
 
 /* ------------------------------------------------------------------------ */
 /* Ports and the polling scheduler                                          */
@@ -1912,8 +1910,8 @@ RTEL_API rtel_tstamp rtel_ctx_get_expiry(const rtel_ctx *ctx);
  * its observation point's clock) with |now|: the observation points of one
  * context need clocks that agree within a small part of the timeouts;
  * points with unrelated clocks belong in separate contexts (joins of
- * completed I/Os across points wait in each point's own time). |now| is in the same time
- * base as the packets' timestamps.
+ * completed I/Os across points wait in each point's own time). |now| is in the
+ * same time base as the packets' timestamps.
  *
  * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|ctx| is NULL),
  * RTEL_ERR_CALLBACK_FAILURE (fatal), RTEL_ERR_INVALID_STATE (failed before).
@@ -1981,8 +1979,7 @@ RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ctx_flush(rtel_ctx *ctx,
  *
  * Since 0.1
  */
-RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs,
-                                   uint32_t role);
+RTEL_API int rtel_ctx_set_obs_role(rtel_ctx *ctx, uint32_t obs, uint32_t role);
 
 /** Most observation points whose role can be declared. */
 #define RTEL_MAX_OBS_ROLES 64
@@ -2083,36 +2080,35 @@ RTEL_API int rtel_ctx_set_baseline(rtel_ctx *ctx, uint32_t metric,
 /* ------------------------------------------------------------------------ */
 
 #define rtel_pkt_decode(HD, OPTS, PKT, CAPLEN, WIRELEN)                       \
-  rtel_pkt_decode_versioned(RTEL_PKT_HD_VERSION, (HD),                       \
-                            RTEL_DECODE_OPTS_VERSION, (OPTS), (PKT),         \
+  rtel_pkt_decode_versioned(RTEL_PKT_HD_VERSION, (HD),                        \
+                            RTEL_DECODE_OPTS_VERSION, (OPTS), (PKT),          \
                             (CAPLEN), (WIRELEN))
 
 #define rtel_icrc_compute(HD, PKT, CAPLEN, ICRC)                              \
-  rtel_icrc_compute_versioned(RTEL_PKT_HD_VERSION, (HD), (PKT), (CAPLEN),    \
+  rtel_icrc_compute_versioned(RTEL_PKT_HD_VERSION, (HD), (PKT), (CAPLEN),     \
                               (ICRC))
 
 #define rtel_settings_default(SETTINGS)                                       \
   rtel_settings_default_versioned(RTEL_SETTINGS_VERSION, (SETTINGS))
 
 #define rtel_ctx_new(PCTX, SETTINGS, CALLBACKS, MEM, USER_DATA)               \
-  rtel_ctx_new_versioned((PCTX), RTEL_SETTINGS_VERSION, (SETTINGS),          \
-                         RTEL_CALLBACKS_VERSION, (CALLBACKS), (MEM),         \
+  rtel_ctx_new_versioned((PCTX), RTEL_SETTINGS_VERSION, (SETTINGS),           \
+                         RTEL_CALLBACKS_VERSION, (CALLBACKS), (MEM),          \
                          (USER_DATA))
 
 #define rtel_ctx_read_pkt(CTX, PI, PKT, PKTLEN)                               \
-  rtel_ctx_read_pkt_versioned((CTX), RTEL_PKT_INFO_VERSION, (PI), (PKT),     \
+  rtel_ctx_read_pkt_versioned((CTX), RTEL_PKT_INFO_VERSION, (PI), (PKT),      \
                               (PKTLEN))
 
 #define rtel_ctx_read_pkts(CTX, PIS, PKTS, PKTLENS, N)                        \
-  rtel_ctx_read_pkts_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS), (PKTS),  \
+  rtel_ctx_read_pkts_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS), (PKTS),   \
                                (PKTLENS), (N))
 
 #define rtel_ctx_add_port(CTX, PORT, NOW)                                     \
   rtel_ctx_add_port_versioned((CTX), RTEL_PORT_VERSION, (PORT), (NOW))
 
 #define rtel_ctx_set_schedule(CTX, SCHED, NOW)                                \
-  rtel_ctx_set_schedule_versioned((CTX), RTEL_SCHEDULE_VERSION, (SCHED),     \
-                                  (NOW))
+  rtel_ctx_set_schedule_versioned((CTX), RTEL_SCHEDULE_VERSION, (SCHED), (NOW))
 
 #define rtel_ctx_get_stats(CTX, STATS)                                        \
   rtel_ctx_get_stats_versioned((CTX), RTEL_CTX_STATS_VERSION, (STATS))

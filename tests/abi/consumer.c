@@ -124,7 +124,7 @@ static void pcap_open(pcap_in *p, const char *path) {
   do {                                                                        \
     size_t i_;                                                                \
     fputs(" " #F "=", out);                                                   \
-    for (i_ = 0; i_ < sizeof((S)->F) / sizeof((S)->F[0]); i_++) {            \
+    for (i_ = 0; i_ < sizeof((S)->F) / sizeof((S)->F[0]); i_++) {             \
       fprintf(out, "%s%llx", i_ ? ":" : "", (unsigned long long)(S)->F[i_]);  \
     }                                                                         \
   } while (0)
@@ -141,107 +141,310 @@ unsigned char rtel_test_sink[4096]; /* not static: the copies stay */
 
 static void dump_hd(const rtel_pkt_hd *h) {
   TOUCH(h);
-  U(h, flags); U(h, malformed); U(h, wire_len); U(h, cap_len); U(h, encap);
-  U(h, roce); U(h, erspan_session); U(h, erspan_ts); U(h, erspan_gra);
-  U(h, vxlan_vni); U(h, nencap); ARR(h, encap_list); ARR(h, eth_dst);
-  ARR(h, eth_src); U(h, ethertype); U(h, nvlan); ARR(h, vlan_tpid);
-  ARR(h, vlan_tci); ARR(h, src); ARR(h, dst); U(h, dscp); U(h, ecn);
-  U(h, ttl); U(h, ip_proto); U(h, flow_label); U(h, ip_len); U(h, l3_off);
-  U(h, l4_off); U(h, sport); U(h, dport); U(h, udp_len); U(h, udp_csum);
-  U(h, bth_off); U(h, opcode); U(h, se); U(h, m); U(h, pad); U(h, tver);
-  U(h, fecn); U(h, becn); U(h, ackreq); U(h, resv6); U(h, resv7);
-  U(h, pkey); U(h, reserved_pad0); U(h, dqpn); U(h, psn);
-  U(h, rdeth_eecnxt); U(h, deth_qkey); U(h, deth_sqpn); U(h, xrc_srqn);
-  U(h, reserved_pad1); U(h, reth_va); U(h, reth_rkey); U(h, reth_dmalen);
-  U(h, atomic_va); U(h, atomic_swap); U(h, atomic_cmp); U(h, atomic_rkey);
-  U(h, aeth_msn); U(h, aeth_syndrome); ARR(h, reserved_pad2); U(h, imm);
-  U(h, ieth_rkey); U(h, feth); U(h, atomicack_orig); U(h, payload_off);
-  U(h, payload_len); U(h, payload_cap); U(h, icrc); U(h, icrc_calc);
-  U(h, icrc_status); U(h, mad_tid); U(h, mad_base_version); U(h, mad_class);
-  U(h, mad_class_version); U(h, mad_method); U(h, mad_status);
-  U(h, mad_attr_id); U(h, mad_attr_mod); U(h, cm_attr); U(h, cm_fields);
-  U(h, reserved_pad3); U(h, cm_service_id); U(h, cm_lcid); U(h, cm_rcid);
-  U(h, cm_local_qpn); U(h, cm_start_psn); U(h, cm_remote_qpn);
-  U(h, cm_rej_reason); ARR(h, cm_local_gid); ARR(h, cm_remote_gid);
-  U(h, cm_priv_off); U(h, cm_priv_len);
+  U(h, flags);
+  U(h, malformed);
+  U(h, wire_len);
+  U(h, cap_len);
+  U(h, encap);
+  U(h, roce);
+  U(h, erspan_session);
+  U(h, erspan_ts);
+  U(h, erspan_gra);
+  U(h, vxlan_vni);
+  U(h, nencap);
+  ARR(h, encap_list);
+  ARR(h, eth_dst);
+  ARR(h, eth_src);
+  U(h, ethertype);
+  U(h, nvlan);
+  ARR(h, vlan_tpid);
+  ARR(h, vlan_tci);
+  ARR(h, src);
+  ARR(h, dst);
+  U(h, dscp);
+  U(h, ecn);
+  U(h, ttl);
+  U(h, ip_proto);
+  U(h, flow_label);
+  U(h, ip_len);
+  U(h, l3_off);
+  U(h, l4_off);
+  U(h, sport);
+  U(h, dport);
+  U(h, udp_len);
+  U(h, udp_csum);
+  U(h, bth_off);
+  U(h, opcode);
+  U(h, se);
+  U(h, m);
+  U(h, pad);
+  U(h, tver);
+  U(h, fecn);
+  U(h, becn);
+  U(h, ackreq);
+  U(h, resv6);
+  U(h, resv7);
+  U(h, pkey);
+  U(h, reserved_pad0);
+  U(h, dqpn);
+  U(h, psn);
+  U(h, rdeth_eecnxt);
+  U(h, deth_qkey);
+  U(h, deth_sqpn);
+  U(h, xrc_srqn);
+  U(h, reserved_pad1);
+  U(h, reth_va);
+  U(h, reth_rkey);
+  U(h, reth_dmalen);
+  U(h, atomic_va);
+  U(h, atomic_swap);
+  U(h, atomic_cmp);
+  U(h, atomic_rkey);
+  U(h, aeth_msn);
+  U(h, aeth_syndrome);
+  ARR(h, reserved_pad2);
+  U(h, imm);
+  U(h, ieth_rkey);
+  U(h, feth);
+  U(h, atomicack_orig);
+  U(h, payload_off);
+  U(h, payload_len);
+  U(h, payload_cap);
+  U(h, icrc);
+  U(h, icrc_calc);
+  U(h, icrc_status);
+  U(h, mad_tid);
+  U(h, mad_base_version);
+  U(h, mad_class);
+  U(h, mad_class_version);
+  U(h, mad_method);
+  U(h, mad_status);
+  U(h, mad_attr_id);
+  U(h, mad_attr_mod);
+  U(h, cm_attr);
+  U(h, cm_fields);
+  U(h, reserved_pad3);
+  U(h, cm_service_id);
+  U(h, cm_lcid);
+  U(h, cm_rcid);
+  U(h, cm_local_qpn);
+  U(h, cm_start_psn);
+  U(h, cm_remote_qpn);
+  U(h, cm_rej_reason);
+  ARR(h, cm_local_gid);
+  ARR(h, cm_remote_gid);
+  U(h, cm_priv_off);
+  U(h, cm_priv_len);
   fputc('\n', out);
 }
 
 static void dump_stats(const rtel_ctx_stats *s) {
   TOUCH(s);
-  U(s, pkts); U(s, bytes); U(s, pkts_roce); U(s, pkts_rocev1);
-  U(s, pkts_not_roce); U(s, pkts_malformed); U(s, pkts_truncated);
-  U(s, pkts_hdr_truncated); U(s, pkts_ip_fragments); U(s, pkts_erspan);
-  U(s, pkts_vxlan); U(s, pkts_cnp); U(s, pkts_cm); U(s, icrc_ok);
-  U(s, icrc_bad); U(s, icrc_truncated); U(s, pkts_ts_backwards);
-  U(s, pkts_unknown_opcode); U(s, pkts_unknown_tver); ARR(s, malformed);
-  U(s, flows_created); U(s, flows_evicted); U(s, flows_untracked_pkts);
-  U(s, flows_active); U(s, pairs_cm); U(s, pairs_psn); U(s, pairs_evicted);
-  U(s, ctrl_unattributed); U(s, messages); U(s, nvme_queues_cm);
-  U(s, nvme_queues_connect); U(s, nvme_queues_confirmed);
-  U(s, nvme_queues_evicted); U(s, ios_complete); U(s, ios_timeout);
-  U(s, ios_orphan); U(s, ios_evicted); U(s, ios_untracked);
-  U(s, nvme_data_unmatched); U(s, nvme_capsule_dups); U(s, segments);
-  U(s, io_join_unmatched); U(s, aggregates_dropped); U(s, pkts_unscheduled);
-  U(s, slots); U(s, alarms_raised); U(s, alarms_cleared);
-  U(s, alarms_dropped); U(s, ios_truncated);
+  U(s, pkts);
+  U(s, bytes);
+  U(s, pkts_roce);
+  U(s, pkts_rocev1);
+  U(s, pkts_not_roce);
+  U(s, pkts_malformed);
+  U(s, pkts_truncated);
+  U(s, pkts_hdr_truncated);
+  U(s, pkts_ip_fragments);
+  U(s, pkts_erspan);
+  U(s, pkts_vxlan);
+  U(s, pkts_cnp);
+  U(s, pkts_cm);
+  U(s, icrc_ok);
+  U(s, icrc_bad);
+  U(s, icrc_truncated);
+  U(s, pkts_ts_backwards);
+  U(s, pkts_unknown_opcode);
+  U(s, pkts_unknown_tver);
+  ARR(s, malformed);
+  U(s, flows_created);
+  U(s, flows_evicted);
+  U(s, flows_untracked_pkts);
+  U(s, flows_active);
+  U(s, pairs_cm);
+  U(s, pairs_psn);
+  U(s, pairs_evicted);
+  U(s, ctrl_unattributed);
+  U(s, messages);
+  U(s, nvme_queues_cm);
+  U(s, nvme_queues_connect);
+  U(s, nvme_queues_confirmed);
+  U(s, nvme_queues_evicted);
+  U(s, ios_complete);
+  U(s, ios_timeout);
+  U(s, ios_orphan);
+  U(s, ios_evicted);
+  U(s, ios_untracked);
+  U(s, nvme_data_unmatched);
+  U(s, nvme_capsule_dups);
+  U(s, segments);
+  U(s, io_join_unmatched);
+  U(s, aggregates_dropped);
+  U(s, pkts_unscheduled);
+  U(s, slots);
+  U(s, alarms_raised);
+  U(s, alarms_cleared);
+  U(s, alarms_dropped);
+  U(s, ios_truncated);
   fputc('\n', out);
 }
 
 static void dump_flow(const rtel_flow_record *r) {
   TOUCH(r);
-  U(r, obs); U(r, flags); ARR(r, src); ARR(r, dst); U(r, dqpn);
-  U(r, peer_qpn); U(r, sport); U(r, vlan); U(r, dscp); ARR(r, reserved);
-  U(r, end); U(r, ops); U(r, first_ts); U(r, last_ts); U(r, fct);
-  U(r, bytes); U(r, packets); U(r, retx_packets); U(r, retx_bytes);
-  U(r, fet_bps); U(r, naks_seq); U(r, naks_rnr); U(r, naks_fatal);
-  U(r, cnps); U(r, ecn_ce); U(r, fecn); U(r, becn); U(r, psn_gaps);
-  U(r, losses_upstream); U(r, losses_downstream); U(r, retx_after_nak);
-  U(r, retx_after_timeout); U(r, messages); D(r, fnr); D(r, retx_ratio);
-  U(r, port); U(r, reserved2); U(r, coverage_start); U(r, coverage_end);
+  U(r, obs);
+  U(r, flags);
+  ARR(r, src);
+  ARR(r, dst);
+  U(r, dqpn);
+  U(r, peer_qpn);
+  U(r, sport);
+  U(r, vlan);
+  U(r, dscp);
+  ARR(r, reserved);
+  U(r, end);
+  U(r, ops);
+  U(r, first_ts);
+  U(r, last_ts);
+  U(r, fct);
+  U(r, bytes);
+  U(r, packets);
+  U(r, retx_packets);
+  U(r, retx_bytes);
+  U(r, fet_bps);
+  U(r, naks_seq);
+  U(r, naks_rnr);
+  U(r, naks_fatal);
+  U(r, cnps);
+  U(r, ecn_ce);
+  U(r, fecn);
+  U(r, becn);
+  U(r, psn_gaps);
+  U(r, losses_upstream);
+  U(r, losses_downstream);
+  U(r, retx_after_nak);
+  U(r, retx_after_timeout);
+  U(r, messages);
+  D(r, fnr);
+  D(r, retx_ratio);
+  U(r, port);
+  U(r, reserved2);
+  U(r, coverage_start);
+  U(r, coverage_end);
 }
 
 static void dump_msg(const rtel_msg_record *r) {
   TOUCH(r);
-  U(r, obs); U(r, flags); ARR(r, src); ARR(r, dst); U(r, dqpn);
-  U(r, peer_qpn); U(r, op); U(r, first_psn); U(r, last_psn); U(r, reth_len);
-  U(r, first_ts); U(r, last_ts); U(r, fct); U(r, bytes); U(r, packets);
-  U(r, retx_packets); U(r, retx_bytes); U(r, port); U(r, reserved2);
-  U(r, coverage_start); U(r, coverage_end);
+  U(r, obs);
+  U(r, flags);
+  ARR(r, src);
+  ARR(r, dst);
+  U(r, dqpn);
+  U(r, peer_qpn);
+  U(r, op);
+  U(r, first_psn);
+  U(r, last_psn);
+  U(r, reth_len);
+  U(r, first_ts);
+  U(r, last_ts);
+  U(r, fct);
+  U(r, bytes);
+  U(r, packets);
+  U(r, retx_packets);
+  U(r, retx_bytes);
+  U(r, port);
+  U(r, reserved2);
+  U(r, coverage_start);
+  U(r, coverage_end);
 }
 
 static void dump_io(const rtel_io_record *r) {
   TOUCH(r);
-  U(r, obs); U(r, flags); U(r, state); ARR(r, host); ARR(r, target);
-  U(r, host_qpn); U(r, target_qpn); U(r, cid); U(r, qid); U(r, opcode);
-  U(r, fctype); U(r, nvme_status); U(r, nsid); U(r, nlb); U(r, reserved1);
-  U(r, slba); U(r, bytes); U(r, t_cmd); U(r, t_rsp); U(r, t_data_first);
-  U(r, t_data_last); U(r, t_rdreq); I(r, iol); I(r, dal); I(r, dpl);
-  I(r, xfer); U(r, port); U(r, reserved2); U(r, coverage_start);
+  U(r, obs);
+  U(r, flags);
+  U(r, state);
+  ARR(r, host);
+  ARR(r, target);
+  U(r, host_qpn);
+  U(r, target_qpn);
+  U(r, cid);
+  U(r, qid);
+  U(r, opcode);
+  U(r, fctype);
+  U(r, nvme_status);
+  U(r, nsid);
+  U(r, nlb);
+  U(r, reserved1);
+  U(r, slba);
+  U(r, bytes);
+  U(r, t_cmd);
+  U(r, t_rsp);
+  U(r, t_data_first);
+  U(r, t_data_last);
+  U(r, t_rdreq);
+  I(r, iol);
+  I(r, dal);
+  I(r, dpl);
+  I(r, xfer);
+  U(r, port);
+  U(r, reserved2);
+  U(r, coverage_start);
   U(r, coverage_end);
 }
 
 static void dump_segment(const rtel_segment_record *r) {
   TOUCH(r);
-  U(r, compute_obs); U(r, storage_obs); U(r, flags); U(r, roles_configured);
-  ARR(r, host); ARR(r, target); U(r, target_qpn); U(r, cid); U(r, opcode);
-  U(r, reserved); U(r, nsid); U(r, reserved2); U(r, slba); U(r, bytes);
-  I(r, iol1); I(r, iol2); I(r, rtt); I(r, compute); I(r, network);
+  U(r, compute_obs);
+  U(r, storage_obs);
+  U(r, flags);
+  U(r, roles_configured);
+  ARR(r, host);
+  ARR(r, target);
+  U(r, target_qpn);
+  U(r, cid);
+  U(r, opcode);
+  U(r, reserved);
+  U(r, nsid);
+  U(r, reserved2);
+  U(r, slba);
+  U(r, bytes);
+  I(r, iol1);
+  I(r, iol2);
+  I(r, rtt);
+  I(r, compute);
+  I(r, network);
   I(r, storage);
 }
 
 static void dump_latency(const char *name, const rtel_latency *l) {
   fprintf(out, " %s={", name);
-  U(l, count); I(l, min); I(l, max); I(l, mean); I(l, p50); I(l, p90);
-  I(l, p99); I(l, p999);
+  U(l, count);
+  I(l, min);
+  I(l, max);
+  I(l, mean);
+  I(l, p50);
+  I(l, p90);
+  I(l, p99);
+  I(l, p999);
   fputs(" }", out);
 }
 
 static void dump_aggregate(const rtel_io_aggregate *a) {
   TOUCH(a);
-  U(a, obs); U(a, flags); U(a, opcode); U(a, nsid); ARR(a, host);
-  ARR(a, target); U(a, period_start); U(a, period_end); U(a, count);
-  U(a, bytes); U(a, errors); U(a, timeouts);
+  U(a, obs);
+  U(a, flags);
+  U(a, opcode);
+  U(a, nsid);
+  ARR(a, host);
+  ARR(a, target);
+  U(a, period_start);
+  U(a, period_end);
+  U(a, count);
+  U(a, bytes);
+  U(a, errors);
+  U(a, timeouts);
   dump_latency("iol", &a->iol);
   dump_latency("dal", &a->dal);
   dump_latency("dpl", &a->dpl);
@@ -258,7 +461,11 @@ static void dump_ports(const char *name, const uint32_t *p, size_t n) {
 
 static void dump_slot(const rtel_slot_event *e) {
   TOUCH(e);
-  U(e, slot); U(e, start); U(e, end); U(e, nstarted); U(e, nstopped);
+  U(e, slot);
+  U(e, start);
+  U(e, end);
+  U(e, nstarted);
+  U(e, nstopped);
   dump_ports("started", e->started, e->nstarted);
   dump_ports("stopped", e->stopped, e->nstopped);
 }
@@ -266,13 +473,13 @@ static void dump_slot(const rtel_slot_event *e) {
 /* ------------------------------------------------------------ callbacks */
 
 typedef struct {
-  unsigned long packets, stats, flows, msgs, ios, segments, aggregates,
-      slots, alarms, alarm_flows, alarm_ios;
+  unsigned long packets, stats, flows, msgs, ios, segments, aggregates, slots,
+      alarms, alarm_flows, alarm_ios;
 } counts;
 
 static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                     const rtel_pkt_hd *hd, const uint8_t *pkt,
-                     size_t pktlen, void *ud) {
+                     const rtel_pkt_hd *hd, const uint8_t *pkt, size_t pktlen,
+                     void *ud) {
   (void)ctx, (void)pkt;
   ((counts *)ud)->packets++;
   fprintf(out, "packet ts=%llu obs=%lu port=%lu len=%zu",
@@ -325,8 +532,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *r, void *ud) {
   return 0;
 }
 
-static int on_segment(rtel_ctx *ctx, const rtel_segment_record *r,
-                      void *ud) {
+static int on_segment(rtel_ctx *ctx, const rtel_segment_record *r, void *ud) {
   (void)ctx;
   ((counts *)ud)->segments++;
   fputs("segment", out);
@@ -360,8 +566,17 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *a, void *ud) {
   TOUCH(a);
   c->alarms++;
   fputs("alarm", out);
-  U(a, metric); U(a, scope); U(a, kind); U(a, state); U(a, obs);
-  U(a, port); ARR(a, src); ARR(a, dst); D(a, value); D(a, limit); U(a, ts);
+  U(a, metric);
+  U(a, scope);
+  U(a, kind);
+  U(a, state);
+  U(a, obs);
+  U(a, port);
+  ARR(a, src);
+  ARR(a, dst);
+  D(a, value);
+  D(a, limit);
+  U(a, ts);
   /* the record behind it, read through the alarm's pointer */
   if (a->flow != NULL) {
     c->alarm_flows++;
@@ -444,7 +659,8 @@ static void decode_one(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
     rv2 = rtel_icrc_compute(hd, pkt, caplen, &icrc);
     if (rv2 != RTEL_ERR_UNSUPPORTED_VERSION) {
       die("rtel_icrc_compute with RTEL_PKT_HD_VERSION %d: %d, expected "
-          "RTEL_ERR_UNSUPPORTED_VERSION", RTEL_PKT_HD_VERSION, rv2);
+          "RTEL_ERR_UNSUPPORTED_VERSION",
+          RTEL_PKT_HD_VERSION, rv2);
     }
 #endif
     rv2 = rtel_icrc_compute_versioned(RTEL_PKT_HD_V1, hd, pkt, caplen, &icrc);
@@ -501,9 +717,9 @@ static rtel_ctx *setup(rtel_tstamp t0, counts *c) {
 
   rtel_settings_default(&s);
   s.decode_flags = RTEL_DECODE_VERIFY_ICRC;
-  s.stats_interval = 100000;        /* 100 us: on_stats */
-  s.report_interval = 200000;       /* 200 us: on_io_aggregate */
-  s.flow_idle_timeout = 50000;      /* 50 us: flows end idle too */
+  s.stats_interval = 100000;   /* 100 us: on_stats */
+  s.report_interval = 200000;  /* 200 us: on_io_aggregate */
+  s.flow_idle_timeout = 50000; /* 50 us: flows end idle too */
   memset(&cb, 0, sizeof(cb));
   cb.on_packet = on_packet;
   cb.on_stats = on_stats;
@@ -620,23 +836,23 @@ int main(int argc, char **argv) {
     fclose(in[i].f);
     free(in[i].buf);
   }
-  fprintf(out, "counts packets=%lu stats=%lu flows=%lu messages=%lu ios=%lu "
-               "segments=%lu aggregates=%lu slots=%lu alarms=%lu "
-               "(from flows %lu, from ios %lu)\n",
-          c.packets, c.stats, c.flows, c.msgs, c.ios, c.segments,
-          c.aggregates, c.slots, c.alarms, c.alarm_flows, c.alarm_ios);
+  fprintf(out,
+          "counts packets=%lu stats=%lu flows=%lu messages=%lu ios=%lu "
+          "segments=%lu aggregates=%lu slots=%lu alarms=%lu "
+          "(from flows %lu, from ios %lu)\n",
+          c.packets, c.stats, c.flows, c.msgs, c.ios, c.segments, c.aggregates,
+          c.slots, c.alarms, c.alarm_flows, c.alarm_ios);
   if (fclose(out) != 0) {
     die("cannot write %s", argv[1]);
   }
   /* every struct the callbacks receive was received */
-  if (!c.packets || !c.stats || !c.flows || !c.msgs || !c.ios ||
-      !c.segments || !c.aggregates || !c.slots || !c.alarm_flows ||
-      !c.alarm_ios) {
+  if (!c.packets || !c.stats || !c.flows || !c.msgs || !c.ios || !c.segments ||
+      !c.aggregates || !c.slots || !c.alarm_flows || !c.alarm_ios) {
     die("not every record type was delivered: packets %lu stats %lu "
         "flows %lu messages %lu ios %lu segments %lu aggregates %lu "
         "slots %lu alarms from flows %lu, from ios %lu",
-        c.packets, c.stats, c.flows, c.msgs, c.ios, c.segments,
-        c.aggregates, c.slots, c.alarm_flows, c.alarm_ios);
+        c.packets, c.stats, c.flows, c.msgs, c.ios, c.segments, c.aggregates,
+        c.slots, c.alarm_flows, c.alarm_ios);
   }
   return 0;
 }

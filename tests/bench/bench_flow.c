@@ -63,15 +63,15 @@
 
 #include "bench_util.h"
 
-#define SLOT 128         /* arena bytes per packet = the mirror's snap length */
+#define SLOT 128 /* arena bytes per packet = the mirror's snap length */
 #define DATA_TARGET 1000000u /* data packets per pass (rounded to F x K) */
-#define MSG_PKTS 8u      /* FIRST, 6 x MIDDLE, LAST */
-#define ACK_EVERY 10u    /* every 10th packet is an ACK */
-#define PAYLOAD 1024u    /* payload on the wire (MTU 1024) */
-#define BURST BENCH_BURST /* packets per rtel_ctx_read_pkts() call */
-#define TS_STEP 20u      /* ns between packets */
-#define QPN_RSP 0x10000u /* responder (data destination) QPN base */
-#define QPN_REQ 0x800000u /* requester (data source, ACK destination) */
+#define MSG_PKTS 8u          /* FIRST, 6 x MIDDLE, LAST */
+#define ACK_EVERY 10u        /* every 10th packet is an ACK */
+#define PAYLOAD 1024u        /* payload on the wire (MTU 1024) */
+#define BURST BENCH_BURST    /* packets per rtel_ctx_read_pkts() call */
+#define TS_STEP 20u          /* ns between packets */
+#define QPN_RSP 0x10000u     /* responder (data destination) QPN base */
+#define QPN_REQ 0x800000u    /* requester (data source, ACK destination) */
 #define ACK_BIT 0x80000000u
 
 /* ------------------------------------------------------------ the arena */
@@ -82,11 +82,11 @@ typedef struct bench {
   uint32_t lag;       /* an ACK names the data packet this many data
                          packets before it */
   size_t ndata, nack, n;
-  uint8_t *arena;   /* n slots of SLOT bytes */
-  uint32_t *desc;   /* per slot: data index, or ACK_BIT | data index */
-  uint16_t *cap;    /* per slot: captured and wire length */
+  uint8_t *arena; /* n slots of SLOT bytes */
+  uint32_t *desc; /* per slot: data index, or ACK_BIT | data index */
+  uint16_t *cap;  /* per slot: captured and wire length */
   uint16_t *wire;
-  uint32_t *psn0;   /* per flow: first PSN */
+  uint32_t *psn0; /* per flow: first PSN */
 } bench;
 
 static uint32_t src_ip(const bench *b, uint32_t f) {
@@ -134,9 +134,9 @@ static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
   }
   f = (uint32_t)((uint64_t)t % b->nflows);
   s = tp * (int64_t)b->k + (int64_t)((uint64_t)t / b->nflows);
-  off = put_hdrs(p, dst_ip(b, f), src_ip(b, f), 0xc000u | (f & 0x3fff), 2,
-                 0x11, 0, QPN_REQ + f, (uint32_t)((int64_t)b->psn0[f] + s), 4,
-                 &w);
+  off =
+      put_hdrs(p, dst_ip(b, f), src_ip(b, f), 0xc000u | (f & 0x3fff), 2, 0x11,
+               0, QPN_REQ + f, (uint32_t)((int64_t)b->psn0[f] + s), 4, &w);
   p[off] = 0x1f; /* ACK, 31 credits */
   put24(p + off + 1, (uint32_t)s & 0xffffff);
   put32(p + off + 4, 0); /* ICRC (not verified) */
@@ -211,23 +211,23 @@ static size_t build_cm(const bench *b, uint8_t *p, uint32_t f, int rep,
   size_t off;
   memset(p, 0, 400);
   off = put_hdrs(p, rep ? dst_ip(b, f) : src_ip(b, f),
-                 rep ? src_ip(b, f) : dst_ip(b, f), 0xc000u, 2, 0x64, 0, 1,
-                 f, 8 + 256, wire);
+                 rep ? src_ip(b, f) : dst_ip(b, f), 0xc000u, 2, 0x64, 0, 1, f,
+                 8 + 256, wire);
   put32(p + off, 0x80010000u); /* DETH: Q_Key, source QP 1 */
   put24(p + off + 5, 1);
   m = p + off + 8;
   m[0] = 1;    /* base version */
   m[1] = 0x07; /* CM */
   m[2] = 2;
-  m[3] = 0x03; /* Send */
+  m[3] = 0x03;                       /* Send */
   put64(m + 8, 0x1000000000ull + f); /* TID */
   put16(m + 16, rep ? 0x0013 : 0x0010);
   d = m + 24;
   if (!rep) {
-    put32(d, 0x100000u + f);              /* local comm ID */
-    put64(d + 8, 0x0000000001064853ull);  /* IP-CM, TCP port space, 18515 */
-    put24(d + 32, QPN_REQ + f);           /* local QPN */
-    put24(d + 44, b->psn0[f]);            /* starting PSN */
+    put32(d, 0x100000u + f);             /* local comm ID */
+    put64(d + 8, 0x0000000001064853ull); /* IP-CM, TCP port space, 18515 */
+    put24(d + 32, QPN_REQ + f);          /* local QPN */
+    put24(d + 44, b->psn0[f]);           /* starting PSN */
   } else {
     put32(d, 0x200000u + f);
     put32(d + 4, 0x100000u + f);
@@ -270,8 +270,8 @@ bench_flow_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
 
 static void print_rate(const char *name, double secs, uint64_t pkts,
                        double base_ns, const char *note_) {
-  bench_print_rate(9, name, secs * 1e9 / (double)pkts, 0, base_ns,
-                   "baseline", note_);
+  bench_print_rate(9, name, secs * 1e9 / (double)pkts, 0, base_ns, "baseline",
+                   note_);
 }
 
 /* ------------------------------------------------------------ memory */
@@ -286,7 +286,7 @@ static void print_rate(const char *name, double secs, uint64_t pkts,
 static void print_breakdown(const bench_alloc_log *lf,
                             const bench_alloc_log *lb, uint32_t nflows) {
   static const char *const names[] = {"pair entries", "pair buckets",
-                                      "PSN index", "flow entries",
+                                      "PSN index",    "flow entries",
                                       "flow buckets", "open messages"};
   const uint64_t(*full)[2] = lf->a, (*base)[2] = lb->a;
   unsigned nfull = lf->n, nbase = lb->n;
@@ -392,9 +392,10 @@ static int run_case(uint32_t nflows) {
       st.flows_evicted != 0 || st.pkts_roce != st.pkts ||
       (!psn_pairing && !default_pairs &&
        (st.pairs_cm != nflows || st.pairs_evicted != 0))) {
-    fprintf(stderr, "bench_flow: after pass 0: flows_created %llu (want %u), "
-                    "flows_evicted %llu, pairs_cm %llu, pairs_evicted %llu, "
-                    "RoCE %llu of %llu\n",
+    fprintf(stderr,
+            "bench_flow: after pass 0: flows_created %llu (want %u), "
+            "flows_evicted %llu, pairs_cm %llu, pairs_evicted %llu, "
+            "RoCE %llu of %llu\n",
             (unsigned long long)st.flows_created, nflows,
             (unsigned long long)st.flows_evicted,
             (unsigned long long)st.pairs_cm,
@@ -430,8 +431,8 @@ static int run_case(uint32_t nflows) {
          "ctrl_unattributed %llu, allocator calls in timed loops 0\n",
          (unsigned long long)st.flows_created,
          (unsigned long long)st.flows_evicted,
-         (unsigned long long)st.flows_active,
-         (unsigned long long)st.pairs_cm, (unsigned long long)st.pairs_psn,
+         (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
+         (unsigned long long)st.pairs_psn,
          (unsigned long long)st.pairs_evicted,
          (unsigned long long)st.ctrl_unattributed);
   if (st.flows_created != nflows || st.flows_evicted != 0 ||

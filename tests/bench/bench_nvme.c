@@ -70,18 +70,18 @@
 
 #include "bench_util.h"
 
-#define SLOT 128          /* arena bytes per packet = the mirror's snap length */
+#define SLOT 128 /* arena bytes per packet = the mirror's snap length */
 #define IOS_TARGET 100000u /* I/Os per pass (rounded to whole waves) */
-#define DEPTH 8u          /* I/Os per wave and queue */
-#define IO_PKTS 4u        /* data packets per I/O: 4 KiB at MTU 1024 */
+#define DEPTH 8u           /* I/Os per wave and queue */
+#define IO_PKTS 4u         /* data packets per I/O: 4 KiB at MTU 1024 */
 #define PAYLOAD 1024u
 #define BURST BENCH_BURST
-#define TS_STEP 20u       /* ns between packets */
+#define TS_STEP 20u /* ns between packets */
 #define QPN_HOST 0x100000u
 #define QPN_TGT 0x200000u
 #define QUEUES_PER_PAIR 4u
 #define TARGETS 4u
-#define ECN 2u            /* ECT(0) on every packet */
+#define ECN 2u /* ECT(0) on every packet */
 
 /* ------------------------------------------------------------ the arena */
 
@@ -90,7 +90,7 @@ enum { K_CMD, K_ACKC, K_WR, K_RREQ, K_ACKD, K_RRSP, K_RSP };
 
 typedef struct pdesc {
   uint32_t q;
-  uint16_t io;  /* the queue's I/O number within the pass */
+  uint16_t io; /* the queue's I/O number within the pass */
   uint8_t kind;
   uint8_t sub;  /* data packet number within the I/O */
   uint32_t psn; /* offset within the pass, in the sender's PSN space (ACKs:
@@ -98,9 +98,9 @@ typedef struct pdesc {
 } pdesc;
 
 typedef struct bench {
-  uint32_t nq;    /* queues */
-  uint32_t nio;   /* I/Os per queue per pass */
-  size_t n;       /* packets per pass */
+  uint32_t nq;  /* queues */
+  uint32_t nio; /* I/Os per queue per pass */
+  size_t n;     /* packets per pass */
   size_t nreads, nwrites;
   uint8_t *arena;
   pdesc *desc;
@@ -155,7 +155,7 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
     p[off] = wr ? 0x01 : 0x02;
     p[off + 1] = 0x40; /* PSDT: SGL */
     le16(p + off + 2, cid);
-    le32(p + off + 4, 1);          /* NSID */
+    le32(p + off + 4, 1); /* NSID */
     le64(p + off + 24, io_va(q, d->io));
     p[off + 32] = 0x00; /* length 4096, LE24 */
     p[off + 33] = 0x10;
@@ -181,8 +181,8 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
   case K_WR:
     op = d->sub == 0 ? 0x06 : d->sub == IO_PKTS - 1 ? 0x08 : 0x07;
     off = put_hdrs(p, tip, hip, sport, ECN, op, d->sub == IO_PKTS - 1, hq,
-                   tgt_psn(b, q, pass, d->psn), (op == 0x06 ? 16 : 0) + PAYLOAD,
-                   &w);
+                   tgt_psn(b, q, pass, d->psn),
+                   (op == 0x06 ? 16 : 0) + PAYLOAD, &w);
     if (op == 0x06) {
       put64(p + off, io_va(q, d->io));
       put32(p + off + 8, io_key(q, d->io));
@@ -202,8 +202,8 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
   case K_RRSP:
     op = d->sub == 0 ? 0x0d : d->sub == IO_PKTS - 1 ? 0x0f : 0x0e;
     off = put_hdrs(p, hip, tip, sport, ECN, op, 0, tq,
-                   tgt_psn(b, q, pass, d->psn),
-                   (op == 0x0e ? 0 : 4) + PAYLOAD, &w);
+                   tgt_psn(b, q, pass, d->psn), (op == 0x0e ? 0 : 4) + PAYLOAD,
+                   &w);
     if (op != 0x0e) {
       p[off] = 0x1f;
       put24(p + off + 1, (uint32_t)(pass * b->nio + d->io) & 0xffffff);
@@ -364,7 +364,7 @@ static size_t build_cm(const bench *b, uint8_t *p, uint32_t q, int rep,
   m[0] = 1;    /* base version */
   m[1] = 0x07; /* CM */
   m[2] = 2;
-  m[3] = 0x03; /* Send */
+  m[3] = 0x03;                       /* Send */
   put64(m + 8, 0x2000000000ull + q); /* TID */
   put16(m + 16, rep ? 0x0013 : 0x0010);
   d = m + 24;
@@ -442,7 +442,8 @@ static int per_unit(const char *what, const rtel_settings *s1,
   rtel_ctx *c1 = NULL, *c2 = NULL;
   unsigned i, ndiff = 0;
   int rv;
-  if ((rv = bench_ctx_new(&c1, s1, &a)) != 0 || (rv = bench_ctx_new(&c2, s2, &b)) != 0) {
+  if ((rv = bench_ctx_new(&c1, s1, &a)) != 0 ||
+      (rv = bench_ctx_new(&c2, s2, &b)) != 0) {
     fprintf(stderr, "bench_nvme: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return -1;
   }
@@ -470,9 +471,9 @@ static int per_unit(const char *what, const rtel_settings *s1,
 }
 
 static int memory(uint32_t nq) {
-  static const char *const io_names[] = {
-      "I/O entries", "(queue, CID) buckets", "SGL key buckets",
-      "join entries", "join buckets"};
+  static const char *const io_names[] = {"I/O entries", "(queue, CID) buckets",
+                                         "SGL key buckets", "join entries",
+                                         "join buckets"};
   static const char *const q_names[] = {"queue entries", "queue buckets",
                                         "reverse entries", "reverse buckets"};
   rtel_settings s1, s2;
@@ -538,14 +539,15 @@ static int run_case(uint32_t nq) {
   sb = sd;
   sb.flow_flags = 0;
   sb.max_flows = 4 * nq < 1024 ? 1024 : 4 * nq; /* 3 flows per queue */
-  sb.max_qp_pairs = sb.max_flows;                /* 2 entries per queue */
+  sb.max_qp_pairs = sb.max_flows;               /* 2 entries per queue */
   sb.flow_idle_timeout = 3600000000000ull;
   sf = sb;
   sf.nvme_flags = 0;
   sf.max_nvme_queues = nq;
   sf.max_ios = 2 * nq * DEPTH; /* twice what is outstanding */
   sf.max_io_joins = io_joins < 0 ? 0u : (uint32_t)io_joins; /* 0: max_ios */
-  if ((rv = bench_ctx_new(&cd, &sd, &lg)) != 0 || (rv = bench_ctx_new(&cb, &sb, &lg)) != 0 ||
+  if ((rv = bench_ctx_new(&cd, &sd, &lg)) != 0 ||
+      (rv = bench_ctx_new(&cb, &sb, &lg)) != 0 ||
       (rv = bench_ctx_new(&cf, &sf, &lg)) != 0) {
     fprintf(stderr, "bench_nvme: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return 1;
@@ -591,13 +593,14 @@ static int run_case(uint32_t nq) {
   pass++;
   if (rtel_ctx_get_stats(cf, &st) != 0 || st.nvme_queues_cm != nq ||
       !stats_ok(&st, ios_pass)) {
-    fprintf(stderr, "bench_nvme: after pass 0: queues %llu (want %u), "
-                    "complete %llu (want %llu), timeout %llu, orphan %llu, "
-                    "evicted %llu, untracked %llu, data unmatched %llu, "
-                    "dups %llu\n",
+    fprintf(stderr,
+            "bench_nvme: after pass 0: queues %llu (want %u), "
+            "complete %llu (want %llu), timeout %llu, orphan %llu, "
+            "evicted %llu, untracked %llu, data unmatched %llu, "
+            "dups %llu\n",
             (unsigned long long)st.nvme_queues_cm, nq,
-            (unsigned long long)st.ios_complete,
-            (unsigned long long)ios_pass, (unsigned long long)st.ios_timeout,
+            (unsigned long long)st.ios_complete, (unsigned long long)ios_pass,
+            (unsigned long long)st.ios_timeout,
             (unsigned long long)st.ios_orphan,
             (unsigned long long)st.ios_evicted,
             (unsigned long long)st.ios_untracked,

@@ -80,8 +80,7 @@ static void c_free(void *ptr, void *ud) {
   free(ptr);
 }
 
-const rtel_mem bench_mem = {&bench_cnt, c_malloc, c_free, c_calloc,
-                            c_realloc};
+const rtel_mem bench_mem = {&bench_cnt, c_malloc, c_free, c_calloc, c_realloc};
 
 int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
                   bench_alloc_log *lg) {
@@ -132,8 +131,9 @@ double bench_read_arena(rtel_ctx *ctx, const uint8_t *arena, size_t slot,
   wall_total += bench_wall_s() - w0;
   cpu_total += t1 - t0;
   if (bench_cnt.calls + bench_cnt.frees != before) {
-    fprintf(stderr, "%s: the packet path allocated memory (%llu "
-                    "allocator calls)\n",
+    fprintf(stderr,
+            "%s: the packet path allocated memory (%llu "
+            "allocator calls)\n",
             bench_prog,
             (unsigned long long)(bench_cnt.calls + bench_cnt.frees - before));
     abort();

@@ -26,11 +26,11 @@
 
 /* ------------------------------------------------------------ constants */
 
-static const uint8_t IP_A[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t IP_A[16] = {0, 0, 0,    0,    0,  0, 0, 0,
                                  0, 0, 0xff, 0xff, 10, 0, 0, 1};
-static const uint8_t IP_B[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t IP_B[16] = {0, 0, 0,    0,    0,  0, 0, 0,
                                  0, 0, 0xff, 0xff, 10, 0, 0, 2};
-static const uint8_t IP_C[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t IP_C[16] = {0, 0, 0,    0,    0,  0, 0, 0,
                                  0, 0, 0xff, 0xff, 10, 0, 0, 3};
 static const uint8_t IP6_A[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
                                   0,    0,    0,    0,    0, 0, 0, 0x0a};
@@ -276,9 +276,8 @@ static void Wq(env *e, rtel_tstamp ts, uint32_t dqpn, uint32_t psn,
 }
 
 /* ACK / NAK (opcode 0x11, AETH |syn|). */
-static void ctl(env *e, rtel_tstamp ts, const uint8_t *src,
-                const uint8_t *dst, uint32_t dqpn, uint32_t psn,
-                uint8_t syn) {
+static void ctl(env *e, rtel_tstamp ts, const uint8_t *src, const uint8_t *dst,
+                uint32_t dqpn, uint32_t psn, uint8_t syn) {
   tu_spec h = hdr(src, dst, dqpn, OP_ACK, psn);
   pkh(e, ts, &h, 0, syn, 0);
 }
@@ -288,8 +287,8 @@ static void bk(env *e, rtel_tstamp ts, uint32_t psn, uint8_t syn) {
   ctl(e, ts, IP_B, IP_A, QA, psn, syn);
 }
 
-static void cnp(env *e, rtel_tstamp ts, const uint8_t *src,
-                const uint8_t *dst, uint32_t dqpn) {
+static void cnp(env *e, rtel_tstamp ts, const uint8_t *src, const uint8_t *dst,
+                uint32_t dqpn) {
   tu_spec h = hdr(src, dst, dqpn, OP_CNP, 0);
   h.becn = 1;
   pkh(e, ts, &h, 0, 0, 0);
@@ -331,9 +330,8 @@ static void cm_rep(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
   feed(e, ts, &f);
 }
 
-static void cm_pair(env *e, rtel_tstamp ts, const uint8_t *a,
-                    const uint8_t *b, uint32_t qa, uint32_t qb,
-                    uint64_t tid) {
+static void cm_pair(env *e, rtel_tstamp ts, const uint8_t *a, const uint8_t *b,
+                    uint32_t qa, uint32_t qb, uint64_t tid) {
   cm_req(e, ts, a, b, qa, tid);
   cm_rep(e, ts + 100, a, b, qa, qb, tid);
 }
@@ -379,13 +377,13 @@ static void mr_init(MR *x, const uint8_t *src, const uint8_t *dst,
 }
 
 #define CKF(g, x, f, tag)                                                     \
-  ck_assert_msg((uint64_t)(g)->f == (uint64_t)(x)->f,                        \
+  ck_assert_msg((uint64_t)(g)->f == (uint64_t)(x)->f,                         \
                 "%s: " #f " = %" PRIu64 " (0x%" PRIx64 "), expected %" PRIu64 \
                 " (0x%" PRIx64 ")",                                           \
                 tag, (uint64_t)(g)->f, (uint64_t)(g)->f, (uint64_t)(x)->f,    \
                 (uint64_t)(x)->f)
 #define CKD(g, x, f, tag)                                                     \
-  ck_assert_msg(fabs((g)->f - (x)->f) < 1e-12,                               \
+  ck_assert_msg(fabs((g)->f - (x)->f) < 1e-12,                                \
                 "%s: " #f " = %.15g, expected %.15g", tag, (g)->f, (x)->f)
 
 static void fr_check(const FR *g, const FR *x, const char *tag) {
@@ -861,8 +859,8 @@ END_TEST
 
 /* ================================================================ 2-5 */
 
-/* 10, 11, 13, 14 seen (12 lost before the observer); NAK(12) B -> QA; go-back-N
- * 12, 13, 14, then 15. Paired by CM. WRITE ONLY, 1000 bytes each.
+/* 10, 11, 13, 14 seen (12 lost before the observer); NAK(12) B -> QA;
+ * go-back-N 12, 13, 14, then 15. Paired by CM. WRITE ONLY, 1000 bytes each.
  *   13: d = 2 > 1: gap [12,12]            psn_gaps = 1
  *   12: d = -2: new episode, 12 in the gap losses_upstream = 1, NAK-caused
  *   13, 14: continue the episode          retx = 3, retx_after_nak = 3
@@ -1936,8 +1934,8 @@ START_TEST(t11_overlapping_psns) {
   gx = find_flow(&e, IP_A, IP_B, QX);
   gy = find_flow(&e, IP_A, IP_B, QY);
   ck_assert_msg(gx->peer_qpn == RTEL_QPN_NONE || gx->peer_qpn == AX,
-                "flow to 0x%06x paired with 0x%06x (false pair)",
-                (unsigned)QX, (unsigned)gx->peer_qpn);
+                "flow to 0x%06x paired with 0x%06x (false pair)", (unsigned)QX,
+                (unsigned)gx->peer_qpn);
   ck_assert_msg(gy->peer_qpn == RTEL_QPN_NONE || gy->peer_qpn == AY,
                 "flow to 0x%06x paired with 0x%06x (false pair; its own "
                 "peer is 0x%06x)",
@@ -2082,13 +2080,14 @@ START_TEST(t12_pair_capacity_default) {
   s.max_flows = 8192;
   env_init_s(&e, &s);
   for (i = 0; i < NCONN; i++) {
-    cm_pair(&e, T0 + (rtel_tstamp)i * 1000, IP_A, IP_B, 0x400000u + (uint32_t)i,
-            0x500000u + (uint32_t)i, 0x9000u + (uint64_t)i);
+    cm_pair(&e, T0 + (rtel_tstamp)i * 1000, IP_A, IP_B,
+            0x400000u + (uint32_t)i, 0x500000u + (uint32_t)i,
+            0x9000u + (uint64_t)i);
   }
   ck_assert_uint_eq(stats(&e).pairs_cm, NCONN);
   for (i = 0; i < NCONN; i++) {
-    Wq(&e, T0 + NCONN * 1000 + (rtel_tstamp)i * 10, 0x500000u + (uint32_t)i,
-       7, 64);
+    Wq(&e, T0 + NCONN * 1000 + (rtel_tstamp)i * 10, 0x500000u + (uint32_t)i, 7,
+       64);
   }
   flush(&e, T0 + NCONN * 1000 + NCONN * 10);
   ck_assert_uint_eq(e.c.nfl, NCONN);
@@ -2400,9 +2399,9 @@ START_TEST(t14_messages) {
   ck_assert_uint_eq(stats(&e).messages, 9);
   ck_assert_uint_eq(e.c.nfl, 3);
   /* the in-progress message is delivered before its flow's record */
-  ck_assert_uint_lt(ev_pos(&e, 'M', (size_t)(find_msg(&e, QB, 210) - e.c.ms)),
-                    ev_pos(&e, 'F', (size_t)(find_flow(&e, IP_A, IP_B, QB) -
-                                             e.c.fl)));
+  ck_assert_uint_lt(
+      ev_pos(&e, 'M', (size_t)(find_msg(&e, QB, 210) - e.c.ms)),
+      ev_pos(&e, 'F', (size_t)(find_flow(&e, IP_A, IP_B, QB) - e.c.fl)));
 
   mr_init(&m, IP_A, IP_B, QB, RTEL_OP_SEND);
   m.first_psn = 200;
@@ -2719,9 +2718,9 @@ START_TEST(t16_no_flows) {
   ck_assert_uint_eq(e.c.nfl, 0);
   ck_assert_uint_eq(e.c.nms, 0);
   /* positive controls: UC and XRC data are flows */
-  pk(&e, T0 + 3000, IP_A, IP_B, QB, 0x2A, 20, 64, 64);  /* UC WRITE ONLY */
-  pk(&e, T0 + 3100, IP_A, IP_B, QB2, 0x24, 30, 0, 64);  /* UC SEND ONLY */
-  pk(&e, T0 + 3200, IP_A, IP_B, QA2, 0xA4, 40, 0, 64);  /* XRC SEND ONLY */
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, 0x2A, 20, 64, 64); /* UC WRITE ONLY */
+  pk(&e, T0 + 3100, IP_A, IP_B, QB2, 0x24, 30, 0, 64); /* UC SEND ONLY */
+  pk(&e, T0 + 3200, IP_A, IP_B, QA2, 0xA4, 40, 0, 64); /* XRC SEND ONLY */
   ck_assert_uint_eq(stats(&e).flows_created, 3);
   flush(&e, T0 + 4000);
   ck_assert_uint_eq(e.c.nfl, 3);

@@ -55,11 +55,11 @@ static void fz_fail(const char *what, const char *file, int line) {
   abort();
 }
 
-#define FZ_CHECK(cond)                                                      \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fz_fail(#cond, __FILE__, __LINE__);                                   \
-    }                                                                       \
+#define FZ_CHECK(cond)                                                        \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fz_fail(#cond, __FILE__, __LINE__);                                     \
+    }                                                                         \
   } while (0)
 
 /* Reads every byte of [p, p + n) so ASan sees it. */
@@ -295,13 +295,13 @@ static int fz_on_stats(rtel_ctx *ctx, rtel_tstamp period_end,
  * whole record, so ASan reports a record handed out from freed or evicted
  * memory.
  */
-#define FZ_RECORD_CB(NAME, TYPE)                                            \
-  static int NAME(rtel_ctx *ctx, const TYPE *rec, void *user_data) {       \
-    fz_state *st = user_data;                                               \
-    FZ_CHECK(ctx != NULL && rec != NULL);                                   \
-    fz_touch((const uint8_t *)rec, sizeof(*rec));                           \
-    ++st->nrecords;                                                         \
-    return 0;                                                               \
+#define FZ_RECORD_CB(NAME, TYPE)                                              \
+  static int NAME(rtel_ctx *ctx, const TYPE *rec, void *user_data) {          \
+    fz_state *st = user_data;                                                 \
+    FZ_CHECK(ctx != NULL && rec != NULL);                                     \
+    fz_touch((const uint8_t *)rec, sizeof(*rec));                             \
+    ++st->nrecords;                                                           \
+    return 0;                                                                 \
   }
 #ifdef RTEL_FLOW_RECORD_VERSION
 FZ_RECORD_CB(fz_on_flow, rtel_flow_record)
@@ -380,8 +380,7 @@ static uint8_t *fz_dup(const uint8_t *p, size_t n) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const uint32_t links[4] = {RTEL_LINK_ETHERNET, RTEL_LINK_RAW,
-                                    RTEL_LINK_LINUX_SLL,
-                                    RTEL_LINK_LINUX_SLL2};
+                                    RTEL_LINK_LINUX_SLL, RTEL_LINK_LINUX_SLL2};
   uint8_t opt;
   int defaults, verify, rv;
   uint32_t link, flags;

@@ -53,11 +53,11 @@ static void run_one(const uint8_t *p, size_t n) {
 }
 
 #ifdef FUZZ_SEQ
-#define FUZZ_CORPUS "corpus-seq"
-#define SEQ_HDR 32
-#define SEQ_EV 16
+#  define FUZZ_CORPUS "corpus-seq"
+#  define SEQ_HDR 32
+#  define SEQ_EV 16
 #else
-#define FUZZ_CORPUS "corpus"
+#  define FUZZ_CORPUS "corpus"
 #endif
 
 static int replay_file(const char *path) {

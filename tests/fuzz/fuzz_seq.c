@@ -229,26 +229,26 @@ static void fs_fail(const char *what, int line) {
 
 /* FUZZ_SEQ_TRACE=1 in the environment: each event and record on stderr */
 static int fs_trace = -1;
-#define FS_TRACE(...)                                                       \
-  do {                                                                      \
-    if (fs_trace) {                                                         \
-      fprintf(stderr, __VA_ARGS__);                                         \
-    }                                                                       \
+#define FS_TRACE(...)                                                         \
+  do {                                                                        \
+    if (fs_trace) {                                                           \
+      fprintf(stderr, __VA_ARGS__);                                           \
+    }                                                                         \
   } while (0)
 
-#define FS_CHECK(cond)                                                      \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fs_fail(#cond, __LINE__);                                             \
-    }                                                                       \
+#define FS_CHECK(cond)                                                        \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fs_fail(#cond, __LINE__);                                               \
+    }                                                                         \
   } while (0)
 
 /* ------------------------------------------------------------ state */
 
 typedef struct fs_conn {
-  tu_nvq q;        /* addresses, QPNs, next PSN of each direction */
-  int raw;         /* frames without Ethernet (LINKTYPE_RAW) */
-  int vlan;        /* an 802.1Q tag */
+  tu_nvq q;           /* addresses, QPNs, next PSN of each direction */
+  int raw;            /* frames without Ethernet (LINKTYPE_RAW) */
+  int vlan;           /* an 802.1Q tag */
   uint32_t rr_psn[2]; /* next READ RESPONSE PSN travelling direction d */
 } fs_conn;
 
@@ -260,9 +260,9 @@ typedef struct fs_log {
   uint8_t src[16];
   uint8_t dst[16];
   uint8_t opcode;
-  uint8_t npay;     /* payload bytes kept in pay[] */
-  uint8_t pay[16];  /* the first payload bytes as built */
-  uint32_t paylen;  /* payload length the headers claim */
+  uint8_t npay;    /* payload bytes kept in pay[] */
+  uint8_t pay[16]; /* the first payload bytes as built */
+  uint32_t paylen; /* payload length the headers claim */
 } fs_log;
 
 typedef struct fs_io {
@@ -282,16 +282,24 @@ typedef struct fs_blk {
 } fs_blk;
 
 enum {
-  CB_PACKET = 1, CB_STATS, CB_FLOW, CB_MSG, CB_IO, CB_SEG, CB_AGG, CB_SLOT,
-  CB_ALARM, CB_N
+  CB_PACKET = 1,
+  CB_STATS,
+  CB_FLOW,
+  CB_MSG,
+  CB_IO,
+  CB_SEG,
+  CB_AGG,
+  CB_SLOT,
+  CB_ALARM,
+  CB_N
 };
 
 static struct fs {
   rtel_ctx *ctx;
   rtel_settings set;
   unsigned hflags;
-  int failed;       /* a callback failed: the context is unusable */
-  int cb_failed;    /* ... during the current call */
+  int failed;    /* a callback failed: the context is unusable */
+  int cb_failed; /* ... during the current call */
   unsigned fail_cb, fail_at;
   unsigned long cb_calls[CB_N];
   unsigned long ncb; /* callbacks of any kind */
@@ -374,7 +382,7 @@ static struct fs {
   rtel_tstamp agg_start, agg_next;
   int exp_rep; /* reports expected in this call (0..2) */
   rtel_tstamp rep_start[2], rep_end[2];
-  int rep_idx;       /* which expected report the aggregates belong to */
+  int rep_idx; /* which expected report the aggregates belong to */
   uint64_t pend_cnt, pend_to, pend_err; /* records since the last report */
   uint64_t rep_cnt, rep_to, rep_err;    /* of the reports of this call */
   uint64_t drop_at_rep; /* aggregates_dropped at the last report */
@@ -500,8 +508,7 @@ static size_t fs_mem_bound(const rtel_settings *s) {
   return b;
 }
 
-static const rtel_mem fs_mem = {&F, fs_malloc, fs_free, fs_calloc,
-                                fs_realloc};
+static const rtel_mem fs_mem = {&F, fs_malloc, fs_free, fs_calloc, fs_realloc};
 
 /* ------------------------------------------------------------ callbacks */
 
@@ -588,8 +595,8 @@ static int fs_on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   /* const functions may be called from a callback */
   FS_CHECK(rtel_ctx_get_stats(ctx, &st) == 0);
   FS_CHECK(st.pkts_roce == F.n_onpkt);
-  if (!(hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER |
-                     RTEL_HD_F_CM)) &&
+  if (!(hd->flags &
+        (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM)) &&
       (hd->flags & RTEL_HD_F_BTH) && fs_is_data(hd->opcode)) {
     F.n_data++;
     F.data_bytes += hd->payload_len;
@@ -616,8 +623,10 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   FS_CHECK(!(F.set.flow_flags & RTEL_FLOW_DISABLE));
   FS_CHECK(r->end >= RTEL_END_IDLE && r->end <= RTEL_END_TRUNCATED);
   F.n_flow[r->end]++;
-  FS_TRACE("    flow msgs %llu obs %u dqpn %06x end %u pkts %llu first %llu last %llu "
-           "port %u cov %llu..%llu\n", (unsigned long long)r->messages, r->obs, r->dqpn, r->end,
+  FS_TRACE("    flow msgs %llu obs %u dqpn %06x end %u pkts %llu first %llu "
+           "last %llu "
+           "port %u cov %llu..%llu\n",
+           (unsigned long long)r->messages, r->obs, r->dqpn, r->end,
            (unsigned long long)r->packets, (unsigned long long)r->first_ts,
            (unsigned long long)r->last_ts, r->port,
            (unsigned long long)r->coverage_start,
@@ -636,7 +645,8 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   /* READ RESPONSEs are a flow of their own */
   FS_CHECK(!resp || r->ops == RTEL_OP_READ_RESP);
   FS_CHECK((r->flags & ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
-                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB)) == 0);
+                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB)) ==
+           0);
   FS_CHECK(((r->flags & RTEL_FLOW_F_PAIRED) != 0) ==
            (r->peer_qpn != RTEL_QPN_NONE));
   FS_CHECK(r->retx_ratio >= 0 && r->retx_ratio <= 1);
@@ -656,8 +666,7 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   return rv;
 }
 
-static int fs_on_message(rtel_ctx *ctx, const rtel_msg_record *m,
-                         void *ud) {
+static int fs_on_message(rtel_ctx *ctx, const rtel_msg_record *m, void *ud) {
   int rv = fs_cb(CB_MSG, ctx, ud);
   FS_CHECK(!(F.set.flow_flags & RTEL_FLOW_DISABLE));
   F.n_msg++;
@@ -690,9 +699,9 @@ static unsigned fs_log_cmds(const rtel_io_record *r) {
   for (i = 0; i < F.nlog; i++) {
     const fs_log *l = &F.log[i];
     uint8_t op = l->opcode;
-    if (l->ts == r->t_cmd && l->obs == r->obs &&
-        (op == 0x00 || op == 0x04) && l->npay >= 4 &&
-        l->dqpn == r->target_qpn && memcmp(l->src, r->host, 16) == 0 &&
+    if (l->ts == r->t_cmd && l->obs == r->obs && (op == 0x00 || op == 0x04) &&
+        l->npay >= 4 && l->dqpn == r->target_qpn &&
+        memcmp(l->src, r->host, 16) == 0 &&
         memcmp(l->dst, r->target, 16) == 0 && le16(l->pay + 2) == r->cid &&
         l->pay[0] == r->opcode) {
       n++;
@@ -800,22 +809,22 @@ static void fs_check_io(const rtel_io_record *r) {
     }
   } else if (r->t_data_first != FS_NONE) {
     /* read data (D1..Dn), or an in-capsule write (first..last packet) */
-    int64_t rd_dal = r->t_rsp == FS_NONE
-                         ? none
-                         : (int64_t)(r->t_data_first - r->t_cmd);
-    int64_t ic_dal = r->t_rsp == FS_NONE
-                         ? none
-                         : (int64_t)(r->t_rsp - r->t_cmd);
+    int64_t rd_dal =
+        r->t_rsp == FS_NONE ? none : (int64_t)(r->t_data_first - r->t_cmd);
+    int64_t ic_dal =
+        r->t_rsp == FS_NONE ? none : (int64_t)(r->t_rsp - r->t_cmd);
     static const uint8_t cap_ops[] = {0x00, 0x01, 0x02, 0x04};
     int rd, ic;
     FS_CHECK(r->t_data_last != FS_NONE);
     FS_CHECK(r->dpl == none);
     FS_CHECK(r->xfer == (int64_t)(r->t_data_last - r->t_data_first));
     rd = fs_log_t2h(r, r->t_data_first, wr_ops, sizeof(wr_ops), 0) &&
-         fs_log_t2h(r, r->t_data_last, wr_ops, sizeof(wr_ops), 0) && r->dal == rd_dal;
-    ic = (r->flags & RTEL_IO_F_INCAPSULE) &&
-         r->opcode == RTEL_NVME_OP_WRITE && r->t_data_first == r->t_cmd &&
-         fs_log_t2h(r, r->t_data_last, cap_ops, sizeof(cap_ops), 1) && r->dal == ic_dal;
+         fs_log_t2h(r, r->t_data_last, wr_ops, sizeof(wr_ops), 0) &&
+         r->dal == rd_dal;
+    ic = (r->flags & RTEL_IO_F_INCAPSULE) && r->opcode == RTEL_NVME_OP_WRITE &&
+         r->t_data_first == r->t_cmd &&
+         fs_log_t2h(r, r->t_data_last, cap_ops, sizeof(cap_ops), 1) &&
+         r->dal == ic_dal;
     FS_CHECK(rd || ic);
   } else {
     FS_CHECK(r->t_data_last == FS_NONE);
@@ -842,14 +851,14 @@ static int fs_on_io(rtel_ctx *ctx, const rtel_io_record *r, void *ud) {
   FS_CHECK(!(F.set.nvme_flags & RTEL_NVME_DISABLE));
   FS_CHECK(r->state >= RTEL_IO_COMPLETE && r->state <= RTEL_IO_TRUNCATED);
   F.n_io[r->state]++;
-  FS_TRACE("    io obs %u state %u cid %u op %u nsid %u tqpn %06x t_cmd %llu t_rsp %llu "
-           "d %llu..%llu q %llu iol %lld dal %lld dpl %lld\n", r->obs,
-           r->state, r->cid, r->opcode, r->nsid, r->target_qpn,
+  FS_TRACE("    io obs %u state %u cid %u op %u nsid %u tqpn %06x t_cmd %llu "
+           "t_rsp %llu "
+           "d %llu..%llu q %llu iol %lld dal %lld dpl %lld\n",
+           r->obs, r->state, r->cid, r->opcode, r->nsid, r->target_qpn,
            (unsigned long long)r->t_cmd, (unsigned long long)r->t_rsp,
            (unsigned long long)r->t_data_first,
-           (unsigned long long)r->t_data_last,
-           (unsigned long long)r->t_rdreq, (long long)r->iol,
-           (long long)r->dal, (long long)r->dpl);
+           (unsigned long long)r->t_data_last, (unsigned long long)r->t_rdreq,
+           (long long)r->iol, (long long)r->dal, (long long)r->dpl);
   fs_check_io(r);
   /* what the aggregates of the current period must sum to */
   rw = !(r->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) &&
@@ -892,9 +901,8 @@ static fs_io *fs_twin(const rtel_segment_record *s, uint32_t obs,
     const rtel_io_record *r = &c->r;
     if (!c->used && r->obs == obs && r->iol == iol &&
         r->target_qpn == s->target_qpn && r->cid == s->cid &&
-        r->opcode == s->opcode && r->nsid == s->nsid &&
-        r->slba == s->slba && r->bytes == s->bytes &&
-        memcmp(r->host, s->host, 16) == 0 &&
+        r->opcode == s->opcode && r->nsid == s->nsid && r->slba == s->slba &&
+        r->bytes == s->bytes && memcmp(r->host, s->host, 16) == 0 &&
         memcmp(r->target, s->target, 16) == 0) {
       return c;
     }
@@ -961,10 +969,11 @@ static int fs_on_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   int rv = fs_cb(CB_AGG, ctx, ud);
   FS_CHECK(!(F.set.nvme_flags & RTEL_NVME_DISABLE));
   F.n_agg++;
-  FS_TRACE("    aggregate obs %u op %u nsid %u %llu..%llu count %llu to %llu\n",
-           g->obs, g->opcode, g->nsid, (unsigned long long)g->period_start,
-           (unsigned long long)g->period_end, (unsigned long long)g->count,
-           (unsigned long long)g->timeouts);
+  FS_TRACE(
+      "    aggregate obs %u op %u nsid %u %llu..%llu count %llu to %llu\n",
+      g->obs, g->opcode, g->nsid, (unsigned long long)g->period_start,
+      (unsigned long long)g->period_end, (unsigned long long)g->count,
+      (unsigned long long)g->timeouts);
   /* aggregates come only at the reports the periods say, with their
    * bounds (a flush may end a due period, then its own) */
   FS_CHECK(F.rep_idx < F.exp_rep);
@@ -978,8 +987,7 @@ static int fs_on_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   if (F.mono) {
     FS_CHECK(g->period_start <= g->period_end);
   }
-  FS_CHECK(g->opcode == RTEL_NVME_OP_READ ||
-           g->opcode == RTEL_NVME_OP_WRITE);
+  FS_CHECK(g->opcode == RTEL_NVME_OP_READ || g->opcode == RTEL_NVME_OP_WRITE);
   FS_CHECK((g->flags & ~(uint32_t)RTEL_IO_F_IPV6) == 0);
   FS_CHECK(g->count > 0 || g->timeouts > 0);
   FS_CHECK(g->errors <= g->count);
@@ -1013,9 +1021,9 @@ static int fs_on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   size_t i, j;
   unsigned k, measured = 0;
   F.n_slot++;
-  FS_TRACE("    slot %llu %llu..%llu +%zu -%zu\n", (unsigned long long)ev->slot,
-           (unsigned long long)ev->start, (unsigned long long)ev->end,
-           ev->nstarted, ev->nstopped);
+  FS_TRACE("    slot %llu %llu..%llu +%zu -%zu\n",
+           (unsigned long long)ev->slot, (unsigned long long)ev->start,
+           (unsigned long long)ev->end, ev->nstarted, ev->nstopped);
   FS_CHECK(F.exp_slot && !F.got_slot);
   F.got_slot = 1;
   FS_CHECK(ev->start == F.exp_slot_start);
@@ -1097,8 +1105,7 @@ static int fs_on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *ud) {
   int rv = fs_cb(CB_ALARM, ctx, ud);
   fs_akey *k;
   int fet = al->metric == RTEL_METRIC_FET;
-  FS_CHECK(al->state == RTEL_ALARM_RAISED ||
-           al->state == RTEL_ALARM_CLEARED);
+  FS_CHECK(al->state == RTEL_ALARM_RAISED || al->state == RTEL_ALARM_CLEARED);
   FS_TRACE("    alarm metric %u scope %u kind %u state %u value %g limit %g\n",
            al->metric, al->scope, al->kind, al->state, al->value, al->limit);
   if (al->state == RTEL_ALARM_RAISED) {
@@ -1112,17 +1119,15 @@ static int fs_on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *ud) {
   FS_CHECK(al->kind == RTEL_ALARM_THRESHOLD ||
            al->kind == RTEL_ALARM_BASELINE);
   /* only where a threshold or baseline is set */
-  FS_CHECK(al->kind == RTEL_ALARM_THRESHOLD
-               ? F.thr[al->metric][al->scope] > 0
-               : F.bk[al->metric][al->scope] > 0);
+  FS_CHECK(al->kind == RTEL_ALARM_THRESHOLD ? F.thr[al->metric][al->scope] > 0
+                                            : F.bk[al->metric][al->scope] > 0);
   /* right after a judged record, which it names */
   FS_CHECK(F.last_judged);
   if (F.last_kind == CB_FLOW) {
     const rtel_flow_record *r = &F.last_fr;
     FS_CHECK(al->flow == F.last_flow && al->io == NULL);
     FS_CHECK(al->metric >= RTEL_METRIC_FCT);
-    FS_CHECK(al->ts == r->last_ts && al->obs == r->obs &&
-             al->port == r->port);
+    FS_CHECK(al->ts == r->last_ts && al->obs == r->obs && al->port == r->port);
     if (al->metric == RTEL_METRIC_FNR) {
       FS_CHECK(r->flags & RTEL_FLOW_F_PAIRED);
     }
@@ -1138,12 +1143,9 @@ static int fs_on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *ud) {
     FS_CHECK(F.last_kind == CB_IO);
     FS_CHECK(al->io == F.last_io && al->flow == NULL);
     FS_CHECK(al->metric <= RTEL_METRIC_DPL);
-    FS_CHECK(al->ts == r->t_rsp && al->obs == r->obs &&
-             al->port == r->port);
-    FS_CHECK(al->metric != RTEL_METRIC_DAL ||
-             r->dal != RTEL_DURATION_NONE);
-    FS_CHECK(al->metric != RTEL_METRIC_DPL ||
-             r->dpl != RTEL_DURATION_NONE);
+    FS_CHECK(al->ts == r->t_rsp && al->obs == r->obs && al->port == r->port);
+    FS_CHECK(al->metric != RTEL_METRIC_DAL || r->dal != RTEL_DURATION_NONE);
+    FS_CHECK(al->metric != RTEL_METRIC_DPL || r->dpl != RTEL_DURATION_NONE);
     if (al->scope == RTEL_SCOPE_PAIR) {
       FS_CHECK(memcmp(al->src, r->host, 16) == 0 &&
                memcmp(al->dst, r->target, 16) == 0);
@@ -1167,7 +1169,7 @@ static int fs_on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *ud) {
 }
 
 static const rtel_callbacks fs_callbacks = {
-    fs_on_packet, fs_on_stats,     fs_on_flow, fs_on_message, fs_on_io,
+    fs_on_packet,  fs_on_stats,     fs_on_flow, fs_on_message, fs_on_io,
     fs_on_segment, fs_on_aggregate, fs_on_slot, fs_on_alarm};
 
 /* ------------------------------------------------------------ counters */
@@ -1301,8 +1303,8 @@ static void fs_timers_done(void) {
   FS_CHECK(F.got_stats == F.exp_stats);
   if (F.exp_stats) {
     rtel_tstamp iv = F.set.stats_interval;
-    F.st_next = F.exp_stats_end > FS_NONE - iv ? FS_NONE
-                                               : F.exp_stats_end + iv;
+    F.st_next =
+        F.exp_stats_end > FS_NONE - iv ? FS_NONE : F.exp_stats_end + iv;
   }
   if (F.exp_rep) {
     fs_report_done();
@@ -1385,8 +1387,8 @@ static int fs_flush(rtel_tstamp now) {
   FS_CHECK(F.got_stats == F.exp_stats);
   if (F.exp_stats) {
     rtel_tstamp iv = F.set.stats_interval;
-    F.st_next = F.exp_stats_end > FS_NONE - iv ? FS_NONE
-                                               : F.exp_stats_end + iv;
+    F.st_next =
+        F.exp_stats_end > FS_NONE - iv ? FS_NONE : F.exp_stats_end + iv;
   }
   if (F.exp_rep) {
     /* the reports are told apart by their bounds; the sums are checked
@@ -1408,10 +1410,10 @@ static void fs_conn_default(void) {
                                         0x15, 0x16, 0x17, 0x21};
   static const uint32_t tq[FS_NCONN] = {0x21, 0x22, 0x23, 0x24,
                                         0x25, 0x26, 0x27, 0x11};
-  static const uint32_t hp[FS_NCONN] = {0x100,    0xfffff0, 0x1000, 0x7ffff0,
-                                        0,        0x123456, 0x10,   0x500};
-  static const uint32_t tp[FS_NCONN] = {0x200,    0x300, 0xfffffe, 0x800010,
-                                        0xffffff, 0x654321, 0x20,  0x600};
+  static const uint32_t hp[FS_NCONN] = {0x100, 0xfffff0, 0x1000, 0x7ffff0,
+                                        0,     0x123456, 0x10,   0x500};
+  static const uint32_t tp[FS_NCONN] = {0x200,    0x300,    0xfffffe, 0x800010,
+                                        0xffffff, 0x654321, 0x20,     0x600};
   unsigned i;
   for (i = 0; i < FS_NCONN; i++) {
     fs_conn *c = &F.conn[i];
@@ -1478,8 +1480,8 @@ static void fs_claim(tb *t, size_t extra) {
              (uint16_t)(tb_get16(t, t->udp_off[i] + 4) + extra));
   }
   if (t->have_grh) {
-    tb_set16(t, t->grh_off + 4, (uint16_t)(tb_get16(t, t->grh_off + 4) +
-                                           extra));
+    tb_set16(t, t->grh_off + 4,
+             (uint16_t)(tb_get16(t, t->grh_off + 4) + extra));
   }
 }
 
@@ -1487,7 +1489,7 @@ static void fs_claim(tb *t, size_t extra) {
 typedef struct fs_pkt {
   tb *t;
   tu_spec s;
-  size_t paylen;   /* the payload's real length */
+  size_t paylen; /* the payload's real length */
   size_t caplen;
   size_t wire;
   uint32_t linktype;
@@ -1554,9 +1556,9 @@ static size_t fs_len(const uint8_t *e, size_t max) {
   return n <= max ? n : n % (max + 1);
 }
 
-static const uint16_t fs_cm_attr[8] = {
-    RTEL_CM_REQ, RTEL_CM_REP, RTEL_CM_RTU, RTEL_CM_DREQ,
-    RTEL_CM_DREP, RTEL_CM_REJ, RTEL_CM_MRA, RTEL_CM_REQ};
+static const uint16_t fs_cm_attr[8] = {RTEL_CM_REQ,  RTEL_CM_REP,  RTEL_CM_RTU,
+                                       RTEL_CM_DREQ, RTEL_CM_DREP, RTEL_CM_REJ,
+                                       RTEL_CM_MRA,  RTEL_CM_REQ};
 
 /* Kinds 0-15 (see the top of the file). Returns 0 if nothing is sent. */
 static int fs_make(fs_pkt *p, const uint8_t *e) {
@@ -1601,7 +1603,7 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
     fs_build(p, NULL);
     return 1;
   }
-  case 3:   /* READ RESPONSE */
+  case 3:    /* READ RESPONSE */
   case 14: { /* READ RESPONSE of NVMe-oF write data (host -> target) */
     static const uint8_t ops[4] = {0x0D, 0x0E, 0x0F, 0x10};
     int dir = rev; /* kind 14: host -> target, as dir 0 */
@@ -1610,8 +1612,8 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
     if (e[3] & 0x10) {
       p->s.psn = le24(e + 6);
     } else {
-      p->s.psn = (c->rr_psn[dir] + (uint32_t)(int32_t)(int8_t)e[6]) &
-                 0xffffffu;
+      p->s.psn =
+          (c->rr_psn[dir] + (uint32_t)(int32_t)(int8_t)e[6]) & 0xffffffu;
     }
     c->rr_psn[dir] = (p->s.psn + 1) & 0xffffffu;
     p->s.aeth_syn = 0x1F;
@@ -1629,8 +1631,7 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
     } else if ((var & 7) == 4) {
       s = e[13];
     }
-    fs_spec(p, c, rev, (var & 7) == 5 ? 0x12 : (var & 8) ? 0xB1 : 0x11, 0,
-            e);
+    fs_spec(p, c, rev, (var & 7) == 5 ? 0x12 : (var & 8) ? 0xB1 : 0x11, 0, e);
     if (e[3] & 0x10) {
       p->s.psn = le24(e + 6);
     } else {
@@ -1686,8 +1687,10 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
   case 8: { /* RDMA CM */
     tu_nvq q = c->q;
     uint64_t tid = 0x1000u | ci << 8 | e[14];
-    uint16_t port = e[13] < 2 ? 4420 : e[13] == 2 ? 4421 :
-                    e[13] == 3 ? 18515 : (uint16_t)(4420 + e[13]);
+    uint16_t port = e[13] < 2    ? 4420
+                    : e[13] == 2 ? 4421
+                    : e[13] == 3 ? 18515
+                                 : (uint16_t)(4420 + e[13]);
     unsigned v = var & 7;
     if (rev) { /* the target opens it */
       memcpy(q.host, c->q.target, 16);
@@ -1746,7 +1749,9 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
     nsid = e[13] == 0 ? 1 : e[13] == 0xff ? 0xffffffffu : e[13];
     memset(b, 0, sizeof(p->pay));
     switch (var) {
-    case 0: case 7: case 14:
+    case 0:
+    case 7:
+    case 14:
       tu_sqe_rw(b, TU_NVME_READ, cid, nsid, slba, nlb, va, d, key);
       if (var == 7) {
         tu_sqe_keyed_inv(b);
@@ -1756,7 +1761,9 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
         extra = 64;
       }
       break;
-    case 1: case 8: case 15:
+    case 1:
+    case 8:
+    case 15:
       tu_sqe_rw(b, TU_NVME_WRITE, cid, nsid, slba, nlb, va, d, key);
       if (var == 8) {
         tu_sqe_keyed_inv(b);
@@ -1789,8 +1796,8 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
       break;
     case 10: { /* a Last Segment SGL list of two keyed descriptors */
       unsigned i;
-      tu_sqe_rw(b, (e[15] & 1) ? TU_NVME_WRITE : TU_NVME_READ, cid, nsid,
-                slba, nlb, va, d, key);
+      tu_sqe_rw(b, (e[15] & 1) ? TU_NVME_WRITE : TU_NVME_READ, cid, nsid, slba,
+                nlb, va, d, key);
       memset(b + 24, 0, 16);
       b[32] = 32; /* list length */
       b[39] = 0x31;
@@ -1878,8 +1885,8 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
       tb_init(p->t);
       tb_eth(p->t, tu_mac_b, tu_mac_a);
       tb_ethertype(p->t, 0x0800);
-      tb_ipv4(p->t, 0, 0x99, 0x2000, 64, 17, 0x0a010001u, 0x0a020001u,
-              NULL, 0);
+      tb_ipv4(p->t, 0, 0x99, 0x2000, 64, 17, 0x0a010001u, 0x0a020001u, NULL,
+              0);
       tb_udp(p->t, 0xC000, 4791);
       tb_pattern(p->t, 40, e[13]);
       tb_finish_plain(p->t);
@@ -1896,8 +1903,8 @@ static int fs_make(fs_pkt *p, const uint8_t *e) {
       memset(&p->s, 0, sizeof(p->s));
       return 1;
     }
-    fs_spec(p, c, rev, v == 2 ? (uint8_t)(0xC0 | e[13]) : 0x04,
-            fs_len(e, 256), e);
+    fs_spec(p, c, rev, v == 2 ? (uint8_t)(0xC0 | e[13]) : 0x04, fs_len(e, 256),
+            e);
     p->s.psn = fs_psn(c, rev, e, 1);
     if (v == 0) {
       p->s.dport = 53;
@@ -1979,9 +1986,9 @@ static void fs_packet(const uint8_t *e) {
     }
   }
   FS_TRACE("  packet kind %u ts %llu obs %u port %u opcode %02x dqpn %06x "
-           "psn %06x len %zu/%zu\n", e[1] & 15u, (unsigned long long)ts,
-           obs_ids[(e[0] >> 4) & 3], port, p.s.opcode, p.s.dqpn, p.s.psn,
-           p.caplen, p.wire);
+           "psn %06x len %zu/%zu\n",
+           e[1] & 15u, (unsigned long long)ts, obs_ids[(e[0] >> 4) & 3], port,
+           p.s.opcode, p.s.dqpn, p.s.psn, p.caplen, p.wire);
   pi = &F.pis[slot];
   memset(pi, 0, sizeof(*pi));
   pi->ts = ts;
@@ -2203,9 +2210,8 @@ static void fs_role_ev(const uint8_t *e) {
 }
 
 static void fs_alarm_ev(const uint8_t *e) {
-  static const double vals[16] = {0,    1,      1000,   1e5,  1e6,   1e7,
-                                  1e9,  0.01,   0.1,    0.5,  1e12,  100,
-                                  -1,   3,      1e-6,   NAN};
+  static const double vals[16] = {0,   1,   1000, 1e5, 1e6, 1e7, 1e9,  0.01,
+                                  0.1, 0.5, 1e12, 100, -1,  3,   1e-6, NAN};
   uint32_t metric = e[2] % 10, scope = e[3] % 4;
   double v = vals[e[4] & 15];
   uint32_t warmup = e[5] % 8;
@@ -2320,10 +2326,10 @@ static void fs_finish(void) {
 static void fs_settings(const uint8_t *h) {
   rtel_settings *s = &F.set;
   rtel_settings_default(s);
-  s->flow_flags = (h[0] & 1 ? RTEL_FLOW_DISABLE : 0) |
-                  (h[0] & 2 ? RTEL_FLOW_NO_EVICT : 0);
-  s->nvme_flags = (h[0] & 4 ? RTEL_NVME_DISABLE : 0) |
-                  (h[0] & 8 ? RTEL_NVME_NO_GUESS : 0);
+  s->flow_flags =
+      (h[0] & 1 ? RTEL_FLOW_DISABLE : 0) | (h[0] & 2 ? RTEL_FLOW_NO_EVICT : 0);
+  s->nvme_flags =
+      (h[0] & 4 ? RTEL_NVME_DISABLE : 0) | (h[0] & 8 ? RTEL_NVME_NO_GUESS : 0);
   s->decode_flags = h[0] & 0x10 ? RTEL_DECODE_VERIFY_ICRC : 0;
   if (h[0] & 0x40) {
     s->nvme_ports[0] = 4420;

@@ -75,8 +75,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *r, void *ud) {
   return 0;
 }
 
-static int on_segment(rtel_ctx *ctx, const rtel_segment_record *r,
-                      void *ud) {
+static int on_segment(rtel_ctx *ctx, const rtel_segment_record *r, void *ud) {
   cap *c = ud;
   (void)ctx;
   ck_assert_msg(c->nseg < CAP_SEG, "too many segment records");
@@ -242,8 +241,7 @@ static uint32_t cmd(env *e, rtel_tstamp ts, tu_nvq *q, const xio *x) {
   return psn;
 }
 
-static void rsp(env *e, rtel_tstamp ts, tu_nvq *q, uint16_t cid,
-                uint16_t sf) {
+static void rsp(env *e, rtel_tstamp ts, tu_nvq *q, uint16_t cid, uint16_t sf) {
   tb t;
   tu_nvq_rsp(&t, q, cid, sf, 0, 0);
   feed(e, ts, &t);
@@ -316,7 +314,7 @@ static void io_init_q(IO *r, const tu_nvq *q, uint32_t obs, uint32_t state,
 }
 
 #define CKV(g, x, f, tag)                                                     \
-  ck_assert_msg((uint64_t)(g)->f == (uint64_t)(x)->f,                        \
+  ck_assert_msg((uint64_t)(g)->f == (uint64_t)(x)->f,                         \
                 "%s: " #f " = %" PRId64 " (0x%" PRIx64 "), expected %" PRId64 \
                 " (0x%" PRIx64 ")",                                           \
                 tag, (int64_t)(g)->f, (uint64_t)(g)->f, (int64_t)(x)->f,      \
@@ -428,8 +426,8 @@ static void ck_stats(const env *e, nvst w) {
 START_TEST(t_cm_read) {
   env e;
   tu_nvq q = queue();
-  xio x = mk_io(0x21, RTEL_NVME_OP_READ, 1, 0x1000, 8192, 0x10000000u,
-                0x1111u);
+  xio x =
+      mk_io(0x21, RTEL_NVME_OP_READ, 1, 0x1000, 8192, 0x10000000u, 0x1111u);
   const rtel_tstamp C = T0 + 1000, R = C + 5000;
   rtel_ctx_stats st;
   tb cmdf, mid2, last, rspf;
@@ -585,8 +583,8 @@ static void io_fabrics(IO *w, const tu_nvq *q, uint16_t qid, uint16_t cid,
 START_TEST(t_connect_write) {
   env e;
   tu_nvq qa = queue(), qi = queue();
-  xio x = mk_io(0x31, RTEL_NVME_OP_WRITE, 1, 0x2000, 8192, 0x20000000u,
-                0x2222u);
+  xio x =
+      mk_io(0x31, RTEL_NVME_OP_WRITE, 1, 0x2000, 8192, 0x20000000u, 0x2222u);
   const rtel_tstamp C = T0 + 20000;
   uint8_t sqe[TU_SQE_LEN];
   uint32_t p1, p2;
@@ -653,12 +651,11 @@ END_TEST
 
 /* A completion held as first CID evidence is delivered once the queue's
  * host QP is learned by another route than a second completion (this was
- * a bug: the Connect ended "truncated" without R). I/O queue 2 (NO_GUESS) opened by Fabrics Connect at T0; the
- * response, R = T0 + 1500, goes to the host QP, which the correlator does
- * not know yet; then
- *   _i = 0: a write whose READ REQUEST (RETH in the write's keyed SGL,
- *           to the same host QP) names the host QP;
- *   _i = 1: the target ACKs the Connect and the write command (two PSNs
+ * a bug: the Connect ended "truncated" without R). I/O queue 2 (NO_GUESS)
+ * opened by Fabrics Connect at T0; the response, R = T0 + 1500, goes to the
+ * host QP, which the correlator does not know yet; then _i = 0: a write whose
+ * READ REQUEST (RETH in the write's keyed SGL, to the same host QP) names the
+ * host QP; _i = 1: the target ACKs the Connect and the write command (two PSNs
  *           of the host's flow: the flow table pairs the QPs).
  * The documented record of the Connect: command and response seen, state
  * complete, R = T0 + 1500, IOL 1500 (rtel_io_record: "RTEL_IO_COMPLETE:
@@ -667,8 +664,8 @@ END_TEST
 START_TEST(t_connect_then_paired) {
   env e;
   tu_nvq q = queue();
-  xio x = mk_io(0x31, RTEL_NVME_OP_WRITE, 1, 0x2000, 4096, 0x20000000u,
-                0x2222u);
+  xio x =
+      mk_io(0x31, RTEL_NVME_OP_WRITE, 1, 0x2000, 4096, 0x20000000u, 0x2222u);
   const rtel_tstamp C = T0 + 5000;
   uint32_t p0, p1, p;
   IO w;
@@ -1098,8 +1095,10 @@ START_TEST(t_max_ios) {
   w.cid = 1;
   w.t_rsp = T0 + 6000;
   ck_found(&e, &w, "CID 1 response");
-  ck_stats(&e, (nvst){.cm = 1, .complete = 2, .orphan = 1, .evicted = 1,
-                      .untracked = 1});
+  ck_stats(
+      &e,
+      (nvst){
+          .cm = 1, .complete = 2, .orphan = 1, .evicted = 1, .untracked = 1});
   env_free(&e);
 }
 END_TEST
@@ -1143,8 +1142,8 @@ START_TEST(t_queue_eviction) {
   ck_found(&e, &w, "queue B Connect");
   io_fabrics(&w, &qb, 1, 0x21, 0x04, T0 + 7500, T0 + 8000);
   ck_found(&e, &w, "queue B Property Get");
-  ck_stats(&e, (nvst){.connect = 2, .qevicted = 1, .complete = 4,
-                      .evicted = 1});
+  ck_stats(&e,
+           (nvst){.connect = 2, .qevicted = 1, .complete = 4, .evicted = 1});
   env_free(&e);
 }
 END_TEST
@@ -1234,11 +1233,11 @@ END_TEST
 START_TEST(t_rresp_untracked) {
   env e;
   tu_nvq q = queue();
-  xio a = mk_io(0x41, RTEL_NVME_OP_WRITE, 1, 0x4100, 4096, 0x41000000u,
-                0x4141u);
+  xio a =
+      mk_io(0x41, RTEL_NVME_OP_WRITE, 1, 0x4100, 4096, 0x41000000u, 0x4141u);
   /* B: a write commanded before the capture began */
-  xio b = mk_io(0x42, RTEL_NVME_OP_WRITE, 1, 0x4200, 16384, 0x42000000u,
-                0x4242u);
+  xio b =
+      mk_io(0x42, RTEL_NVME_OP_WRITE, 1, 0x4200, 16384, 0x42000000u, 0x4242u);
   const rtel_tstamp C = T0; /* the first packet */
   const uint64_t unmatched[4] = {5, 4, 2, 1};
   uint32_t n;
@@ -1275,8 +1274,8 @@ START_TEST(t_rresp_untracked) {
   w.dal = 3000;
   w.xfer = 0;
   ck_io(&e.c.io[0], &w, "write A");
-  ck_stats(&e, (nvst){.confirmed = 1, .complete = 1,
-                      .unmatched = unmatched[_i]});
+  ck_stats(&e,
+           (nvst){.confirmed = 1, .complete = 1, .unmatched = unmatched[_i]});
   env_free(&e);
 }
 END_TEST
@@ -1301,10 +1300,10 @@ END_TEST
 START_TEST(t_rresp_bound) {
   env e;
   tu_nvq q = queue();
-  xio a = mk_io(0x43, RTEL_NVME_OP_WRITE, 1, 0x4300, 8192, 0x43000000u,
-                0x4343u);
-  xio b = mk_io(0x44, RTEL_NVME_OP_WRITE, 1, 0x4400, 16384, 0x44000000u,
-                0x4444u);
+  xio a =
+      mk_io(0x43, RTEL_NVME_OP_WRITE, 1, 0x4300, 8192, 0x43000000u, 0x4343u);
+  xio b =
+      mk_io(0x44, RTEL_NVME_OP_WRITE, 1, 0x4400, 16384, 0x44000000u, 0x4444u);
   const rtel_tstamp C = T0; /* the first packet */
   uint32_t n, m;
   tb t;
@@ -1378,10 +1377,10 @@ END_TEST
 START_TEST(t_write_without_first) {
   env e;
   tu_nvq q = queue();
-  xio a = mk_io(0x51, RTEL_NVME_OP_READ, 1, 0x5100, 16384, 0x51000000u,
-                0x5151u);
-  xio b = mk_io(0x52, RTEL_NVME_OP_READ, 1, 0x5200, 8192, 0x52000000u,
-                0x5252u);
+  xio a =
+      mk_io(0x51, RTEL_NVME_OP_READ, 1, 0x5100, 16384, 0x51000000u, 0x5151u);
+  xio b =
+      mk_io(0x52, RTEL_NVME_OP_READ, 1, 0x5200, 8192, 0x52000000u, 0x5252u);
   const rtel_tstamp C = T0; /* the first packet */
   const uint32_t f = TPSN;
   tb bfirst, blast, amid2, alast;
@@ -1432,8 +1431,9 @@ START_TEST(t_write_without_first) {
     w.cid = b.cid;
     w.t_rsp = C + 4600;
     ck_found(&e, &w, "B's response");
-    ck_stats(&e, (nvst){.confirmed = 1, .complete = 1, .orphan = 1,
-                        .unmatched = 2});
+    ck_stats(
+        &e,
+        (nvst){.confirmed = 1, .complete = 1, .orphan = 1, .unmatched = 2});
   } else {
     io_init(&w, &q, OBS, RTEL_IO_COMPLETE, &b);
     w.t_cmd = C + 100;
@@ -1444,8 +1444,9 @@ START_TEST(t_write_without_first) {
     w.dal = _i == 0 ? 3900 : 3300;
     w.xfer = _i == 0 ? 100 : 500;
     ck_found(&e, &w, "read B");
-    ck_stats(&e, (nvst){.confirmed = 1, .complete = 2,
-                        .unmatched = _i == 0 ? 1u : 0u});
+    ck_stats(
+        &e,
+        (nvst){.confirmed = 1, .complete = 2, .unmatched = _i == 0 ? 1u : 0u});
   }
   env_free(&e);
 }
@@ -1546,10 +1547,10 @@ static void seg_init(SR *s, const tu_nvq *q, const xio *x, uint32_t roles) {
 START_TEST(t_segments) {
   env e;
   tu_nvq q = queue();
-  xio wr = mk_io(0x21, RTEL_NVME_OP_WRITE, 1, 0x3000, 8192, 0x30000000u,
-                 0x3333u);
-  xio rd = mk_io(0x22, RTEL_NVME_OP_READ, 1, 0x4000, 4096, 0x40000000u,
-                 0x4444u);
+  xio wr =
+      mk_io(0x21, RTEL_NVME_OP_WRITE, 1, 0x3000, 8192, 0x30000000u, 0x3333u);
+  xio rd =
+      mk_io(0x22, RTEL_NVME_OP_READ, 1, 0x4000, 4096, 0x40000000u, 0x4444u);
   uint8_t sqe[TU_SQE_LEN];
   uint32_t psn;
   tb t;
@@ -1653,7 +1654,8 @@ START_TEST(t_segments) {
 }
 END_TEST
 
-/* ================================================================ aggregates */
+/* ================================================================ aggregates
+ */
 
 typedef rtel_io_aggregate AG;
 
@@ -1677,9 +1679,8 @@ static const AG *find_agg(const env *e, uint32_t opcode, uint32_t nsid,
 }
 
 /* A distribution: count, min, max, mean, p50, p90, p99, p99.9. */
-static rtel_latency lat(uint64_t count, int64_t min, int64_t max,
-                        int64_t mean, int64_t p50, int64_t p90, int64_t p99,
-                        int64_t p999) {
+static rtel_latency lat(uint64_t count, int64_t min, int64_t max, int64_t mean,
+                        int64_t p50, int64_t p90, int64_t p99, int64_t p999) {
   rtel_latency l;
   l.count = count;
   l.min = min;

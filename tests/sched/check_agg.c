@@ -106,7 +106,7 @@ START_TEST(test_agg_quantiles) {
   size_t ng = 0, i;
 
   rng_seed(&r, 0xA66A66ull + (uint64_t)_i * 31337u);
-  n = dist == 7 ? 1 + rng_below(&r, 5)
+  n = dist == 7   ? 1 + rng_below(&r, 5)
       : dist == 8 ? 40
                   : 200 + rng_below(&r, 1800);
   iol = calloc(n, sizeof(*iol));
@@ -220,8 +220,8 @@ START_TEST(test_agg_periods) {
   ck_assert_uint_eq(h_count(&h, m, EV_AGG), 0);
   /* period 3: a read; one without a response; then a late call at the
    * middle of period 5 */
-  nv_cmd(&h, &q, T0 + 2 * IV + 100, RTEL_NVME_OP_READ, 4, 1, 8,
-         0xC2000000ull, 4096, 3);
+  nv_cmd(&h, &q, T0 + 2 * IV + 100, RTEL_NVME_OP_READ, 4, 1, 8, 0xC2000000ull,
+         4096, 3);
   nv_rsp(&h, &q, T0 + 2 * IV + 5100, 4, 0);
   nv_cmd(&h, &q, T0 + 2 * IV + 6000, RTEL_NVME_OP_READ, 5, 1, 16,
          0xC3000000ull, 4096, 4);

@@ -81,8 +81,9 @@ static void ck_alarms(H *h, size_t from, const want *w, size_t nw) {
         }
       }
     }
-    ck_assert_msg(found, "unexpected alarm metric %u scope %u kind %u state "
-                         "%u value %g",
+    ck_assert_msg(found,
+                  "unexpected alarm metric %u scope %u kind %u state "
+                  "%u value %g",
                   a->metric, a->scope, a->kind, a->state, a->value);
   }
 }
@@ -174,10 +175,10 @@ START_TEST(test_fct_port_scope) {
       rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 1500),
       0);
   m = flow_fct(&h, &t, IDLE, 3, A_IP, C_IP, 0x15, 1600, 64);
-  w[0] = (want){RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, R_,
-                1600, 1500};
-  w[1] = (want){RTEL_METRIC_FCT, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, R_,
-                1600, 1000};
+  w[0] = (want){
+      RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, R_, 1600, 1500};
+  w[1] = (want){
+      RTEL_METRIC_FCT, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, R_, 1600, 1000};
   ck_alarms(&h, m, w, 2);
   /* 1400: clears neither (pair: > 1350; port: > 900) */
   m = flow_fct(&h, &t, IDLE, 3, A_IP, C_IP, 0x16, 1400, 64);
@@ -202,20 +203,18 @@ START_TEST(test_fet_floor) {
   static const struct {
     rtel_tstamp fct;
     uint32_t state;
-  } seq[] = {{5000, 0}, {20000, R_}, {8785, 0}, {7986, 0}, {7985, C_},
+  } seq[] = {{5000, 0}, {20000, R_}, {8785, 0},  {7986, 0}, {7985, C_},
              {0, 0},    {8784, 0},   {8785, R_}, {6000, C_}};
   size_t i, m;
 
   init(&h, 100000, 0);
   ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PAIR, 1e9),
-      0);
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PAIR, 1e9), 0);
   for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-    uint64_t fet = seq[i].fct ? (uint64_t)(8784 * 1000000000ull /
-                                           seq[i].fct)
-                              : 0;
-    m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x20 + (uint32_t)i,
-                 seq[i].fct, 1000);
+    uint64_t fet =
+        seq[i].fct ? (uint64_t)(8784 * 1000000000ull / seq[i].fct) : 0;
+    m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x20 + (uint32_t)i, seq[i].fct,
+                 1000);
     ck_assert_uint_eq(h.e[m].flow.bytes, seq[i].fct ? 2000 : 1000);
     /* the record's own FET, within a rounding unit of ours */
     ck_assert_uint_le(h.e[m].flow.fet_bps - fet + 1, 2);
@@ -259,8 +258,7 @@ START_TEST(test_fnr_paired_only) {
 
   init(&h, IDLE, 0);
   ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FNR, RTEL_SCOPE_PAIR, 0.1),
-      0);
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FNR, RTEL_SCOPE_PAIR, 0.1), 0);
   /* paired by ACK PSNs, 2 NAKs / 10 packets */
   m = flow_naks(&h, &t, 0x500, 0x600, 10, 1, 2);
   ck_assert(h.e[m].flow.flags & RTEL_FLOW_F_PAIRED);
@@ -303,8 +301,7 @@ START_TEST(test_retx_ratio) {
   m = h.n;
   h_expire(&h, t + 90 + IDLE);
   ck_assert_uint_eq(h.e[m].flow.retx_packets, 3);
-  ck_one(&h, m, RTEL_METRIC_RETX_RATIO, RTEL_SCOPE_PORT, R_, 3.0 / 10.0,
-         0.2);
+  ck_one(&h, m, RTEL_METRIC_RETX_RATIO, RTEL_SCOPE_PORT, R_, 3.0 / 10.0, 0.2);
   t += 5 * IDLE;
   /* 2 / 10 = 0.2 is not above: stays raised, no event */
   for (i = 0; i < 10; i++) {
@@ -420,18 +417,22 @@ START_TEST(test_iol_dal_dpl) {
   nv_wdata(&h, &q, t + 6000, 0xA1000000ull, 0x72, 4096);
   nv_rsp(&h, &q, t + 12000, 3, 0);
   ck_assert_uint_eq(h_count(&h, m, EV_IO), 1);
-  w[0] = (want){RTEL_METRIC_IOL, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, R_,
-                12000, 10000};
-  w[1] = (want){RTEL_METRIC_DAL, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, R_,
-                6000, 5000};
+  w[0] = (want){RTEL_METRIC_IOL,
+                RTEL_SCOPE_PAIR,
+                RTEL_ALARM_THRESHOLD,
+                R_,
+                12000,
+                10000};
+  w[1] = (want){
+      RTEL_METRIC_DAL, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, R_, 6000, 5000};
   ck_alarms(&h, m, w, 2);
   e = h_nth(&h, m, EV_ALARM, 0);
   ck_assert_ptr_null(e->alarm.flow);
   ck_assert_ptr_nonnull(e->alarm.io);
   ck_assert_uint_eq(e->io.cid, 3);
   ck_assert_int_eq(e->io.iol, 12000);
-  ck_assert(h_addr_is(e->alarm.src, q.host) || e->alarm.scope ==
-                                                   RTEL_SCOPE_PORT);
+  ck_assert(h_addr_is(e->alarm.src, q.host) ||
+            e->alarm.scope == RTEL_SCOPE_PORT);
   ck_assert_uint_eq(e->alarm.port, 4);
 
   /* write: Q at +1000, P at +5000 (DPL 4000 raises), R at +6000: IOL
@@ -445,12 +446,12 @@ START_TEST(test_iol_dal_dpl) {
   ck_assert_uint_eq(h_count(&h, m, EV_IO), 1);
   ck_assert_int_eq(h_nth(&h, m, EV_IO, 0)->io.dpl, 4000);
   ck_assert_int_eq(h_nth(&h, m, EV_IO, 0)->io.dal, 2000);
-  w[0] = (want){RTEL_METRIC_IOL, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, C_,
-                6000, 10000};
-  w[1] = (want){RTEL_METRIC_DAL, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, C_,
-                2000, 5000};
-  w[2] = (want){RTEL_METRIC_DPL, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, R_,
-                4000, 3000};
+  w[0] = (want){
+      RTEL_METRIC_IOL, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, C_, 6000, 10000};
+  w[1] = (want){
+      RTEL_METRIC_DAL, RTEL_SCOPE_PORT, RTEL_ALARM_THRESHOLD, C_, 2000, 5000};
+  w[2] = (want){
+      RTEL_METRIC_DPL, RTEL_SCOPE_PAIR, RTEL_ALARM_THRESHOLD, R_, 4000, 3000};
   ck_alarms(&h, m, w, 3);
   ck_assert_uint_eq(h_stats(&h).alarms_raised, 3);
   ck_assert_uint_eq(h_stats(&h).alarms_cleared, 2);
@@ -598,9 +599,9 @@ END_TEST
 START_TEST(test_invalid_args) {
   H h;
   init(&h, IDLE, 0);
-  ck_assert_int_eq(rtel_ctx_set_threshold(NULL, RTEL_METRIC_FCT,
-                                          RTEL_SCOPE_PAIR, 1),
-                   RTEL_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(
+      rtel_ctx_set_threshold(NULL, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 1),
+      RTEL_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(rtel_ctx_set_threshold(h.ctx, 0, RTEL_SCOPE_PAIR, 1),
                    RTEL_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(rtel_ctx_set_threshold(h.ctx, 9, RTEL_SCOPE_PAIR, 1),
@@ -620,15 +621,13 @@ START_TEST(test_invalid_args) {
   ck_assert_int_eq(
       rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_CNP_RATE, RTEL_SCOPE_PORT, 0),
       0);
-  ck_assert_int_eq(rtel_ctx_set_baseline(NULL, RTEL_METRIC_FCT,
-                                         RTEL_SCOPE_PAIR, 3, 10),
+  ck_assert_int_eq(
+      rtel_ctx_set_baseline(NULL, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 10),
+      RTEL_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(rtel_ctx_set_baseline(h.ctx, 9, RTEL_SCOPE_PAIR, 3, 10),
                    RTEL_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, 9, RTEL_SCOPE_PAIR, 3, 10),
-      RTEL_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, 3, 3, 10),
-      RTEL_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, 3, 3, 10),
+                   RTEL_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(
       rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, -3, 10),
       RTEL_ERR_INVALID_ARGUMENT);
@@ -639,11 +638,9 @@ START_TEST(test_invalid_args) {
       rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 1),
       RTEL_ERR_INVALID_ARGUMENT); /* warmup at least 2 */
   ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 2),
-      0);
+      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 2), 0);
   ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 0, 0),
-      0);
+      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 0, 0), 0);
   h_free(&h);
 }
 END_TEST
@@ -809,8 +806,8 @@ START_TEST(test_baseline_clear_half_k) {
       ck_assert_uint_eq(a->state, C_);
       ck_assert_uint_eq(a->kind, RTEL_ALARM_BASELINE);
       ck_assert_msg(sd > 0, "limit %g not above the mean %g", a->limit, mean);
-      ck_assert_msg(d <= k * sd / 2 * 1.0001,
-                    "cleared at %g deviations", d / sd);
+      ck_assert_msg(d <= k * sd / 2 * 1.0001, "cleared at %g deviations",
+                    d / sd);
       ck_assert_msg(prev > 0.45 * k * sd,
                     "the record before the clear was %g deviations off "
                     "(clear expected within k/2 = %g)",
@@ -836,8 +833,7 @@ START_TEST(test_baseline_fet_below) {
 
   init(&h, 1000000, 0);
   ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PORT, 3, 8),
-      0);
+      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FET, RTEL_SCOPE_PORT, 3, 8), 0);
   for (i = 0; i < 40; i++) {
     /* FET ~ 0.88 Gb/s: 8784 bits on the wire over ~10000 ns (see
      * test_fet_floor) */
@@ -871,19 +867,16 @@ START_TEST(test_baseline_warmup) {
 
   init(&h, 100000, 0);
   ck_assert_int_eq(
-      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 5),
-      0);
+      rtel_ctx_set_baseline(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PAIR, 3, 5), 0);
   /* pair A-B: 4 values, then an outlier as the 5th: not yet */
   for (i = 0; i < 4; i++) {
-    flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x400 + (uint32_t)i, 1000 + i,
-             64);
+    flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x400 + (uint32_t)i, 1000 + i, 64);
   }
   m = flow_fct(&h, &t, 100000, 1, A_IP, B_IP, 0x410, 50000, 64);
   ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 0);
   /* pair A-C: 5 values, then the outlier as the 6th: raised */
   for (i = 0; i < 5; i++) {
-    flow_fct(&h, &t, 100000, 1, A_IP, C_IP, 0x420 + (uint32_t)i, 1000 + i,
-             64);
+    flow_fct(&h, &t, 100000, 1, A_IP, C_IP, 0x420 + (uint32_t)i, 1000 + i, 64);
   }
   m = flow_fct(&h, &t, 100000, 1, A_IP, C_IP, 0x430, 50000, 64);
   ck_assert_uint_eq(h_count(&h, m, EV_ALARM), 1);

@@ -25,9 +25,7 @@ static uint64_t rnd(void) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-static double unit(void) {
-  return (double)(rnd() >> 11) / 9007199254740992.0;
-}
+static double unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -88,12 +86,11 @@ START_TEST(test_index_random) {
     uint32_t i = rtel__hist_index(v);
     uint64_t c = v > VMAX ? VMAX : v;
     ck_assert_uint_lt(i, RTEL__HIST_BUCKETS);
-    ck_assert_msg(rtel__hist_low(i) <= c &&
-                      c - rtel__hist_low(i) < rtel__hist_width(i),
-                  "value %llu in bucket %u [%llu, +%llu)",
-                  (unsigned long long)c, i,
-                  (unsigned long long)rtel__hist_low(i),
-                  (unsigned long long)rtel__hist_width(i));
+    ck_assert_msg(
+        rtel__hist_low(i) <= c && c - rtel__hist_low(i) < rtel__hist_width(i),
+        "value %llu in bucket %u [%llu, +%llu)", (unsigned long long)c, i,
+        (unsigned long long)rtel__hist_low(i),
+        (unsigned long long)rtel__hist_width(i));
   }
 }
 END_TEST

@@ -226,9 +226,8 @@ START_TEST(test_sched_random) {
             "slots=%llu raised=%llu cleared=%llu prio-checks=%llu "
             "truncated=%llu unscheduled=%llu\n",
             _i, n, per, (unsigned long long)slot, (unsigned long long)prio,
-            alarms, (unsigned long long)idle,
-            (unsigned long long)s.nevents, (unsigned long long)s.nraised,
-            (unsigned long long)s.ncleared,
+            alarms, (unsigned long long)idle, (unsigned long long)s.nevents,
+            (unsigned long long)s.nraised, (unsigned long long)s.ncleared,
             (unsigned long long)s.prio_checks,
             (unsigned long long)s.trunc_records,
             (unsigned long long)s.exp_unsched);
@@ -259,8 +258,8 @@ START_TEST(test_late_caller) {
   ck_assert_uint_eq(e->start, 1000);
   ck_assert_uint_eq(e->end, 1100);
   ck_set(e->started, e->nstarted, NULL, 0, "started", 0);
-  ck_set(e->stopped, e->nstopped, (const uint32_t[]){30, 40, 50}, 3,
-         "stopped", 0);
+  ck_set(e->stopped, e->nstopped, (const uint32_t[]){30, 40, 50}, 3, "stopped",
+         0);
   ck_assert_uint_eq(rtel_ctx_get_expiry(h.ctx), 1100);
 
   m = h.n;
@@ -271,10 +270,8 @@ START_TEST(test_late_caller) {
   ck_assert_uint_eq(e->slot, 1);
   ck_assert_uint_eq(e->start, 1100);
   ck_assert_uint_eq(e->end, 1200);
-  ck_set(e->started, e->nstarted, (const uint32_t[]){30, 40}, 2, "started",
-         1);
-  ck_set(e->stopped, e->nstopped, (const uint32_t[]){10, 20}, 2, "stopped",
-         1);
+  ck_set(e->started, e->nstarted, (const uint32_t[]){30, 40}, 2, "started", 1);
+  ck_set(e->stopped, e->nstopped, (const uint32_t[]){10, 20}, 2, "stopped", 1);
 
   /* 3 slots and 50 ns late: one event, for slot 5 = [1500, 1600); the
    * round robin moved on as if slots 2 {50,10}, 3 {20,30}, 4 {40,50} had
@@ -285,10 +282,8 @@ START_TEST(test_late_caller) {
   ck_assert_uint_eq(e->slot, 5);
   ck_assert_uint_eq(e->start, 1500);
   ck_assert_uint_eq(e->end, 1600);
-  ck_set(e->started, e->nstarted, (const uint32_t[]){10, 20}, 2, "started",
-         5);
-  ck_set(e->stopped, e->nstopped, (const uint32_t[]){30, 40}, 2, "stopped",
-         5);
+  ck_set(e->started, e->nstarted, (const uint32_t[]){10, 20}, 2, "started", 5);
+  ck_set(e->stopped, e->nstopped, (const uint32_t[]){30, 40}, 2, "stopped", 5);
   ck_assert_uint_eq(rtel_ctx_get_expiry(h.ctx), 1600);
   ck_set(got, measured_now(&h, ids, 5, got), (const uint32_t[]){10, 20}, 2,
          "measured", 5);
@@ -300,8 +295,7 @@ START_TEST(test_late_caller) {
   ck_assert_uint_eq(e->slot, 6);
   ck_assert_uint_eq(e->start, 1600);
   ck_assert_uint_eq(e->end, 1700);
-  ck_set(e->started, e->nstarted, (const uint32_t[]){30, 40}, 2, "started",
-         6);
+  ck_set(e->started, e->nstarted, (const uint32_t[]){30, 40}, 2, "started", 6);
 
   /* exactly two slots late: slots 7 {50,10}, 8 {20,30} skipped, slot 9
    * {40,50} begins at 1900 */
@@ -342,8 +336,9 @@ START_TEST(test_late_no_ports) {
   e = one_event(&h, m);
   ck_assert_uint_eq(e->start, 500);
   ck_assert_uint_eq(e->end, 600);
-  ck_assert_msg(e->slot == 5, "slot beginning at 500 = 0 + 5 * 100 is "
-                              "numbered %llu",
+  ck_assert_msg(e->slot == 5,
+                "slot beginning at 500 = 0 + 5 * 100 is "
+                "numbered %llu",
                 (unsigned long long)e->slot);
   h_free(&h);
 }
@@ -373,8 +368,7 @@ START_TEST(test_prio_basic) {
     h_add_port(&h, ids[i], 0);
   }
   ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10),
-      0);
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10), 0);
   ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 2, 1000, 5000, T), 0);
   e = one_event(&h, 0);
   ck_assert_uint_eq(e->nstopped, 4);
@@ -411,8 +405,7 @@ START_TEST(test_prio_basic) {
       if (has_id(got, ng, ids[i])) {
         last[i] = k;
       }
-      ck_assert_msg(k - last[i] < 6, "port %u starved at slot %d", ids[i],
-                    k);
+      ck_assert_msg(k - last[i] < 6, "port %u starved at slot %d", ids[i], k);
     }
   }
   /* slot 1 takes the round robin's next port besides the alarmed one */
@@ -442,8 +435,7 @@ START_TEST(test_prio_p1_parity) {
     h_add_port(&h, ids[i], 0);
   }
   ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10),
-      0);
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10), 0);
   ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 1, 1000, 1000000, T), 0);
   ck_assert_int_eq(rtel_ctx_port_measured(h.ctx, 1), 1);
   h_data(&h, T + 50, 1, A_IP, B_IP, 0x111, 0, 100);
@@ -459,13 +451,14 @@ START_TEST(test_prio_p1_parity) {
     ng = measured_now(&h, ids, 4, got);
     ck_assert_uint_eq(ng, 1);
     if (k & 1) {
-      ck_assert_msg(got[0] == 1, "odd slot %d: port %u, expected the "
-                                 "alarmed port 1",
+      ck_assert_msg(got[0] == 1,
+                    "odd slot %d: port %u, expected the "
+                    "alarmed port 1",
                     k, got[0]);
     } else {
       ck_assert_msg(got[0] == even_rr[k / 2 - 1],
-                    "even slot %d: port %u, round robin expects %u", k,
-                    got[0], even_rr[k / 2 - 1]);
+                    "even slot %d: port %u, round robin expects %u", k, got[0],
+                    even_rr[k / 2 - 1]);
     }
   }
   h_free(&h);
@@ -498,8 +491,7 @@ START_TEST(test_prio_window_from_raise_idle) {
     h_add_port(&h, ids[i], 0);
   }
   ck_assert_int_eq(
-      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10),
-      0);
+      rtel_ctx_set_threshold(h.ctx, RTEL_METRIC_FCT, RTEL_SCOPE_PORT, 10), 0);
   ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 3, 1000, 1500, T), 0);
   h_data(&h, T + 50, 1, A_IP, B_IP, 0x111, 0, 100);
   h_data(&h, T + 100, 1, A_IP, B_IP, 0x111, 1, 100);
@@ -586,8 +578,7 @@ START_TEST(test_mode_changes) {
   h_advance(&h, 3000);
   e = one_event(&h, m);
   ck_assert_uint_eq(e->slot, 1);
-  ck_set(e->started, e->nstarted, (const uint32_t[]){3, 4}, 2, "started",
-         1);
+  ck_set(e->started, e->nstarted, (const uint32_t[]){3, 4}, 2, "started", 1);
   ck_set(e->stopped, e->nstopped, (const uint32_t[]){1, 2}, 2, "stopped", 1);
   ck_assert_uint_eq(h_count(&h, m, EV_FLOW), 1);
   f = h_nth(&h, m, EV_FLOW, 0);
@@ -693,8 +684,8 @@ START_TEST(test_mode_changes) {
     ck_assert_uint_eq(f->flow.end, RTEL_END_FLUSH);
     ck_assert_uint_eq(f->flow.coverage_end, NONE);
     ck_assert_msg(f->flow.coverage_start == cov[f->flow.port],
-                  "port %u: coverage_start %llu, expected %llu",
-                  f->flow.port, (unsigned long long)f->flow.coverage_start,
+                  "port %u: coverage_start %llu, expected %llu", f->flow.port,
+                  (unsigned long long)f->flow.coverage_start,
                   (unsigned long long)cov[f->flow.port]);
   }
   ck_assert_uint_ge(h_count(&h, m, EV_FLOW), 5);
@@ -754,8 +745,8 @@ END_TEST
  * outstanding at the boundary) and an RDMA
  * WRITE flow; port 2's packets are dropped. At the boundary: on_slot, then
  * every flow of port 1 (truncated), then the read (RTEL_IO_TRUNCATED), all
- * with coverage [0, T + slot) (port 1 is measured since it was added). Port 1's packets after it are counted in
- * pkts_unscheduled and make no record. */
+ * with coverage [0, T + slot) (port 1 is measured since it was added). Port
+ * 1's packets after it are counted in pkts_unscheduled and make no record. */
 START_TEST(test_truncation_flow_io) {
   H h;
   static const uint32_t ids[2] = {1, 2};
@@ -789,8 +780,8 @@ START_TEST(test_truncation_flow_io) {
   ck_assert_uint_eq(e->io.coverage_start, 0);
   ck_assert_uint_eq(e->io.coverage_end, NONE);
 
-  nv_cmd(&h, &q, T + 300, RTEL_NVME_OP_READ, 5, 1, 0x1000, 0xAB000000ull,
-         4096, 0x77);
+  nv_cmd(&h, &q, T + 300, RTEL_NVME_OP_READ, 5, 1, 0x1000, 0xAB000000ull, 4096,
+         0x77);
   h_data(&h, T + 400, 1, 0x0A030001u, 0x0A040001u, 0x33, 0, 512);
   h_data(&h, T + 500, 1, 0x0A030001u, 0x0A040001u, 0x33, 1, 512);
   h_data(&h, T + 600, 2, 0x0A030001u, 0x0A040001u, 0x44, 0, 512);
@@ -889,8 +880,8 @@ START_TEST(test_truncation_untouched) {
   ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 2, S, 0, T), 0);
   nv_open(&h, &q, T + 100, 1);
   ck_assert_uint_eq(h_count(&h, 0, EV_IO), 2);
-  nv_cmd(&h, &q, T + 300, RTEL_NVME_OP_READ, 6, 1, 0x2000, 0xAC000000ull,
-         4096, 0x78);
+  nv_cmd(&h, &q, T + 300, RTEL_NVME_OP_READ, 6, 1, 0x2000, 0xAC000000ull, 4096,
+         0x78);
   h_data(&h, T + 400, 1, 0x0A030001u, 0x0A040001u, 0x33, 0, 512);
   h_data(&h, T + 500, 2, 0x0A030001u, 0x0A040001u, 0x44, 0, 512);
   m = h.n;
@@ -955,11 +946,11 @@ START_TEST(test_truncation_io_command_port) {
   nv_open(&h, &q, 1000, 1);
   ck_assert_uint_eq(h_count(&h, 0, EV_IO), 2);
   ck_assert_int_eq(h_sched(&h, RTEL_SCHED_POLL, 1, S, 0, T), 0); /* {1} */
-  h_advance(&h, T + S);                                           /* {2} */
+  h_advance(&h, T + S);                                          /* {2} */
   ck_assert_int_eq(rtel_ctx_port_measured(h.ctx, 2), 1);
   q.port = 2;
-  nv_cmd(&h, &q, T + S + 100, RTEL_NVME_OP_READ, 7, 1, 0, 0xAD000000ull,
-         4096, 0x79);
+  nv_cmd(&h, &q, T + S + 100, RTEL_NVME_OP_READ, 7, 1, 0, 0xAD000000ull, 4096,
+         0x79);
   m = h.n;
   h_advance(&h, T + 2 * S); /* {1}: port 2 stops */
   ck_assert_uint_eq(h_count(&h, m, EV_IO), 1);
@@ -974,7 +965,8 @@ START_TEST(test_truncation_io_command_port) {
 }
 END_TEST
 
-/* ------------------------------------------------------------- unregistered */
+/* ------------------------------------------------------------- unregistered
+ */
 
 /* Full mode measures unregistered ports; polling mode does not. A flow of
  * an unregistered port in progress when polling begins is cut by that

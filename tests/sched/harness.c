@@ -103,9 +103,9 @@ static int cb_alarm(rtel_ctx *ctx, const rtel_alarm *a, void *ud) {
   if (a->io) {
     e->io = *a->io;
   }
-  e->alarm_ptr_ok = (a->flow != NULL) != (a->io != NULL) &&
-                    (a->flow ? (const void *)a->flow
-                             : (const void *)a->io) == h->last_rec;
+  e->alarm_ptr_ok =
+      (a->flow != NULL) != (a->io != NULL) &&
+      (a->flow ? (const void *)a->flow : (const void *)a->io) == h->last_rec;
   return 0;
 }
 
@@ -149,8 +149,7 @@ void h_free(H *h) {
   h->ctx = NULL;
 }
 
-void h_read(H *h, rtel_tstamp ts, uint32_t port, const uint8_t *b,
-            size_t n) {
+void h_read(H *h, rtel_tstamp ts, uint32_t port, const uint8_t *b, size_t n) {
   rtel_pkt_info pi;
   memset(&pi, 0, sizeof(pi));
   pi.ts = ts;

@@ -46,9 +46,7 @@ static int idx_of(const sim *s, uint32_t id) {
   return -1;
 }
 
-static uint32_t seats(const sim *s) {
-  return s->per < s->n ? s->per : s->n;
-}
+static uint32_t seats(const sim *s) { return s->per < s->n ? s->per : s->n; }
 
 void sim_init(sim *s, uint64_t seed, uint32_t n, rtel_tstamp idle,
               int alarms) {
@@ -130,8 +128,7 @@ static void check_event(sim *s, const entry *e) {
   ck_assert_msg(!s->got_event, "two on_slot events in one call");
   s->got_event = 1;
   ck_assert_msg(e->slot == s->exp_slot, "slot number %llu, expected %llu",
-                (unsigned long long)e->slot,
-                (unsigned long long)s->exp_slot);
+                (unsigned long long)e->slot, (unsigned long long)s->exp_slot);
   ck_assert_msg(e->start == s->exp_start, "slot start %llu, expected %llu",
                 (unsigned long long)e->start,
                 (unsigned long long)s->exp_start);
@@ -140,8 +137,7 @@ static void check_event(sim *s, const entry *e) {
   memcpy(before, s->meas, sizeof(before));
   for (j = 0; j < e->nstarted; j++) {
     int x = idx_of(s, e->started[j]);
-    ck_assert_msg(x >= 0, "started port %u is not registered",
-                  e->started[j]);
+    ck_assert_msg(x >= 0, "started port %u is not registered", e->started[j]);
     ck_assert_msg(!before[x] && !s->meas[x],
                   "port %u started but was measured already (or twice)",
                   e->started[j]);
@@ -150,8 +146,7 @@ static void check_event(sim *s, const entry *e) {
   }
   for (j = 0; j < e->nstopped; j++) {
     int x = idx_of(s, e->stopped[j]);
-    ck_assert_msg(x >= 0, "stopped port %u is not registered",
-                  e->stopped[j]);
+    ck_assert_msg(x >= 0, "stopped port %u is not registered", e->stopped[j]);
     ck_assert_msg(before[x] && s->meas[x],
                   "port %u stopped but was not measured (or twice)",
                   e->stopped[j]);
@@ -209,8 +204,9 @@ static void check_event(sim *s, const entry *e) {
           s->rr_known = 1;
         }
       }
-      ck_assert_msg(found, "slot %llu: measured ports are not a round-robin "
-                           "run of the registration order",
+      ck_assert_msg(found,
+                    "slot %llu: measured ports are not a round-robin "
+                    "run of the registration order",
                     (unsigned long long)e->slot);
     }
   } else {
@@ -225,15 +221,16 @@ static void check_event(sim *s, const entry *e) {
     if (any && (k >= 2 || (e->slot & 1u))) {
       s->prio_checks++;
       for (i = 0; i < s->n; i++) {
-        int young = s->has_raise[i] &&
-                    ((e->start >= s->raise_ts[i] &&
-                      e->start - s->raise_ts[i] < s->prio) ||
-                     (e->start >= s->raise_now[i] &&
-                      e->start - s->raise_now[i] < s->prio));
+        int young =
+            s->has_raise[i] && ((e->start >= s->raise_ts[i] &&
+                                 e->start - s->raise_ts[i] < s->prio) ||
+                                (e->start >= s->raise_now[i] &&
+                                 e->start - s->raise_now[i] < s->prio));
         held |= young && s->meas[i];
       }
-      ck_assert_msg(held, "slot %llu: an alarmed port is within its "
-                          "priority window but no alarmed port has a seat",
+      ck_assert_msg(held,
+                    "slot %llu: an alarmed port is within its "
+                    "priority window but no alarmed port has a seat",
                     (unsigned long long)e->slot);
     }
   }
@@ -271,9 +268,8 @@ static void check_flow(sim *s, const entry *e) {
   ck_assert_uint_eq(r->last_ts, s->fl_last[k]);
   if (x >= 0) {
     ck_assert_msg((r->end == RTEL_END_TRUNCATED) == !s->meas[x],
-                  "flow 0x%x on port %u: end %u while the port is %s",
-                  r->dqpn, r->port, r->end,
-                  s->meas[x] ? "measured" : "not measured");
+                  "flow 0x%x on port %u: end %u while the port is %s", r->dqpn,
+                  r->port, r->end, s->meas[x] ? "measured" : "not measured");
     ck_assert_msg(r->coverage_start == s->cov_start[x],
                   "flow 0x%x port %u: coverage_start %llu, expected %llu",
                   r->dqpn, r->port, (unsigned long long)r->coverage_start,
@@ -614,8 +610,8 @@ void sim_finish(sim *s) {
   process(s);
   for (k = 0; k < s->nflows; k++) {
     ck_assert_msg(s->fl_done[k] || s->fl_pkts[k] == 0,
-                  "flow 0x%x (%u packets) never delivered",
-                  SIM_FLBASE + k, s->fl_pkts[k]);
+                  "flow 0x%x (%u packets) never delivered", SIM_FLBASE + k,
+                  s->fl_pkts[k]);
   }
   st = h_stats(&s->h);
   ck_assert_uint_eq(st.pkts_unscheduled, s->exp_unsched);

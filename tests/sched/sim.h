@@ -27,8 +27,8 @@ typedef struct sim {
   rtel_tstamp cur_start, cur_end; /* cur_end NONE in full mode */
   rtel_tstamp t;                  /* time reached by the driver */
   uint64_t seq;                   /* next slot number */
-  uint64_t nevents; /* on_slot events */
-  uint64_t npoll;   /* ... of polling slots */
+  uint64_t nevents;               /* on_slot events */
+  uint64_t npoll;                 /* ... of polling slots */
   int rr_known;
   uint32_t rr;
   int polled; /* a polling phase happened */
@@ -64,8 +64,7 @@ typedef struct sim {
   uint64_t prio_checks, trunc_records;
 } sim;
 
-void sim_init(sim *s, uint64_t seed, uint32_t n, rtel_tstamp idle,
-              int alarms);
+void sim_init(sim *s, uint64_t seed, uint32_t n, rtel_tstamp idle, int alarms);
 void sim_free(sim *s);
 /* Registers the ports (full mode, the default) from time |t0|. */
 void sim_add_ports(sim *s, rtel_tstamp t0);
