@@ -3,9 +3,11 @@
 #
 #   1. plain build (-O2, warnings as errors): make check (Check suites,
 #      tshark differential tests, simulator tests, exports, headers, man
-#      pages, fuzz corpus replay)
+#      pages, module map, format, struct layouts, grown records, fuzz
+#      corpus replay)
 #   2. the same suite built with AddressSanitizer and UBSan
-#   3. libFuzzer over the decoder and the context for FUZZ_SECONDS (60)
+#   3. libFuzzer for FUZZ_SECONDS (60) each: the decoder harness and the
+#      sequence harness (the stateful core, with invariants)
 #   4. the ABI gate: abidiff against abi/ (a -g -Og build)
 #   5. make distcheck (out-of-tree build from the tarball, clean checks)
 #

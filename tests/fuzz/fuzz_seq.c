@@ -110,7 +110,8 @@
  *   12   ROLE    rtel_ctx_set_obs_role: observation point e[1] & 3 (e[1]
  *                itself if e[1] & 0x80), role e[2] % 5
  *   13   ALARM   e[1] & 1: threshold / baseline; metric e[2] % 10, scope
- *                e[3] % 4, value / k from a table by e[4], warmup e[5] % 8
+ *                e[3] % 4, value / k from a table by e[4] & 31 (0, 1e3,
+ *                1e5, ..., 2.5e4, 0.01, 0.5, ..., -1, NaN), warmup e[5] % 8
  *   14   FLUSH   rtel_ctx_flush at clock + dt16 e[1..2]
  *   15   TIME    clock += dt16 e[1..2] (-= if e[3] & 1)
  *
@@ -2210,10 +2211,12 @@ static void fs_role_ev(const uint8_t *e) {
 }
 
 static void fs_alarm_ev(const uint8_t *e) {
-  static const double vals[16] = {0,   1,   1000, 1e5, 1e6, 1e7, 1e9,  0.01,
-                                  0.1, 0.5, 1e12, 100, -1,  3,   1e-6, NAN};
+  static const double vals[32] = {
+      0,   1,    1000, 1e5,  1e6,  1e7,  1e9,   0.01, 0.1, 0.5, 1e12,
+      100, -1,   3,    1e-6, NAN,  2e4,  2.5e4, 3e4,  5e4, 2e5, 5e5,
+      2e6, 0.05, 0.2,  1e8,  1e10, 3000, 10,    1e-3, 0.9, 1.5};
   uint32_t metric = e[2] % 10, scope = e[3] % 4;
-  double v = vals[e[4] & 15];
+  double v = vals[e[4] & 31];
   uint32_t warmup = e[5] % 8;
   int ok = metric >= RTEL_METRIC_IOL && metric <= RTEL_METRIC_CNP_RATE &&
            (scope == RTEL_SCOPE_PAIR || scope == RTEL_SCOPE_PORT) && v >= 0;

@@ -427,9 +427,12 @@ def prologue(prof, nobs):
         e[5:7] = le16(dur(100000))         # alarm priority 100 us
         ev.append(bytes(e))
     if prof.alarms:
-        # IOL above 100 us, FCT above 1 ms (per pair), a baseline of DAL
-        for kind, metric, scope, val, warm in ((0, 1, 1, 3, 0),
-                                               (0, 4, 1, 4, 0),
+        # IOL above 3 us per pair and per port, FCT above 1 us per pair
+        # (the windows' I/Os and flows straddle them, and their 10 %
+        # hysteresis), a baseline of DAL (k = 3)
+        for kind, metric, scope, val, warm in ((0, 1, 1, 27, 0),
+                                               (0, 1, 2, 27, 0),
+                                               (0, 4, 1, 2, 0),
                                                (1, 2, 2, 13, 4)):
             e = bytearray(EV)
             e[0], e[1], e[2], e[3], e[4], e[5] = 13, kind, metric, scope, \
