@@ -36,8 +36,8 @@
 #include "rtel_nvme.h"
 
 #include "rtel_nvme_wire.h"
+#include "rtel_psn.h"
 
-#define PSN_MASK 0xffffffu
 /* IP-CM service IDs in the TCP port space: 0x0000000001 06 PPPP. */
 #define IPCM_TCP_SID 0x0000000001060000ull
 #define IPCM_TCP_SID_MASK 0xFFFFFFFFFFFF0000ull
@@ -150,11 +150,6 @@ size_t rtel__nvme_io_size(void) {
   /* the entry, its (queue, CID) bucket share and its key-index bucket
    * share (both sized 2 x capacity) */
   return sizeof(nio) + 2 * sizeof(uint32_t) + 2 * sizeof(uint32_t);
-}
-
-static inline int32_t psn_diff(uint32_t a, uint32_t b) {
-  uint32_t d = (a - b) & PSN_MASK;
-  return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
 }
 
 static nio *io_at(const rtel__nvme *n, uint32_t i) {
@@ -721,7 +716,7 @@ static int span_has(const nspan *e, uint32_t pmtu, uint32_t psn, int first) {
   if (e->io == RTEL__NIL) {
     return 0;
   }
-  d = psn_diff(psn, e->psn);
+  d = rtel__psn_diff(psn, e->psn);
   return first ? d == 0 : d > 0 && (uint32_t)d < span_len(e, pmtu);
 }
 
@@ -776,7 +771,7 @@ static nspan *span_add(nspan *ring, uint32_t *next, uint32_t psn, uint32_t ioi,
 
 /* A message began at |psn|: if after |e|'s, |e| ends before it. */
 static void span_narrow(nspan *e, uint32_t psn) {
-  int32_t d = psn_diff(psn, e->psn);
+  int32_t d = rtel__psn_diff(psn, e->psn);
   if (e->io != RTEL__NIL && d > 0 &&
       (e->bound == 0 || (uint32_t)d < e->bound)) {
     e->bound = (uint32_t)d;
@@ -918,7 +913,7 @@ static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
 /* Is a host -> target capsule with |psn| the first copy? A resend is
  * counted and ignored, so that C stays the first copy. */
 static int h2t_first_copy(rtel__nvme *n, nq *q, uint32_t psn) {
-  if (q->h2t_valid && psn_diff(psn, q->h2t_psn) <= 0) {
+  if (q->h2t_valid && rtel__psn_diff(psn, q->h2t_psn) <= 0) {
     n->env.stats->nvme_capsule_dups++;
     return 0;
   }
@@ -1067,7 +1062,7 @@ static int release_held(rtel__nvme *n, nq *q) {
   }
   q->cand_n = 0;
   t2h_msg_start(q, q->cand_psn);
-  if (!q->t2h_valid || psn_diff(q->cand_psn, q->t2h_psn) > 0) {
+  if (!q->t2h_valid || rtel__psn_diff(q->cand_psn, q->t2h_psn) > 0) {
     q->t2h_psn = q->cand_psn;
     q->t2h_valid = 1;
   }
@@ -1183,7 +1178,7 @@ static int response(rtel__nvme *n, const rtel_pkt_info *pi,
     }
   }
   t2h_msg_start(q, hd->psn); /* a resent copy too: same PSN */
-  if (q->t2h_valid && psn_diff(hd->psn, q->t2h_psn) <= 0) {
+  if (q->t2h_valid && rtel__psn_diff(hd->psn, q->t2h_psn) <= 0) {
     n->env.stats->nvme_capsule_dups++;
     return 0;
   }
@@ -1319,7 +1314,7 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
   if (q->cap_io == RTEL__NIL) {
     return;
   }
-  if (q->h2t_valid && psn_diff(hd->psn, q->h2t_psn) > 0) {
+  if (q->h2t_valid && rtel__psn_diff(hd->psn, q->h2t_psn) > 0) {
     q->h2t_psn = hd->psn;
   }
   io_at(n, q->cap_io)->t_cap_last = pi->ts;
@@ -1334,7 +1329,7 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
 static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
                               const rtel_pkt_hd *hd, int *prv) {
   nq *q = queue_of_t2h(n, pi->obs, hd, prv);
-  if (q && (psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
+  if (q && (rtel__psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
     q->t2h_psn = hd->psn;
     q->t2h_valid = 1;
   }
