@@ -10,7 +10,8 @@ AM_TESTS_ENVIRONMENT += \
 
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
-examples_rtel_analyze_SOURCES = examples/rtel-analyze.c
+examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
+	examples/ipfix-export.c examples/ipfix-export.h
 examples_rtel_analyze_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS)
 

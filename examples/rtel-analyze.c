@@ -25,6 +25,8 @@
 
 #include <rocetel/rocetel.h>
 
+#include "ipfix-export.h"
+
 #define PROG "rtel-analyze"
 
 enum { FMT_TEXT, FMT_JSON };
@@ -56,6 +58,7 @@ typedef struct options {
   int format;
   uint32_t decode_flags;
   uint32_t roce_port;
+  ipfix_export_opts ipfix; /* --ipfix, --ipfix-file */
 } options;
 
 typedef struct input {
@@ -79,6 +82,8 @@ typedef struct run {
   int io_header_done;
   int seg_header_done;
   int sum_header_done;
+  ipfix_export *ipfix; /* or NULL */
+  rtel_tstamp now;     /* the latest packet time: IPFIX export time */
 } run;
 
 #define OBS(r, id) ((id) < (r)->nin ? (r)->in[id].obs : "?")
@@ -436,6 +441,9 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   int paired = (f->flags & RTEL_FLOW_F_PAIRED) != 0;
   (void)ctx;
+  if (r->ipfix) {
+    (void)ipfix_export_flow(r->ipfix, f, r->now);
+  }
   if (!r->opt->flows) {
     return 0;
   }
@@ -521,6 +529,9 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   run *r = user_data;
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   (void)ctx;
+  if (r->ipfix) {
+    (void)ipfix_export_msg(r->ipfix, m, r->now);
+  }
   if (!r->opt->messages) {
     return 0;
   }
@@ -642,6 +653,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
   uint32_t af = (io->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
+  if (r->ipfix) {
+    (void)ipfix_export_io(r->ipfix, io, r->now);
+  }
   if (!r->opt->ios) {
     return 0;
   }
@@ -714,6 +728,9 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
   uint32_t af = (sg->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
+  if (r->ipfix) {
+    (void)ipfix_export_segment(r->ipfix, sg, r->now);
+  }
   if (!r->opt->segments) {
     return 0;
   }
@@ -778,6 +795,9 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   const char *dir = g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read";
   (void)ctx;
+  if (r->ipfix) {
+    (void)ipfix_export_aggregate(r->ipfix, g, r->now);
+  }
   if (!r->opt->summary) {
     return 0;
   }
@@ -1123,9 +1143,18 @@ static int analyze(const options *opt, input *in, size_t nin) {
   r.opt = opt;
   r.in = in;
   r.nin = nin;
+  if (opt->ipfix.udp || opt->ipfix.file) {
+    char err[512];
+    r.ipfix = ipfix_export_open(&opt->ipfix, err, sizeof(err));
+    if (r.ipfix == NULL) {
+      fprintf(stderr, PROG ": %s\n", err);
+      return 2;
+    }
+  }
   rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, &r);
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+    (void)ipfix_export_close(r.ipfix, 0, NULL);
     return 1;
   }
   for (i = 0; i < nin; i++) {
@@ -1178,6 +1207,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
     if (pi.ts > last) {
       last = pi.ts;
     }
+    r.now = last;
     /* the timer loop an embedder runs: due timers before the packet */
     if (rtel_ctx_get_expiry(ctx) <= pi.ts &&
         (rv = rtel_ctx_handle_expiry(ctx, pi.ts)) != 0) {
@@ -1206,6 +1236,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
     print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
   }
   rtel_ctx_del(ctx);
+  if (r.ipfix && ipfix_export_close(r.ipfix, last, stderr) != 0) {
+    status = 1;
+  }
   for (i = 0; i < nin; i++) {
     if (in[i].pc) {
       pcap_close(in[i].pc);
@@ -1248,6 +1281,17 @@ static void usage(FILE *f) {
       "  --icrc              verify the ICRC of every RoCE packet\n"
       "  --roce-port N       RoCEv2 UDP destination port (default 4791)\n"
       "  --no-decap          do not remove ERSPAN/VXLAN encapsulation\n"
+      "  --ipfix HOST:PORT   export every record as IPFIX over UDP\n"
+      "  --ipfix-file FILE   export every record as IPFIX into FILE\n"
+      "  --pen N             enterprise number of the IPFIX elements "
+      "(default\n"
+      "                      32473, for documentation: use your own)\n"
+      "  --domain N          IPFIX observation domain id (default 0)\n"
+      "  --mtu N             path MTU towards the collector (default: "
+      "unknown,\n"
+      "                      512-byte messages)\n"
+      "  --pmacct-primitives print pmacct's aggregate_primitives for "
+      "--pen, exit\n"
       "  -h, --help          this text\n"
       "  --version           program and library versions\n");
 }
@@ -1348,10 +1392,11 @@ int main(int argc, char **argv) {
   options opt;
   input *inputs;
   size_t ninputs = 0, i;
-  int a, status = 0;
+  int a, status = 0, pmacct = 0;
 
   memset(&opt, 0, sizeof(opt));
   opt.format = FMT_TEXT;
+  opt.ipfix.pen = RTEL_IPFIX_PEN_DOCUMENTATION;
   opt.roce_port = RTEL_ROCEV2_UDP_PORT;
   inputs = calloc((size_t)argc, sizeof(*inputs));
   if (inputs == NULL) {
@@ -1491,6 +1536,43 @@ int main(int argc, char **argv) {
         return usage_error("invalid port '%s' (1-65535)", v);
       }
       opt.roce_port = (uint32_t)port;
+    } else if (strcmp(arg, "--ipfix") == 0 ||
+               strcmp(arg, "--ipfix-file") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      if (v == NULL || *v == '\0') {
+        free(inputs);
+        return usage_error("%s needs an argument", arg);
+      }
+      if (arg[7] == '\0') {
+        opt.ipfix.udp = v;
+      } else {
+        opt.ipfix.file = v;
+      }
+    } else if (strcmp(arg, "--pen") == 0 || strcmp(arg, "--domain") == 0 ||
+               strcmp(arg, "--mtu") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      char *end = NULL;
+      unsigned long long n = 0;
+      unsigned long long lo = arg[2] == 'p' ? 1 : arg[2] == 'm' ? 576 : 0;
+      unsigned long long hi = arg[2] == 'm' ? 65535 : 0xffffffffull;
+      if (v != NULL && *v >= '0' && *v <= '9') {
+        errno = 0;
+        n = strtoull(v, &end, 10);
+      }
+      if (v == NULL || end == NULL || *end || errno || n < lo || n > hi) {
+        free(inputs);
+        return usage_error("invalid %s '%s' (%llu-%llu)", arg, v ? v : "",
+                           lo, hi);
+      }
+      if (arg[2] == 'p') {
+        opt.ipfix.pen = (uint32_t)n;
+      } else if (arg[2] == 'd') {
+        opt.ipfix.domain = (uint32_t)n;
+      } else {
+        opt.ipfix.mtu = (uint32_t)n;
+      }
+    } else if (strcmp(arg, "--pmacct-primitives") == 0) {
+      pmacct = 1;
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       usage(stdout);
       free(inputs);
@@ -1512,9 +1594,18 @@ int main(int argc, char **argv) {
       inputs[ninputs++].path = arg;
     }
   }
+  if (pmacct) {
+    free(inputs);
+    ipfix_export_pmacct_primitives(stdout, opt.ipfix.pen);
+    return fflush(stdout) == 0 ? 0 : 1;
+  }
   if (ninputs == 0) {
     free(inputs);
     return usage_error("%s", "no input file");
+  }
+  if (opt.ipfix.udp && opt.ipfix.file) {
+    free(inputs);
+    return usage_error("%s", "--ipfix and --ipfix-file: one at a time");
   }
   if (opt.no_flows && (opt.flows || opt.messages)) {
     free(inputs);

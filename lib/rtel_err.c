@@ -9,6 +9,7 @@
   X(RTEL_ERR_MALFORMED, "malformed packet")                                   \
   X(RTEL_ERR_NOT_ROCE, "not a RoCE packet")                                   \
   X(RTEL_ERR_INVALID_STATE, "invalid state")                                  \
+  X(RTEL_ERR_BUFFER_FULL, "buffer full")                                      \
   X(RTEL_ERR_NOMEM, "out of memory")                                          \
   X(RTEL_ERR_CALLBACK_FAILURE, "callback failure")
 

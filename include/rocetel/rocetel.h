@@ -99,6 +99,9 @@ typedef uint64_t rtel_tstamp;
 /** The context failed earlier with a fatal error; only rtel_ctx_del(),
  * rtel_ctx_get_stats() and rtel_ctx_get_expiry() remain usable. */
 #define RTEL_ERR_INVALID_STATE -205
+/** rtel_ipfix_add_flow() and friends: the message has no room for the
+ * record (nothing was written; end the message and begin another). */
+#define RTEL_ERR_BUFFER_FULL -206
 /** Threshold: error codes below this value are fatal. */
 #define RTEL_ERR_FATAL -500
 /** Memory allocation failed (only constructors allocate). */
@@ -2076,6 +2079,324 @@ RTEL_API int rtel_ctx_set_baseline(rtel_ctx *ctx, uint32_t metric,
                                    uint32_t scope, double k, uint32_t warmup);
 
 /* ------------------------------------------------------------------------ */
+/* IPFIX export (RFC 7011): records into messages, in caller memory         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @struct
+ *
+ * An IPFIX encoder: turns flow, message, I/O, segment and aggregate
+ * records into IPFIX messages (RFC 7011) of one observation domain, in
+ * buffers the caller owns. It does no I/O and reads no clock: the caller
+ * sends each finished message (UDP, TCP, SCTP, a file) and tells the
+ * encoder the time. It is independent of any rtel_ctx: feed it from the
+ * callbacks. The information elements, templates and their ids are listed
+ * in rtel_ipfix(3). One thread at a time per encoder.
+ */
+typedef struct rtel_ipfix rtel_ipfix;
+
+/** The smallest message size the encoder accepts (RFC 7011, 10.3.3: the
+ * size to use when the path MTU is unknown); every record fits in it. */
+#define RTEL_IPFIX_MIN_MSG_LEN 512
+/** The largest IPFIX message (the 16-bit length field). */
+#define RTEL_IPFIX_MAX_MSG_LEN 65535
+/** The RFC 5612 documentation enterprise number, the default |pen|: fit
+ * for tests and examples only; a deployment uses its own. */
+#define RTEL_IPFIX_PEN_DOCUMENTATION 32473u
+
+/**
+ * @macrosection
+ *
+ * rtel_ipfix_settings.flags.
+ */
+/** Send no RFC 5610 information element type records (the options
+ * template and the records naming every enterprise-specific element). */
+#define RTEL_IPFIX_NO_TYPE_INFO 0x1u
+
+#define RTEL_IPFIX_SETTINGS_V1 1
+#define RTEL_IPFIX_SETTINGS_VERSION RTEL_IPFIX_SETTINGS_V1
+
+/**
+ * @struct
+ *
+ * Encoder settings; fill with rtel_ipfix_settings_default(), then change
+ * what you need.
+ */
+typedef struct rtel_ipfix_settings {
+  /** Private Enterprise Number of the enterprise-specific elements
+   * (default RTEL_IPFIX_PEN_DOCUMENTATION; must not be 0). */
+  uint32_t pen;
+  /** Observation domain id of every message (default 0). */
+  uint32_t domain_id;
+  /** Largest message, bytes, RTEL_IPFIX_MIN_MSG_LEN to
+   * RTEL_IPFIX_MAX_MSG_LEN (default 512): over UDP, the path MTU less the
+   * IP and UDP headers. */
+  uint32_t max_msg_len;
+  /** RTEL_IPFIX_* flags (default 0). */
+  uint32_t flags;
+  /** Over UDP, the templates (and type records) are sent again this long
+   * after they were last sent (rtel_ipfix_get_expiry()); 0 sends them
+   * only after rtel_ipfix_new() and rtel_ipfix_reset() (TCP, SCTP, a
+   * file). Default 60 s. */
+  rtel_tstamp template_refresh;
+  /** flowId (IANA element 148) of the first data record; each record gets
+   * the next one (default 1). Encoders whose records meet at one
+   * collector use disjoint ranges (e.g. worker number << 48). */
+  uint64_t first_flow_id;
+} rtel_ipfix_settings;
+
+/**
+ * @struct
+ *
+ * One enterprise-specific information element of the encoder, as its
+ * RFC 5610 type record describes it (rtel_ipfix_element_get()). Static
+ * data; this struct is frozen.
+ */
+typedef struct rtel_ipfix_element {
+  /** Element id (1..32767, without the enterprise bit) under the
+   * encoder's |pen|. */
+  uint16_t id;
+  /** Encoded length in octets (every template uses this length). */
+  uint16_t length;
+  /** RFC 5610 informationElementDataType, Semantics and Units codes
+   * (e.g. type 4 unsigned64, 8 signed64; semantics 2 totalCounter, 4
+   * identifier; units 8 nanoseconds). */
+  uint8_t data_type;
+  uint8_t semantics;
+  uint16_t units;
+  /** Name (camelCase, as IPFIX names elements) and one-line description,
+   * static NUL-terminated ASCII. */
+  const char *name;
+  const char *description;
+} rtel_ipfix_element;
+
+/**
+ * @function
+ *
+ * Fills |settings| with the defaults. Use the rtel_ipfix_settings_default()
+ * macro. Does nothing if |settings| is NULL or the version is unknown.
+ *
+ * Thread safety: safe from any thread.
+ *
+ * Since 0.1
+ */
+RTEL_API void
+rtel_ipfix_settings_default_versioned(int settings_version,
+                                      rtel_ipfix_settings *settings);
+
+/**
+ * @function
+ *
+ * Creates an encoder in |*penc|. |settings| (NULL for the defaults) and
+ * |mem| (NULL for rtel_mem_default()) are copied. This is the encoder's
+ * only allocation. Its templates are due: the first message written
+ * carries them. Use the rtel_ipfix_new() macro.
+ *
+ * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|penc| NULL, |pen| 0,
+ * max_msg_len out of range, an unknown flag, |mem| incomplete or NULL in a
+ * freestanding build), RTEL_ERR_UNSUPPORTED_VERSION, RTEL_ERR_NOMEM. On
+ * failure |*penc| is left untouched.
+ *
+ * Thread safety: safe from any thread (creates a new, independent object).
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_new_versioned(rtel_ipfix **penc, int settings_version,
+                         const rtel_ipfix_settings *settings,
+                         const rtel_mem *mem);
+
+/**
+ * @function
+ *
+ * Frees |enc|. Does nothing if |enc| is NULL. A message begun and not
+ * ended is abandoned (its buffer is the caller's).
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API void rtel_ipfix_del(rtel_ipfix *enc);
+
+/**
+ * @function
+ *
+ * Begins a message in |buf| (|buflen| bytes, at least
+ * RTEL_IPFIX_MIN_MSG_LEN; the message never grows past the smaller of
+ * |buflen| and max_msg_len), with export time |now| (ns; the header
+ * carries its seconds). If the templates are due
+ * (rtel_ipfix_control_pending()), the message starts with as many of them
+ * as fit: the RFC 5610 options template and type records first, then the
+ * data templates; what does not fit goes into the next messages, before
+ * any data. The encoder keeps |buf| until rtel_ipfix_end().
+ *
+ * Returns 0, or RTEL_ERR_INVALID_ARGUMENT (|enc| or |buf| NULL, |buflen|
+ * too small), RTEL_ERR_INVALID_STATE (a message is already begun).
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ipfix_begin(rtel_ipfix *enc,
+                                                      uint8_t *buf,
+                                                      size_t buflen,
+                                                      rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Appends a flow record |rec| (of struct version |rec_version|: pass the
+ * version the record was delivered in) to the message begun. A record is
+ * never split: when it does not fit, nothing is written and
+ * RTEL_ERR_BUFFER_FULL says to end the message, send it, begin another
+ * and add the record again. A message that holds nothing yet (no
+ * template, no record) always has room for any record, so that loop ends.
+ * Each record takes the next flowId. Use the rtel_ipfix_add_flow() macro.
+ *
+ * Returns 0, or RTEL_ERR_BUFFER_FULL (also while templates that did not
+ * fit are still due), RTEL_ERR_INVALID_ARGUMENT (NULL),
+ * RTEL_ERR_UNSUPPORTED_VERSION, RTEL_ERR_INVALID_STATE (no message begun).
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_add_flow_versioned(rtel_ipfix *enc, int rec_version,
+                              const rtel_flow_record *rec);
+
+/**
+ * @function
+ *
+ * As rtel_ipfix_add_flow(), for a message record. Use the
+ * rtel_ipfix_add_msg() macro.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_add_msg_versioned(rtel_ipfix *enc, int rec_version,
+                             const rtel_msg_record *rec);
+
+/**
+ * @function
+ *
+ * As rtel_ipfix_add_flow(), for an NVMe-oF I/O record. Use the
+ * rtel_ipfix_add_io() macro.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_add_io_versioned(rtel_ipfix *enc, int rec_version,
+                            const rtel_io_record *rec);
+
+/**
+ * @function
+ *
+ * As rtel_ipfix_add_flow(), for a segment record. Use the
+ * rtel_ipfix_add_segment() macro.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_add_segment_versioned(rtel_ipfix *enc, int rec_version,
+                                 const rtel_segment_record *rec);
+
+/**
+ * @function
+ *
+ * As rtel_ipfix_add_flow(), for a per-period I/O aggregate. Use the
+ * rtel_ipfix_add_aggregate() macro.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT int
+rtel_ipfix_add_aggregate_versioned(rtel_ipfix *enc, int rec_version,
+                                   const rtel_io_aggregate *rec);
+
+/**
+ * @function
+ *
+ * Ends the message begun: writes its length and sequence number (the
+ * data records, options data records included, that earlier messages of
+ * this transport session carried: RFC 7011, 3.1) and gives the buffer
+ * back. Returns the message length, to be sent as one datagram or
+ * appended to the stream; 0 if the message holds nothing (send nothing);
+ * RTEL_ERR_INVALID_ARGUMENT (|enc| NULL) or RTEL_ERR_INVALID_STATE (no
+ * message begun).
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API rtel_ssize rtel_ipfix_end(rtel_ipfix *enc);
+
+/**
+ * @function
+ *
+ * Starts a new transport session (a TCP or SCTP reconnection, a new
+ * file): the sequence number restarts at 0 and the templates are due
+ * again. A message begun is abandoned. Does nothing if |enc| is NULL.
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API void rtel_ipfix_reset(rtel_ipfix *enc);
+
+/**
+ * @function
+ *
+ * Returns 1 if the templates are due (the next message begun carries
+ * them), 0 if not or |enc| is NULL. An exporter with no record to send
+ * sends them anyway: begin, end, send.
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ipfix_control_pending(const rtel_ipfix *enc);
+
+/**
+ * @function
+ *
+ * Returns when the templates are next due for a refresh: template_refresh
+ * after the export time of the message that last finished sending them;
+ * RTEL_TSTAMP_NONE if template_refresh is 0, if they are due already, or
+ * |enc| is NULL.
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API rtel_tstamp rtel_ipfix_get_expiry(const rtel_ipfix *enc);
+
+/**
+ * @function
+ *
+ * Makes the templates due if |now| is at or past rtel_ipfix_get_expiry().
+ * The sequence number goes on (a refresh is not a new session).
+ *
+ * Returns 0 or RTEL_ERR_INVALID_ARGUMENT (|enc| NULL).
+ *
+ * Thread safety: one thread at a time per encoder.
+ *
+ * Since 0.1
+ */
+RTEL_API int rtel_ipfix_handle_expiry(rtel_ipfix *enc, rtel_tstamp now);
+
+/**
+ * @function
+ *
+ * Returns the |index|-th enterprise-specific element of the encoder (0
+ * up), NULL past the last. Static data: safe from any thread. With it an
+ * application writes a collector's dictionary (pmacct's
+ * aggregate_primitives, for instance) without parsing messages.
+ *
+ * Since 0.1
+ */
+RTEL_API const rtel_ipfix_element *rtel_ipfix_element_get(size_t index);
+
+/* ------------------------------------------------------------------------ */
 /* Version-passing wrappers: use these, not the *_versioned functions.      */
 /* ------------------------------------------------------------------------ */
 
@@ -2112,6 +2433,29 @@ RTEL_API int rtel_ctx_set_baseline(rtel_ctx *ctx, uint32_t metric,
 
 #define rtel_ctx_get_stats(CTX, STATS)                                        \
   rtel_ctx_get_stats_versioned((CTX), RTEL_CTX_STATS_VERSION, (STATS))
+
+#define rtel_ipfix_settings_default(SETTINGS)                                 \
+  rtel_ipfix_settings_default_versioned(RTEL_IPFIX_SETTINGS_VERSION,          \
+                                        (SETTINGS))
+
+#define rtel_ipfix_new(PENC, SETTINGS, MEM)                                   \
+  rtel_ipfix_new_versioned((PENC), RTEL_IPFIX_SETTINGS_VERSION, (SETTINGS),   \
+                           (MEM))
+
+#define rtel_ipfix_add_flow(ENC, REC)                                         \
+  rtel_ipfix_add_flow_versioned((ENC), RTEL_FLOW_RECORD_VERSION, (REC))
+
+#define rtel_ipfix_add_msg(ENC, REC)                                          \
+  rtel_ipfix_add_msg_versioned((ENC), RTEL_MSG_RECORD_VERSION, (REC))
+
+#define rtel_ipfix_add_io(ENC, REC)                                           \
+  rtel_ipfix_add_io_versioned((ENC), RTEL_IO_RECORD_VERSION, (REC))
+
+#define rtel_ipfix_add_segment(ENC, REC)                                      \
+  rtel_ipfix_add_segment_versioned((ENC), RTEL_SEGMENT_RECORD_VERSION, (REC))
+
+#define rtel_ipfix_add_aggregate(ENC, REC)                                    \
+  rtel_ipfix_add_aggregate_versioned((ENC), RTEL_IO_AGGREGATE_VERSION, (REC))
 
 #ifdef __cplusplus
 }
