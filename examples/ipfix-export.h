@@ -47,8 +47,10 @@ int ipfix_export_aggregate(ipfix_export *x, const rtel_io_aggregate *r,
  * record or message was lost. */
 int ipfix_export_close(ipfix_export *x, rtel_tstamp now, FILE *log);
 
-/* Writes pmacct's aggregate_primitives file for the elements under |pen|
- * to |f|. */
-void ipfix_export_pmacct_primitives(FILE *f, uint32_t pen);
+/* Writes to |f| pmacct's aggregate_primitives file for the records of
+ * |type| (flow, message, io, segment, summary) under |pen|: pmacct takes
+ * at most 64 custom primitives, fewer than the elements of all types.
+ * Returns 0, or -1 for an unknown type. */
+int ipfix_export_pmacct_primitives(FILE *f, uint32_t pen, const char *type);
 
 #endif

@@ -1290,8 +1290,10 @@ static void usage(FILE *f) {
       "  --mtu N             path MTU towards the collector (default: "
       "unknown,\n"
       "                      512-byte messages)\n"
-      "  --pmacct-primitives print pmacct's aggregate_primitives for "
-      "--pen, exit\n"
+      "  --pmacct-primitives TYPE  print pmacct's aggregate_primitives of "
+      "TYPE\n"
+      "                      records (flow message io segment summary), "
+      "exit\n"
       "  -h, --help          this text\n"
       "  --version           program and library versions\n");
 }
@@ -1392,7 +1394,8 @@ int main(int argc, char **argv) {
   options opt;
   input *inputs;
   size_t ninputs = 0, i;
-  int a, status = 0, pmacct = 0;
+  int a, status = 0;
+  const char *pmacct = NULL; /* --pmacct-primitives TYPE */
 
   memset(&opt, 0, sizeof(opt));
   opt.format = FMT_TEXT;
@@ -1561,8 +1564,8 @@ int main(int argc, char **argv) {
       }
       if (v == NULL || end == NULL || *end || errno || n < lo || n > hi) {
         free(inputs);
-        return usage_error("invalid %s '%s' (%llu-%llu)", arg, v ? v : "",
-                           lo, hi);
+        return usage_error("invalid %s '%s' (%llu-%llu)", arg, v ? v : "", lo,
+                           hi);
       }
       if (arg[2] == 'p') {
         opt.ipfix.pen = (uint32_t)n;
@@ -1572,7 +1575,7 @@ int main(int argc, char **argv) {
         opt.ipfix.mtu = (uint32_t)n;
       }
     } else if (strcmp(arg, "--pmacct-primitives") == 0) {
-      pmacct = 1;
+      pmacct = a + 1 < argc ? argv[++a] : "";
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       usage(stdout);
       free(inputs);
@@ -1596,7 +1599,11 @@ int main(int argc, char **argv) {
   }
   if (pmacct) {
     free(inputs);
-    ipfix_export_pmacct_primitives(stdout, opt.ipfix.pen);
+    if (ipfix_export_pmacct_primitives(stdout, opt.ipfix.pen, pmacct) != 0) {
+      return usage_error("invalid --pmacct-primitives '%s' (flow, message, "
+                         "io, segment or summary)",
+                         pmacct);
+    }
     return fflush(stdout) == 0 ? 0 : 1;
   }
   if (ninputs == 0) {

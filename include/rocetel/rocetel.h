@@ -2113,6 +2113,17 @@ typedef struct rtel_ipfix rtel_ipfix;
  * template and the records naming every enterprise-specific element). */
 #define RTEL_IPFIX_NO_TYPE_INFO 0x1u
 
+/**
+ * @macrosection
+ *
+ * rtel_ipfix_element.record_types.
+ */
+#define RTEL_IPFIX_REC_FLOW 0x1u       /**< rtel_flow_record */
+#define RTEL_IPFIX_REC_MSG 0x2u        /**< rtel_msg_record */
+#define RTEL_IPFIX_REC_IO 0x4u         /**< rtel_io_record */
+#define RTEL_IPFIX_REC_SEGMENT 0x8u    /**< rtel_segment_record */
+#define RTEL_IPFIX_REC_AGGREGATE 0x10u /**< rtel_io_aggregate */
+
 #define RTEL_IPFIX_SETTINGS_V1 1
 #define RTEL_IPFIX_SETTINGS_VERSION RTEL_IPFIX_SETTINGS_V1
 
@@ -2164,6 +2175,9 @@ typedef struct rtel_ipfix_element {
   uint8_t data_type;
   uint8_t semantics;
   uint16_t units;
+  /** The record types whose templates carry it (RTEL_IPFIX_REC_*). */
+  uint32_t record_types;
+  uint32_t reserved;
   /** Name (camelCase, as IPFIX names elements) and one-line description,
    * static NUL-terminated ASCII. */
   const char *name;
