@@ -35,8 +35,7 @@ int ipfix_export_flow(ipfix_export *x, const rtel_flow_record *r,
                       rtel_tstamp now);
 int ipfix_export_msg(ipfix_export *x, const rtel_msg_record *r,
                      rtel_tstamp now);
-int ipfix_export_io(ipfix_export *x, const rtel_io_record *r,
-                    rtel_tstamp now);
+int ipfix_export_io(ipfix_export *x, const rtel_io_record *r, rtel_tstamp now);
 int ipfix_export_segment(ipfix_export *x, const rtel_segment_record *r,
                          rtel_tstamp now);
 int ipfix_export_aggregate(ipfix_export *x, const rtel_io_aggregate *r,

@@ -808,8 +808,19 @@ static uint8_t *reserve(rtel_ipfix *enc, uint16_t set_id, size_t len) {
   return p;
 }
 
+/* The length of a name or description of the element table (the library
+ * is freestanding: no strlen); every one is < 255 bytes, which the
+ * encoder's tests check. */
+static size_t str_len(const char *s) {
+  size_t n = 0;
+  while (s[n] != '\0') {
+    n++;
+  }
+  return n;
+}
+
 static size_t put_string(uint8_t *p, const char *s) {
-  size_t n = strlen(s); /* < 255: checked by the tests */
+  size_t n = str_len(s);
   p[0] = (uint8_t)n;
   memcpy(p + 1, s, n);
   return n + 1;
@@ -819,8 +830,8 @@ static size_t put_string(uint8_t *p, const char *s) {
  * then data type, semantics, units, range (0 and 0: none; libfixbuf
  * recognises type records by all of these), name and description. */
 static size_t type_record_len(const rtel_ipfix_element *e) {
-  return 4 + 2 + 1 + 1 + 2 + 8 + 8 + 1 + strlen(e->name) + 1 +
-         strlen(e->description);
+  return 4 + 2 + 1 + 1 + 2 + 8 + 8 + 1 + str_len(e->name) + 1 +
+         str_len(e->description);
 }
 
 static int write_type_record(rtel_ipfix *enc, const rtel_ipfix_element *e) {

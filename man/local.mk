@@ -23,6 +23,7 @@ dist_man3_MANS += \
 	man/rtel_icrc_compute.3 \
 	man/rtel_io_aggregate.3 \
 	man/rtel_io_record.3 \
+	man/rtel_ipfix.3 \
 	man/rtel_mem_default.3 \
 	man/rtel_opcode_str.3 \
 	man/rtel_pkt_decode.3 \
@@ -51,6 +52,30 @@ dist_man3_MANS += \
 	man/rtel_err_is_fatal.3 \
 	man/rtel_icrc_compute_versioned.3 \
 	man/rtel_info.3 \
+	man/rtel_ipfix_add_aggregate.3 \
+	man/rtel_ipfix_add_aggregate_versioned.3 \
+	man/rtel_ipfix_add_flow.3 \
+	man/rtel_ipfix_add_flow_versioned.3 \
+	man/rtel_ipfix_add_io.3 \
+	man/rtel_ipfix_add_io_versioned.3 \
+	man/rtel_ipfix_add_msg.3 \
+	man/rtel_ipfix_add_msg_versioned.3 \
+	man/rtel_ipfix_add_segment.3 \
+	man/rtel_ipfix_add_segment_versioned.3 \
+	man/rtel_ipfix_begin.3 \
+	man/rtel_ipfix_control_pending.3 \
+	man/rtel_ipfix_del.3 \
+	man/rtel_ipfix_element.3 \
+	man/rtel_ipfix_element_get.3 \
+	man/rtel_ipfix_end.3 \
+	man/rtel_ipfix_get_expiry.3 \
+	man/rtel_ipfix_handle_expiry.3 \
+	man/rtel_ipfix_new.3 \
+	man/rtel_ipfix_new_versioned.3 \
+	man/rtel_ipfix_reset.3 \
+	man/rtel_ipfix_settings.3 \
+	man/rtel_ipfix_settings_default.3 \
+	man/rtel_ipfix_settings_default_versioned.3 \
 	man/rtel_latency.3 \
 	man/rtel_malformed_str.3 \
 	man/rtel_mem.3 \

@@ -14,7 +14,7 @@ static const int known_errors[] = {
     RTEL_ERR_INVALID_ARGUMENT, RTEL_ERR_UNSUPPORTED_VERSION,
     RTEL_ERR_MALFORMED,        RTEL_ERR_NOT_ROCE,
     RTEL_ERR_INVALID_STATE,    RTEL_ERR_NOMEM,
-    RTEL_ERR_CALLBACK_FAILURE,
+    RTEL_ERR_CALLBACK_FAILURE, RTEL_ERR_BUFFER_FULL,
 };
 #define NKNOWN (sizeof(known_errors) / sizeof(known_errors[0]))
 
@@ -24,6 +24,7 @@ START_TEST(test_error_values_pinned) {
   ck_assert_int_eq(RTEL_ERR_MALFORMED, -203);
   ck_assert_int_eq(RTEL_ERR_NOT_ROCE, -204);
   ck_assert_int_eq(RTEL_ERR_INVALID_STATE, -205);
+  ck_assert_int_eq(RTEL_ERR_BUFFER_FULL, -206);
   ck_assert_int_eq(RTEL_ERR_FATAL, -500);
   ck_assert_int_eq(RTEL_ERR_NOMEM, -501);
   ck_assert_int_eq(RTEL_ERR_CALLBACK_FAILURE, -502);
@@ -31,7 +32,7 @@ START_TEST(test_error_values_pinned) {
 END_TEST
 
 START_TEST(test_strerror) {
-  static const int unknown[] = {-1,   -200, -206, -499,    -503,
+  static const int unknown[] = {-1,   -200, -207, -499,    -503,
                                 -600, 1,    200,  INT_MIN, INT_MAX};
   size_t i, j;
   for (i = 0; i < NKNOWN; i++) {

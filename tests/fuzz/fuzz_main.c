@@ -17,6 +17,11 @@
  * are those of a sequence: every prefix that ends on an event boundary
  * (the 32-byte header, then 16-byte events), and the whole input with
  * each bit of the flag byte (byte 0) flipped.
+ * Built with -DFUZZ_IPFIX (tests/fuzz/fuzz_ipfix_main, the IPFIX encoder
+ * harness fuzz_ipfix.c), the default corpus is tests/fuzz/corpus-ipfix and
+ * the sweeps are every prefix longer than the 16-byte header (in steps of
+ * 13 bytes) and the whole input with the type-record flag (byte 10, bit 0)
+ * flipped and with the smallest and largest message size (bytes 8, 9).
  * Exits 0 when all inputs ran, 99 when the corpus cannot be read; a library
  * bug aborts (or is reported by a sanitizer when built with one).
  */
@@ -52,7 +57,10 @@ static void run_one(const uint8_t *p, size_t n) {
   ++n_runs;
 }
 
-#ifdef FUZZ_SEQ
+#if defined(FUZZ_IPFIX)
+#  define FUZZ_CORPUS "corpus-ipfix"
+#  define IPFIX_HDR 16
+#elif defined(FUZZ_SEQ)
 #  define FUZZ_CORPUS "corpus-seq"
 #  define SEQ_HDR 32
 #  define SEQ_EV 16
@@ -99,7 +107,24 @@ static int replay_file(const char *path) {
     fprintf(stderr, "replay %s (%zu bytes)\n", path, len);
   }
   run_one(buf, len);
-#ifdef FUZZ_SEQ
+#if defined(FUZZ_IPFIX)
+  if (sweep && len > IPFIX_HDR) {
+    uint8_t *v;
+    for (k = IPFIX_HDR + 1; k < len; k += 13) { /* shorter sequences */
+      run_one(buf, k);
+    }
+    v = dup_exact(buf, len);
+    v[10] ^= 1u; /* type records on / off */
+    run_one(v, len);
+    v[10] = buf[10];
+    v[8] = v[9] = 0; /* 512-byte messages */
+    run_one(v, len);
+    v[8] = v[9] = 0xff; /* nearly the largest */
+    run_one(v, len);
+    free(v);
+  }
+  (void)opt;
+#elif defined(FUZZ_SEQ)
   if (sweep && len > 1) {
     uint8_t *v;
     for (k = SEQ_HDR; k < len; k += SEQ_EV) { /* every shorter sequence */

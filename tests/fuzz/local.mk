@@ -9,7 +9,11 @@
 #    sequences, timers, schedules, with invariants) with the same driver
 #    (-DFUZZ_SEQ) and the test packet builder; replays tests/fuzz/corpus-seq/
 #    with its prefixes and flag variants.
-#  - tests/fuzz/run-fuzz.sh: libFuzzer + ASan + UBSan builds of both with
+#  - tests/fuzz/fuzz_ipfix_main: the IPFIX encoder harness (fuzz_ipfix.c:
+#    random records in, every message read back by tests/ipfix/ipfix_read.c
+#    and compared field by field) with the same driver (-DFUZZ_IPFIX);
+#    replays tests/fuzz/corpus-ipfix/.
+#  - tests/fuzz/run-fuzz.sh: libFuzzer + ASan + UBSan builds of all three with
 #    clang straight from lib/*.c, sanitizer replay of both corpora, then
 #    FUZZ_SECONDS (60) of fuzzing each; skips (77) without a working clang.
 #    `make fuzz` runs it alone (FUZZ_SECONDS, FUZZ_JOBS, FUZZ_HARNESS).
@@ -29,20 +33,33 @@ tests_fuzz_fuzz_seq_main_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_SEQ -DTU_NO_CHECK \
 tests_fuzz_fuzz_seq_main_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
 tests_fuzz_fuzz_seq_main_LDADD = lib/librocetel.la
 
-TESTS += tests/fuzz/fuzz_main tests/fuzz/fuzz_seq_main tests/fuzz/run-fuzz.sh
+check_PROGRAMS += tests/fuzz/fuzz_ipfix_main
+tests_fuzz_fuzz_ipfix_main_SOURCES = tests/fuzz/fuzz_main.c \
+	tests/fuzz/fuzz_ipfix.c tests/ipfix/ipfix_read.c tests/ipfix/ipfix_read.h \
+	tests/ipfix/ipfix_expect.c tests/ipfix/ipfix_expect.h
+tests_fuzz_fuzz_ipfix_main_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_IPFIX \
+	-I$(top_srcdir)/tests
+tests_fuzz_fuzz_ipfix_main_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS)
+tests_fuzz_fuzz_ipfix_main_LDADD = lib/librocetel.la -lm
+
+TESTS += tests/fuzz/fuzz_main tests/fuzz/fuzz_seq_main \
+	tests/fuzz/fuzz_ipfix_main tests/fuzz/run-fuzz.sh
 # $(CLANG) is empty until configure.ac defines it; run-fuzz.sh then probes.
 AM_TESTS_ENVIRONMENT += CLANG='$(CLANG)'; export CLANG;
 
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/gen-corpus.py tests/fuzz/corpus \
-	tests/fuzz/gen-seq-corpus.py tests/fuzz/corpus-seq
+	tests/fuzz/gen-seq-corpus.py tests/fuzz/corpus-seq \
+	tests/fuzz/gen-ipfix-corpus.py tests/fuzz/corpus-ipfix
 
 CLEANFILES += tests/fuzz/fuzz_decode_libfuzzer tests/fuzz/fuzz_replay_asan \
 	tests/fuzz/fuzz_seq_libfuzzer tests/fuzz/fuzz_seq_replay_asan \
+	tests/fuzz/fuzz_ipfix_libfuzzer tests/fuzz/fuzz_ipfix_replay_asan \
+	tests/fuzz/fuzz-ipfix-* \
 	tests/fuzz/fuzz-*-last.log tests/fuzz/fuzz-seq-* \
 	tests/fuzz/fuzz-crash-* tests/fuzz/fuzz-leak-* \
 	tests/fuzz/fuzz-timeout-* tests/fuzz/fuzz-oom-* tests/fuzz/fuzz-slow-unit-*
 
-# make fuzz [FUZZ_SECONDS=N] [FUZZ_JOBS=N] [FUZZ_HARNESS=decode|seq|both]
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_JOBS=N] [FUZZ_HARNESS=decode|seq|ipfix|all]
 .PHONY: fuzz fuzz-corpus
 fuzz: lib/librocetel.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
@@ -53,3 +70,5 @@ fuzz-corpus: examples/rtel-sim/rtel-sim$(EXEEXT)
 	$(PYTHON3) $(srcdir)/tests/fuzz/gen-corpus.py $(srcdir)/tests/fuzz/corpus
 	$(PYTHON3) $(srcdir)/tests/fuzz/gen-seq-corpus.py \
 	  examples/rtel-sim/rtel-sim$(EXEEXT) $(srcdir)/tests/fuzz/corpus-seq
+	$(PYTHON3) $(srcdir)/tests/fuzz/gen-ipfix-corpus.py \
+	  $(srcdir)/tests/fuzz/corpus-ipfix

@@ -7,6 +7,9 @@
 #   seq     tests/fuzz/fuzz_seq.c, sequences of packets, timers, schedules,
 #           with invariants (corpus-seq/; it also compiles the test packet
 #           builder, tests/rtel_test_pkt.c and rtel_test_nvme.c)
+#   ipfix   tests/fuzz/fuzz_ipfix.c, random records through the IPFIX
+#           encoder, every message read back by the tests' own reader
+#           (tests/ipfix/ipfix_read.c) and compared (corpus-ipfix/)
 # replays each seed corpus (with its truncation and option sweeps, under the
 # sanitizers), then fuzzes each harness for FUZZ_SECONDS seconds and prints,
 # per harness, the executions, the coverage reached (cov: edges, ft:
@@ -24,8 +27,10 @@
 #   FUZZ_SECONDS              fuzzing time per harness, default 60; 0 = build
 #                             + replay only
 #   FUZZ_JOBS                 libFuzzer -fork=N workers, default 1 (no fork)
-#   FUZZ_HARNESS              decode, seq or both (default)
-#   FUZZ_MAX_LEN              -max_len, default 2048 (decode), 8192 (seq)
+#   FUZZ_HARNESS              decode, seq, ipfix, or all (default; "both"
+#                             is an old name of all)
+#   FUZZ_MAX_LEN              -max_len, default 2048 (decode), 8192 (seq,
+#                             ipfix)
 #   FUZZ_CORPUS_OUT           keep the grown corpora in this directory
 #                             (FUZZ_CORPUS_OUT/decode, FUZZ_CORPUS_OUT/seq)
 #   FUZZ_EXTRA_FLAGS          more libFuzzer flags (e.g. -seed=1)
@@ -48,7 +53,7 @@ fi
 [ $# -ge 2 ] && FUZZ_JOBS=$2
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
-FUZZ_HARNESS=${FUZZ_HARNESS:-both}
+FUZZ_HARNESS=${FUZZ_HARNESS:-all}
 
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "ERROR: $*" >&2; exit 99; }
@@ -56,8 +61,9 @@ die() { echo "ERROR: $*" >&2; exit 99; }
 case $FUZZ_HARNESS in
   decode) harnesses=decode ;;
   seq) harnesses=seq ;;
-  both | '') harnesses="decode seq" ;;
-  *) die "FUZZ_HARNESS must be decode, seq or both, not '$FUZZ_HARNESS'" ;;
+  ipfix) harnesses=ipfix ;;
+  all | both | '') harnesses="decode seq ipfix" ;;
+  *) die "FUZZ_HARNESS must be decode, seq, ipfix or all, not '$FUZZ_HARNESS'" ;;
 esac
 case $FUZZ_SECONDS in *[!0-9]* | '') die "FUZZ_SECONDS: not a number" ;; esac
 case $FUZZ_JOBS in *[!0-9]* | '') die "FUZZ_JOBS: not a number" ;; esac
@@ -132,6 +138,15 @@ setup() {
       prefix=$outdir/fuzz-seq-
       maxlen=${FUZZ_MAX_LEN:-8192}
       ;;
+    ipfix)
+      hsrc="$top_srcdir/tests/fuzz/fuzz_ipfix.c $top_srcdir/tests/ipfix/ipfix_read.c $top_srcdir/tests/ipfix/ipfix_expect.c -lm"
+      hflags="-I$top_srcdir/tests"
+      seeds=$top_srcdir/tests/fuzz/corpus-ipfix
+      fuzzer=$outdir/fuzz_ipfix_libfuzzer
+      replay=$outdir/fuzz_ipfix_replay_asan
+      prefix=$outdir/fuzz-ipfix-
+      maxlen=${FUZZ_MAX_LEN:-8192}
+      ;;
   esac
 }
 
@@ -146,7 +161,7 @@ for h in $harnesses; do
     { echo "FAIL: building the $h fuzzer failed"; exit 1; }
   # shellcheck disable=SC2086
   "$cc" $cflags -fsanitize=address,undefined $cppflags $hflags \
-    $([ "$h" = seq ] && echo -DFUZZ_SEQ) \
+    $([ "$h" = seq ] && echo -DFUZZ_SEQ) $([ "$h" = ipfix ] && echo -DFUZZ_IPFIX) \
     -o "$replay" "$@" $hsrc "$top_srcdir/tests/fuzz/fuzz_main.c" ||
     { echo "FAIL: building the $h sanitizer replay driver failed"; exit 1; }
 
