@@ -49,7 +49,7 @@ size_t rtel__pkt_info_len(int version) {
 
 size_t rtel__ctx_stats_len(int version) {
   return rtel__version_len(version, RTEL_CTX_STATS_VERSION, rtel_ctx_stats,
-                           msgs_overflow);
+                           ios_unconfirmed);
 }
 
 /*
@@ -74,7 +74,7 @@ static int out_lens(int callbacks_version, size_t len[RTEL__OUT_N]) {
   switch (callbacks_version) {
   case RTEL_CALLBACKS_V1:
     len[RTEL__OUT_HD] = rtel__struct_len(rtel_pkt_hd, cm_priv_len);
-    len[RTEL__OUT_STATS] = rtel__struct_len(rtel_ctx_stats, msgs_overflow);
+    len[RTEL__OUT_STATS] = rtel__struct_len(rtel_ctx_stats, ios_unconfirmed);
     len[RTEL__OUT_FLOW] = rtel__struct_len(rtel_flow_record, orphan_packets);
     len[RTEL__OUT_MSG] = rtel__struct_len(rtel_msg_record, fet_bps);
     len[RTEL__OUT_IO] = rtel__struct_len(rtel_io_record, coverage_end);

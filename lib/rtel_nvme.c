@@ -558,6 +558,7 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   io->hnext = n->io_free;
   n->io_free = i;
   n->io_used--;
+  n->env.stats->ios_active = n->io_used;
 }
 
 static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
@@ -652,6 +653,8 @@ static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report) {
   rtel_io_record r;
   if (report) {
     fill_record(queue_at(n, io->queue), io, state, RTEL_TSTAMP_NONE, 0, 0, &r);
+  } else {
+    n->env.stats->ios_unconfirmed++;
   }
   io_unlink(n, io);
   return report ? deliver(n, &r) : 0;
@@ -962,6 +965,8 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
   io = io_at(n, ioi);
   n->io_free = io->hnext;
   n->io_used++;
+  n->env.stats->ios_created++;
+  n->env.stats->ios_active = n->io_used;
   memset(io, 0, sizeof(*io));
   io->used = 1;
   io->queue = qi;

@@ -390,7 +390,10 @@ START_TEST(test_struct_sizes) {
       offsetof(rtel_ctx_stats, alarms_dropped) + sizeof(uint64_t), 632);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_truncated), 632);
   ck_assert_uint_eq(offsetof(rtel_ctx_stats, msgs_overflow), 640);
-  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 648);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_created), 648);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_active), 656);
+  ck_assert_uint_eq(offsetof(rtel_ctx_stats, ios_unconfirmed), 664);
+  ck_assert_uint_eq(sizeof(rtel_ctx_stats), 672);
   /* rtel_pkt_hd (the padding after pkey, xrc_srqn and cm_fields is named:
    * reserved_pad0, reserved_pad1, reserved_pad3) */
   ck_assert_uint_eq(offsetof(rtel_pkt_hd, erspan_session), 24);

@@ -983,6 +983,20 @@ typedef struct rtel_ctx_stats {
    * oldest goes), or the slab of max_open_msgs was empty (the oldest open
    * message of the least recently active flow with one goes). */
   uint64_t msgs_overflow;
+  /** I/Os the NVMe-oF correlator began to follow: commands given an entry
+   * of the table of outstanding I/Os (max_ios). Each ends once: in one
+   * I/O record that is not an orphan (complete, timeout, evicted or
+   * truncated), or in ios_unconfirmed; so at every moment ios_created =
+   * ios_complete + ios_timeout + ios_evicted + ios_truncated +
+   * ios_unconfirmed + ios_active. */
+  uint64_t ios_created;
+  /** I/Os outstanding now (a gauge, at most max_ios; 0 after
+   * rtel_ctx_flush). */
+  uint64_t ios_active;
+  /** I/Os ended without a record because their queue was only guessed from
+   * capsule shapes and no completion ever confirmed it as NVMe-oF (always
+   * 0 with RTEL_NVME_NO_GUESS). */
+  uint64_t ios_unconfirmed;
   /* New fields are appended below, under "added since RTEL_CTX_STATS_V2". */
 } rtel_ctx_stats;
 

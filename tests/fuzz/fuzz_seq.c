@@ -133,6 +133,10 @@
  *           slots, alarms_raised/cleared, ios_<state> = the records of
  *           each kind delivered; ios_untracked <= ios_evicted (with
  *           RTEL_NVME_NO_GUESS: the I/Os of a guessed queue end silently);
+ *           ios_created = ios_complete + ios_timeout + ios_evicted +
+ *           ios_truncated + ios_unconfirmed + ios_active (each I/O ends
+ *           once), ios_active <= max_ios, ios_unconfirmed = 0 with
+ *           RTEL_NVME_NO_GUESS;
  *           flows_evicted >= evicted flow records (= without an active
  *           timeout); flows_created - flows_active lies between the
  *           terminal flow records and all flow records (= all without an
@@ -140,8 +144,8 @@
  *           silent since ends without a record); flows_active <=
  *           max_flows; the counters never decrease; disabled modules
  *           count and deliver nothing.
- *  exactly once  after the final flush: flows_active = 0; the data
- *           packets on_packet saw = packets of all flow records +
+ *  exactly once  after the final flush: flows_active = ios_active = 0; the
+ * data packets on_packet saw = packets of all flow records +
  *           flows_untracked_pkts (bytes likewise when nothing was
  *           untracked); messages of all flow records = message records;
  *           get_expiry() is what the polling, report and statistics
@@ -149,10 +153,7 @@
  *           names a command the harness sent (observation point, time,
  *           queue, CID, opcode) and no command yields more I/O records
  *           than copies of it were sent; each complete I/O joins at most
- *           one segment. (No public counter says how many I/Os were
- *           created, and a guessed queue's I/Os end silently, so "each
- *           I/O at least once" is what the above and the empty I/O table
- *           after the flush can show, not more.)
+ *           one segment.
  *  records  flows and messages: last_ts >= first_ts, fct = last - first,
  *           packets >= 1, bytes >= retx_bytes, packets >= retx_packets,
  *           retx_after_nak + retx_after_timeout <= retx_packets, fet_bps
@@ -1203,7 +1204,14 @@ static void fs_check_counters(void) {
    * commands", so only without guessing is every queue confirmed */
   if (F.set.nvme_flags & RTEL_NVME_NO_GUESS) {
     FS_CHECK(st.ios_untracked <= st.ios_evicted);
+    FS_CHECK(st.ios_unconfirmed == 0);
   }
+  /* every I/O created ends once: in one record that is not an orphan, or
+   * unconfirmed (a guessed queue), or is still outstanding */
+  FS_CHECK(st.ios_created == st.ios_complete + st.ios_timeout +
+                                 st.ios_evicted + st.ios_truncated +
+                                 st.ios_unconfirmed + st.ios_active);
+  FS_CHECK(st.ios_active <= F.set.max_ios);
   FS_CHECK(st.segments == F.n_seg);
   FS_CHECK(st.slots == F.n_slot);
   FS_CHECK(st.alarms_raised == F.n_raised);
@@ -1236,17 +1244,17 @@ static void fs_check_counters(void) {
   if (F.set.nvme_flags & RTEL_NVME_DISABLE) {
     FS_CHECK(st.nvme_queues_cm == 0 && st.nvme_queues_connect == 0 &&
              st.nvme_queues_confirmed == 0 && st.ios_complete == 0 &&
-             st.ios_untracked == 0 && st.segments == 0);
+             st.ios_untracked == 0 && st.segments == 0 && st.ios_created == 0);
   }
   if (!(F.set.decode_flags & RTEL_DECODE_VERIFY_ICRC)) {
     FS_CHECK(st.icrc_ok == 0 && st.icrc_bad == 0 && st.icrc_truncated == 0);
   }
-  /* counters never decrease (flows_active is a gauge) */
+  /* counters never decrease (flows_active and ios_active are gauges) */
   a = (const uint64_t *)(const void *)&st;
   b = (const uint64_t *)(const void *)&F.prev;
   n = sizeof(st) / sizeof(uint64_t);
   for (i = 0; i < n; i++) {
-    if (&a[i] != &st.flows_active) {
+    if (&a[i] != &st.flows_active && &a[i] != &st.ios_active) {
       FS_CHECK(a[i] >= b[i]);
     }
   }
@@ -2294,8 +2302,9 @@ static void fs_finish(void) {
   }
   FS_CHECK(rtel_ctx_get_stats(F.ctx, &st) == 0);
   fs_check_counters();
-  /* every flow has ended, each in its records */
+  /* every flow and every I/O has ended, each in its records */
   FS_CHECK(st.flows_active == 0);
+  FS_CHECK(st.ios_active == 0);
   if (!(F.set.flow_flags & RTEL_FLOW_DISABLE)) {
     FS_CHECK(F.flow_pkts + st.flows_untracked_pkts == F.n_data);
     if (st.flows_untracked_pkts == 0) {
