@@ -28,10 +28,13 @@ struct ipfix_export {
   uint8_t buf[RTEL_IPFIX_MAX_MSG_LEN];
   int open;       /* a message is begun */
   int failed;     /* an error was reported */
+  int keep_going; /* ipfix_export_opts.keep_going */
   uint64_t added; /* data records added (by the caller) */
   uint64_t lost;  /* records not exported after a failure */
+  uint64_t inmsg; /* records in the message begun */
   uint64_t msgs;
   uint64_t bytes;
+  uint64_t send_errors; /* messages lost (keep_going) */
 };
 
 static int split_hostport(const char *s, char *host, size_t hostlen,
@@ -110,6 +113,7 @@ ipfix_export *ipfix_export_open(const ipfix_export_opts *o, char *err,
     return NULL;
   }
   x->fd = -1;
+  x->keep_going = o->keep_going;
   rtel_ipfix_settings_default(&s);
   s.pen = o->pen;
   s.domain_id = o->domain;
@@ -159,12 +163,30 @@ static void fail(ipfix_export *x, const char *what) {
   x->failed = 1;
 }
 
+/* A message could not be sent or written: with keep_going its records
+ * are lost and the export goes on (a collector that is down, a full
+ * disk); without, the export stops. Returns what send_msg() returns. */
+static int lost_msg(ipfix_export *x, const char *what) {
+  if (!x->keep_going) {
+    fail(x, what);
+    return -1;
+  }
+  if (x->send_errors++ == 0) {
+    fprintf(stderr, "ipfix: %s: %s: %s (counting the records lost)\n", x->dest,
+            what, strerror(errno));
+  }
+  x->lost += x->inmsg;
+  x->inmsg = 0;
+  return 0;
+}
+
 /* Ends the message begun and sends it. */
 static int send_msg(ipfix_export *x) {
   rtel_ssize n;
   x->open = 0;
   n = rtel_ipfix_end(x->enc);
   if (n <= 0) {
+    x->inmsg = 0;
     return n < 0 ? -1 : 0;
   }
   if (x->fd >= 0) {
@@ -175,13 +197,12 @@ static int send_msg(ipfix_export *x) {
       w = send(x->fd, x->buf, (size_t)n, 0);
     }
     if (w != (ssize_t)n) {
-      fail(x, "send");
-      return -1;
+      return lost_msg(x, "send");
     }
   } else if (fwrite(x->buf, 1, (size_t)n, x->file) != (size_t)n) {
-    fail(x, "write");
-    return -1;
+    return lost_msg(x, "write");
   }
+  x->inmsg = 0;
   x->msgs++;
   x->bytes += (uint64_t)n;
   return 0;
@@ -217,6 +238,7 @@ static int begin(ipfix_export *x, rtel_tstamp now) {
       }                                                                       \
       rv_ = fn(x->enc, rec);                                                  \
       if (rv_ == 0) {                                                         \
+        x->inmsg++;                                                           \
         return 0;                                                             \
       }                                                                       \
       if (rv_ != RTEL_ERR_BUFFER_FULL || send_msg(x) != 0) {                  \
@@ -255,6 +277,35 @@ int ipfix_export_aggregate(ipfix_export *x, const rtel_io_aggregate *r,
   ADD(x, rtel_ipfix_add_aggregate, r, now);
 }
 
+int ipfix_export_tick(ipfix_export *x, rtel_tstamp now) {
+  if (x == NULL || x->failed) {
+    return x ? -1 : 0;
+  }
+  /* the records waiting in a message begun go now */
+  if (x->open && send_msg(x) != 0) {
+    return -1;
+  }
+  /* the templates, when their refresh is due, even without records */
+  (void)rtel_ipfix_handle_expiry(x->enc, now);
+  if (rtel_ipfix_control_pending(x->enc)) {
+    if (begin(x, now) != 0) {
+      x->failed = 1;
+      return -1;
+    }
+    return send_msg(x);
+  }
+  return 0;
+}
+
+void ipfix_export_counts(const ipfix_export *x, uint64_t *records,
+                         uint64_t *lost, uint64_t *msgs,
+                         uint64_t *send_errors) {
+  *records = x->added - x->lost;
+  *lost = x->lost;
+  *msgs = x->msgs;
+  *send_errors = x->send_errors;
+}
+
 int ipfix_export_close(ipfix_export *x, rtel_tstamp now, FILE *log) {
   int status = 0;
   if (x == NULL) {
@@ -284,6 +335,9 @@ int ipfix_export_close(ipfix_export *x, rtel_tstamp now, FILE *log) {
             x->added - x->lost, x->msgs, x->bytes, x->dest);
     if (x->lost) {
       fprintf(log, "; %" PRIu64 " records lost", x->lost);
+    }
+    if (x->send_errors) {
+      fprintf(log, " (%" PRIu64 " messages not sent)", x->send_errors);
     }
     fputc('\n', log);
   }

@@ -21,6 +21,10 @@ typedef struct ipfix_export_opts {
   uint32_t pen;
   uint32_t domain;
   uint32_t mtu; /* path MTU for UDP (0: unknown, 512-byte messages) */
+  /* 0: the first send or write error stops the export (rtel-analyze);
+   * 1: a message that cannot be sent loses its records (counted) and the
+   * export goes on (rtel-collect: a collector that is down, a full disk) */
+  int keep_going;
 } ipfix_export_opts;
 
 /* Opens the transport and the encoder. Returns NULL after writing the
@@ -40,6 +44,18 @@ int ipfix_export_segment(ipfix_export *x, const rtel_segment_record *r,
                          rtel_tstamp now);
 int ipfix_export_aggregate(ipfix_export *x, const rtel_io_aggregate *r,
                            rtel_tstamp now);
+
+/* The timer of a long-running exporter, at |now| (the records' time):
+ * sends the message begun (records do not wait for it to fill) and the
+ * templates if their refresh (rtel_ipfix_settings.template_refresh) is
+ * due. Returns 0, or -1 once the export has stopped. */
+int ipfix_export_tick(ipfix_export *x, rtel_tstamp now);
+
+/* Records exported and lost, messages sent, messages that could not be
+ * sent (keep_going). */
+void ipfix_export_counts(const ipfix_export *x, uint64_t *records,
+                         uint64_t *lost, uint64_t *msgs,
+                         uint64_t *send_errors);
 
 /* Sends what is pending and closes. Writes "ipfix: N records in M
  * messages (B bytes) to DEST" to |log| if not NULL. Returns 0, or -1 if a

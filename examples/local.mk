@@ -1,19 +1,33 @@
 # examples/local.mk - programs around the library (see HACKING.md): the
 # files of examples/ itself (rtel-sim/ has its own fragment; the tests of
 # these programs are wired in tests/agent/local.mk, tests/diff/local.mk ...).
-EXTRA_DIST += examples/demo.sh examples/data/sample.pcap examples/data/README.md
+EXTRA_DIST += examples/demo.sh examples/data/sample.pcap examples/data/README.md \
+	examples/rtel-collect.service
 
 # Where the tests find rtel-analyze (set even when it is not built: the
 # tests that need it skip then).
 AM_TESTS_ENVIRONMENT += \
-	RTEL_ANALYZE='$(abs_top_builddir)/examples/rtel-analyze'; export RTEL_ANALYZE;
+	RTEL_ANALYZE='$(abs_top_builddir)/examples/rtel-analyze'; export RTEL_ANALYZE; \
+	RTEL_COLLECT='$(abs_top_builddir)/examples/rtel-collect'; export RTEL_COLLECT;
 
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
-	examples/ipfix-export.c examples/ipfix-export.h
+	examples/ipfix-export.c examples/ipfix-export.h \
+	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
 examples_rtel_analyze_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS)
+
+# rtel-collect: the long-running collector, one context per worker
+# thread (rtel-collect(8)); its unit file for systemd. Tests:
+# tests/collect/local.mk.
+bin_PROGRAMS += examples/rtel-collect
+examples_rtel_collect_SOURCES = examples/rtel-collect.c \
+	examples/ipfix-export.c examples/ipfix-export.h \
+	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
+examples_rtel_collect_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) \
+	-DRTEL_NO_DEPRECATED -pthread
+examples_rtel_collect_LDADD = lib/librocetel.la $(PCAP_LIBS) -lpthread
 
 # The switch agent, how a switch vendor embeds the library. The program is
 # examples/switch-agent/switch-agent, built from examples/switch-agent.c: a

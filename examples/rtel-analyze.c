@@ -26,6 +26,8 @@
 #include <rocetel/rocetel.h>
 
 #include "ipfix-export.h"
+#include "pcap-input.h"
+#include "rtel-json.h"
 
 #define PROG "rtel-analyze"
 
@@ -84,232 +86,23 @@ typedef struct run {
   int sum_header_done;
   ipfix_export *ipfix; /* or NULL */
   rtel_tstamp now;     /* the latest packet time: IPFIX export time */
+  rj_buf jb;           /* JSON: the line being written */
+  rj_names names;      /* JSON: the observation points */
 } run;
 
 #define OBS(r, id) ((id) < (r)->nin ? (r)->in[id].obs : "?")
 
+/* Writes the JSON line that the printer call before it made. */
+#define json_out(r, print_call)                                               \
+  do {                                                                        \
+    rj_reset(&(r)->jb);                                                       \
+    print_call;                                                               \
+    if ((r)->jb.len) {                                                        \
+      fwrite((r)->jb.p, 1, (r)->jb.len, stdout);                              \
+    }                                                                         \
+  } while (0)
+
 /* ------------------------------------------------------------ output */
-
-static void print_addr(const rtel_pkt_hd *hd, const uint8_t *a) {
-  char buf[INET6_ADDRSTRLEN];
-  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
-    inet_ntop(AF_INET, a + 12, buf, sizeof(buf));
-  } else {
-    inet_ntop(AF_INET6, a, buf, sizeof(buf));
-  }
-  fputs(buf, stdout);
-}
-
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      putchar('\\');
-      putchar(c);
-    } else if (c < 0x20) {
-      printf("\\u%04x", c);
-    } else {
-      putchar(c);
-    }
-  }
-  putchar('"');
-}
-
-static void json_ts(const char *name, rtel_tstamp t) {
-  if (t == RTEL_TSTAMP_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRIu64, name, t);
-  }
-}
-
-static void json_dur(const char *name, int64_t d) {
-  if (d == RTEL_DURATION_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRId64, name, d);
-  }
-}
-
-static void json_qpn(const char *name, uint32_t q) {
-  if (q == RTEL_QPN_NONE) {
-    printf(",\"%s\":null", name);
-  } else {
-    printf(",\"%s\":%" PRIu32, name, q);
-  }
-}
-
-static const char *icrc_str(uint32_t st) {
-  switch (st) {
-  case RTEL_ICRC_OK:
-    return "ok";
-  case RTEL_ICRC_BAD:
-    return "bad";
-  case RTEL_ICRC_TRUNCATED:
-    return "truncated";
-  default:
-    return "unchecked";
-  }
-}
-
-static const char *cm_attr_name(uint32_t attr) {
-  switch (attr) {
-  case RTEL_CM_REQ:
-    return "ConnectRequest";
-  case RTEL_CM_MRA:
-    return "MRA";
-  case RTEL_CM_REJ:
-    return "ConnectReject";
-  case RTEL_CM_REP:
-    return "ConnectReply";
-  case RTEL_CM_RTU:
-    return "ReadyToUse";
-  case RTEL_CM_DREQ:
-    return "DisconnectRequest";
-  case RTEL_CM_DREP:
-    return "DisconnectReply";
-  case RTEL_CM_SIDR_REQ:
-    return "SIDR_REQ";
-  case RTEL_CM_SIDR_REP:
-    return "SIDR_REP";
-  case RTEL_CM_LAP:
-    return "LAP";
-  case RTEL_CM_APR:
-    return "APR";
-  default:
-    return NULL;
-  }
-}
-
-static void json_packet(const run *r, const rtel_pkt_info *pi,
-                        const rtel_pkt_hd *hd) {
-  static const struct {
-    uint32_t bit;
-    const char *name;
-  } encaps[] = {{RTEL_ENCAP_ERSPAN1, "erspan1"},
-                {RTEL_ENCAP_ERSPAN2, "erspan2"},
-                {RTEL_ENCAP_ERSPAN3, "erspan3"},
-                {RTEL_ENCAP_VXLAN, "vxlan"},
-                {RTEL_ENCAP_GRE_TEB, "gre-teb"}};
-  size_t i;
-
-  fputs("{\"type\":\"packet\",\"obs\":", stdout);
-  json_str(OBS(r, pi->obs));
-  printf(",\"frame\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"len\":%" PRIu32
-         ",\"caplen\":%" PRIu32 ",\"roce\":%" PRIu32,
-         r->in[pi->obs].frame, pi->ts, hd->wire_len, hd->cap_len, hd->roce);
-  fputs(",\"src\":\"", stdout);
-  print_addr(hd, hd->src);
-  fputs("\",\"dst\":\"", stdout);
-  print_addr(hd, hd->dst);
-  putchar('"');
-  if (hd->roce == 2) {
-    printf(",\"sport\":%u,\"dport\":%u", hd->sport, hd->dport);
-  }
-  if (hd->flags & RTEL_HD_F_VLAN) {
-    fputs(",\"vlan\":[", stdout);
-    for (i = 0; i < hd->nvlan; i++) {
-      printf("%s%u", i ? "," : "", hd->vlan_tci[i] & 0x0fffu);
-    }
-    putchar(']');
-  }
-  if (hd->nencap) {
-    fputs(",\"encap\":[", stdout);
-    for (i = 0; i < hd->nencap; i++) {
-      size_t j;
-      for (j = 0; j < sizeof(encaps) / sizeof(encaps[0]); j++) {
-        if (hd->encap_list[i] == encaps[j].bit) {
-          printf("%s\"%s\"", i ? "," : "", encaps[j].name);
-        }
-      }
-    }
-    putchar(']');
-  }
-  printf(",\"dscp\":%u,\"ecn\":%u,\"opcode\":%u,\"se\":%u,\"m\":%u,\"pad\":%u"
-         ",\"tver\":%u,\"pkey\":%u,\"fecn\":%u,\"becn\":%u,\"dqpn\":%" PRIu32
-         ",\"a\":%u,\"psn\":%" PRIu32,
-         hd->dscp, hd->ecn, hd->opcode, hd->se, hd->m, hd->pad, hd->tver,
-         hd->pkey, hd->fecn, hd->becn, hd->dqpn, hd->ackreq, hd->psn);
-  if (hd->flags & RTEL_HD_F_RDETH) {
-    printf(",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", hd->rdeth_eecnxt);
-  }
-  if (hd->flags & RTEL_HD_F_DETH) {
-    printf(",\"deth\":{\"qkey\":%" PRIu32 ",\"sqpn\":%" PRIu32 "}",
-           hd->deth_qkey, hd->deth_sqpn);
-  }
-  if (hd->flags & RTEL_HD_F_XRCETH) {
-    printf(",\"xrceth\":{\"xrcsrq\":%" PRIu32 "}", hd->xrc_srqn);
-  }
-  if (hd->flags & RTEL_HD_F_FETH) {
-    printf(",\"feth\":{\"sel\":%" PRIu32 ",\"plt\":%" PRIu32 "}",
-           (hd->feth >> 4) & 3u, hd->feth & 0xfu);
-  }
-  if (hd->flags & RTEL_HD_F_RETH) {
-    printf(",\"reth\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
-           ",\"len\":%" PRIu32 "}",
-           hd->reth_va, hd->reth_rkey, hd->reth_dmalen);
-  }
-  if (hd->flags & RTEL_HD_F_ATOMICETH) {
-    printf(",\"atomic\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
-           ",\"swap\":\"0x%016" PRIx64 "\",\"cmp\":\"0x%016" PRIx64 "\"}",
-           hd->atomic_va, hd->atomic_rkey, hd->atomic_swap, hd->atomic_cmp);
-  }
-  if (hd->flags & RTEL_HD_F_AETH) {
-    printf(",\"aeth\":{\"syndrome\":%u,\"msn\":%" PRIu32 "}",
-           hd->aeth_syndrome, hd->aeth_msn);
-  }
-  if (hd->flags & RTEL_HD_F_ATOMICACKETH) {
-    printf(",\"atomicack\":{\"orig\":\"0x%016" PRIx64 "\"}",
-           hd->atomicack_orig);
-  }
-  if (hd->flags & RTEL_HD_F_IMMDT) {
-    printf(",\"imm\":%" PRIu32, hd->imm);
-  }
-  if (hd->flags & RTEL_HD_F_IETH) {
-    printf(",\"ieth\":%" PRIu32, hd->ieth_rkey);
-  }
-  printf(",\"payload_len\":%" PRIu32 ",\"icrc\":\"%s\"", hd->payload_len,
-         icrc_str(hd->icrc_status));
-  if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
-    fputs(",\"truncated\":true", stdout);
-  }
-  if (hd->flags & RTEL_HD_F_CM) {
-    const char *name = cm_attr_name(hd->cm_attr);
-    uint32_t f = hd->cm_fields;
-    fputs(",\"cm\":{\"attr\":", stdout);
-    if (name) {
-      json_str(name);
-    } else {
-      printf("%" PRIu32, hd->cm_attr);
-    }
-    printf(",\"tid\":\"0x%016" PRIx64 "\"", hd->mad_tid);
-    if (f & RTEL_CM_F_LCID) {
-      printf(",\"lcid\":%" PRIu32, hd->cm_lcid);
-    }
-    if (f & RTEL_CM_F_RCID) {
-      printf(",\"rcid\":%" PRIu32, hd->cm_rcid);
-    }
-    if (f & RTEL_CM_F_LOCAL_QPN) {
-      printf(",\"local_qpn\":%" PRIu32, hd->cm_local_qpn);
-    }
-    if (f & RTEL_CM_F_START_PSN) {
-      printf(",\"start_psn\":%" PRIu32, hd->cm_start_psn);
-    }
-    if (f & RTEL_CM_F_SERVICE_ID) {
-      printf(",\"service_id\":\"0x%016" PRIx64 "\"", hd->cm_service_id);
-    }
-    if (f & RTEL_CM_F_REMOTE_QPN) {
-      printf(",\"remote_qpn\":%" PRIu32, hd->cm_remote_qpn);
-    }
-    if (f & RTEL_CM_F_REJ_REASON) {
-      printf(",\"rej_reason\":%" PRIu32, hd->cm_rej_reason);
-    }
-    putchar('}');
-  }
-  fputs("}\n", stdout);
-}
 
 static void text_packet(run *r, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd) {
@@ -357,7 +150,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
     printf(" inv_rkey=%#" PRIx32, hd->ieth_rkey);
   }
   if (hd->flags & RTEL_HD_F_CM) {
-    const char *name = cm_attr_name(hd->cm_attr);
+    const char *name = rj_cm_attr_name(hd->cm_attr);
     printf(" CM:%s", name ? name : "?");
     if (hd->cm_fields & RTEL_CM_F_LOCAL_QPN) {
       printf(" local_qpn=%#" PRIx32, hd->cm_local_qpn);
@@ -370,7 +163,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
     fputs(" CE", stdout);
   }
   if (hd->icrc_status != RTEL_ICRC_UNCHECKED) {
-    printf(" icrc=%s", icrc_str(hd->icrc_status));
+    printf(" icrc=%s", rj_icrc_str(hd->icrc_status));
   }
   if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
     fputs(" [truncated]", stdout);
@@ -386,54 +179,11 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   (void)pkt;
   (void)pktlen;
   if (r->opt->format == FMT_JSON) {
-    json_packet(r, pi, hd);
+    json_out(r, rj_packet(&r->jb, &r->names, pi, r->in[pi->obs].frame, hd));
   } else {
     text_packet(r, pi, hd);
   }
   return 0;
-}
-
-static void format_addr(char *out, uint32_t flags, const uint8_t *a) {
-  if (!(flags & RTEL_FLOW_F_IPV6)) {
-    inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
-  } else {
-    inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
-  }
-}
-
-static const char *ops_str(uint32_t ops) {
-  static const char *const names[8] = {"none",
-                                       "send",
-                                       "write",
-                                       "send+write",
-                                       "read_resp",
-                                       "send+read_resp",
-                                       "write+read_resp",
-                                       "send+write+read_resp"};
-  return names[ops & 7u];
-}
-
-static const char *end_str(uint32_t end) {
-  switch (end) {
-  case RTEL_END_IDLE:
-    return "idle";
-  case RTEL_END_ACTIVE:
-    return "active";
-  case RTEL_END_EVICTED:
-    return "evicted";
-  case RTEL_END_FLUSH:
-    return "flush";
-  case RTEL_END_TRUNCATED:
-    return "truncated";
-  case RTEL_END_ACKED:
-    return "acked";
-  case RTEL_END_SETTLED:
-    return "settled";
-  case RTEL_END_OVERFLOW:
-    return "overflow";
-  default:
-    return "unknown";
-  }
 }
 
 static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
@@ -447,52 +197,10 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   if (!r->opt->flows) {
     return 0;
   }
-  format_addr(src, f->flags, f->src);
-  format_addr(dst, f->flags, f->dst);
+  rj_format_addr(src, f->flags, f->src);
+  rj_format_addr(dst, f->flags, f->dst);
   if (r->opt->format == FMT_JSON) {
-    fputs("{\"type\":\"flow\",\"obs\":", stdout);
-    json_str(OBS(r, f->obs));
-    printf(",\"src\":\"%s\",\"dst\":\"%s\",\"sport\":%u,\"dqpn\":%" PRIu32,
-           src, dst, f->sport, f->dqpn);
-    if (paired) {
-      printf(",\"peer_qpn\":%" PRIu32, f->peer_qpn);
-    } else {
-      fputs(",\"peer_qpn\":null", stdout);
-    }
-    printf(",\"op\":\"%s\",\"dscp\":%u", ops_str(f->ops), f->dscp);
-    if (f->flags & RTEL_FLOW_F_VLAN) {
-      printf(",\"vlan\":%u", f->vlan);
-    }
-    printf(",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
-           ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-           ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
-           ",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu64
-           ",\"naks_rnr\":%" PRIu64 ",\"naks_fatal\":%" PRIu64,
-           f->first_ts, f->last_ts, f->fct, f->bytes, f->packets,
-           f->retx_packets, f->retx_bytes, f->fet_bps, f->naks_seq,
-           f->naks_rnr, f->naks_fatal);
-    if (paired) {
-      printf(",\"fnr\":%.9g", f->fnr);
-    } else {
-      fputs(",\"fnr\":null", stdout);
-    }
-    printf(",\"port\":%" PRIu32, f->port);
-    json_ts("coverage_start_ns", f->coverage_start);
-    json_ts("coverage_end_ns", f->coverage_end);
-    printf(",\"retx_ratio\":%.9g,\"cnps\":%" PRIu64 ",\"ecn_ce\":%" PRIu64
-           ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 ",\"psn_gaps\":%" PRIu64
-           ",\"losses_upstream\":%" PRIu64 ",\"losses_downstream\":%" PRIu64
-           ",\"retx_after_nak\":%" PRIu64 ",\"retx_after_timeout\":%" PRIu64
-           ",\"messages\":%" PRIu64 ",\"end\":\"%s\"",
-           f->retx_ratio, f->cnps, f->ecn_ce, f->fecn, f->becn, f->psn_gaps,
-           f->losses_upstream, f->losses_downstream, f->retx_after_nak,
-           f->retx_after_timeout, f->messages, end_str(f->end));
-    printf(",\"retx_after_rnr\":%" PRIu64 ",\"lost_upstream\":%" PRIu64
-           ",\"lost_upstream_lower_bound\":%s,\"orphan_packets\":%" PRIu64
-           "}\n",
-           f->retx_after_rnr, f->lost_upstream,
-           (f->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false",
-           f->orphan_packets);
+    json_out(r, rj_flow(&r->jb, &r->names, f));
     return 0;
   }
   if (!r->flow_header_done) {
@@ -511,7 +219,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   }
   printf(" %-10s %12" PRIu64 " %12" PRIu64 " %8" PRIu64 " %6" PRIu64
          " %12" PRIu64 " %6" PRIu64,
-         ops_str(f->ops), f->fct, f->bytes, f->packets, f->retx_packets,
+         rj_ops_str(f->ops), f->fct, f->bytes, f->packets, f->retx_packets,
          f->fet_bps, f->naks_seq + f->naks_rnr + f->naks_fatal);
   if (paired) {
     printf(" %6.4f", f->fnr);
@@ -519,7 +227,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
     printf(" %6s", "?");
   }
   printf(" %5" PRIu64 " %5" PRIu64 " %-9s %6" PRIu64 "%s %7" PRIu64 "\n",
-         f->cnps, f->ecn_ce, end_str(f->end), f->lost_upstream,
+         f->cnps, f->ecn_ce, rj_end_str(f->end), f->lost_upstream,
          (f->flags & RTEL_FLOW_F_LOST_LB) ? "+" : " ", f->orphan_packets);
   return 0;
 }
@@ -535,39 +243,10 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   if (!r->opt->messages) {
     return 0;
   }
-  format_addr(src, m->flags, m->src);
-  format_addr(dst, m->flags, m->dst);
+  rj_format_addr(src, m->flags, m->src);
+  rj_format_addr(dst, m->flags, m->dst);
   if (r->opt->format == FMT_JSON) {
-    fputs("{\"type\":\"message\",\"obs\":", stdout);
-    json_str(OBS(r, m->obs));
-    printf(",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32, src, dst,
-           m->dqpn);
-    if (m->flags & RTEL_FLOW_F_PAIRED) {
-      printf(",\"peer_qpn\":%" PRIu32, m->peer_qpn);
-    } else {
-      fputs(",\"peer_qpn\":null", stdout);
-    }
-    printf(
-        ",\"op\":\"%s\",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32
-        ",\"reth_len\":%" PRIu32 ",\"first_ts_ns\":%" PRIu64
-        ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
-        ",\"packets\":%" PRIu64 ",\"retx_packets\":%" PRIu64
-        ",\"retx_bytes\":%" PRIu64 ",\"complete\":%s",
-        ops_str(m->op), m->first_psn, m->last_psn, m->reth_len, m->first_ts,
-        m->last_ts, m->fct, m->bytes, m->packets, m->retx_packets,
-        m->retx_bytes, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
-    printf(",\"end\":\"%s\",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu32
-           ",\"naks_rnr\":%" PRIu32 ",\"naks_fatal\":%" PRIu32
-           ",\"cnps\":%" PRIu32 ",\"ecn_ce\":%" PRIu32
-           ",\"losses_upstream\":%" PRIu32 ",\"losses_downstream\":%" PRIu32
-           ",\"losses_nak\":%" PRIu32 ",\"losses_rnr\":%" PRIu32
-           ",\"losses_timeout\":%" PRIu32 ",\"lost_upstream\":%" PRIu32
-           ",\"lost_upstream_lower_bound\":%s}\n",
-           end_str(m->end), m->fet_bps, m->naks_seq, m->naks_rnr,
-           m->naks_fatal, m->cnps, m->ecn_ce, m->losses_upstream,
-           m->losses_downstream, m->losses_nak, m->losses_rnr,
-           m->losses_timeout, m->lost_upstream,
-           (m->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false");
+    json_out(r, rj_message(&r->jb, &r->names, m));
     return 0;
   }
   if (!r->msg_header_done) {
@@ -581,45 +260,13 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   printf("%-3s %-15s %-15s %#8" PRIx32 " %-9s %8" PRIu32 " %8" PRIu32
          " %10" PRIu32 " %12" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64
          " %-8s %-8s %12" PRIu64 " %5" PRIu32 " %6" PRIu32 "%s\n",
-         OBS(r, m->obs), src, dst, m->dqpn, ops_str(m->op), m->first_psn,
+         OBS(r, m->obs), src, dst, m->dqpn, rj_ops_str(m->op), m->first_psn,
          m->last_psn, m->reth_len, m->fct, m->bytes, m->packets,
          m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes",
-         end_str(m->end), m->fet_bps,
+         rj_end_str(m->end), m->fet_bps,
          m->naks_seq + m->naks_rnr + m->naks_fatal, m->lost_upstream,
          (m->flags & RTEL_FLOW_F_LOST_LB) ? "+" : "");
   return 0;
-}
-
-static const char *io_state_str(uint32_t st) {
-  switch (st) {
-  case RTEL_IO_COMPLETE:
-    return "complete";
-  case RTEL_IO_TIMEOUT:
-    return "timeout";
-  case RTEL_IO_ORPHAN:
-    return "orphan";
-  case RTEL_IO_EVICTED:
-    return "evicted";
-  case RTEL_IO_TRUNCATED:
-    return "truncated";
-  default:
-    return "unknown";
-  }
-}
-
-/* "read", "write", "flush", or the opcode as a JSON number */
-static void json_nvme_op(uint8_t opcode, uint32_t flags) {
-  if (flags & RTEL_IO_F_FABRICS) {
-    printf("%u", opcode);
-  } else if (opcode == RTEL_NVME_OP_READ && !(flags & RTEL_IO_F_ADMIN)) {
-    fputs("\"read\"", stdout);
-  } else if (opcode == RTEL_NVME_OP_WRITE && !(flags & RTEL_IO_F_ADMIN)) {
-    fputs("\"write\"", stdout);
-  } else if (opcode == RTEL_NVME_OP_FLUSH && !(flags & RTEL_IO_F_ADMIN)) {
-    fputs("\"flush\"", stdout);
-  } else {
-    printf("%u", opcode);
-  }
 }
 
 static const char *text_nvme_op(uint8_t opcode, uint32_t flags, char *buf) {
@@ -659,43 +306,10 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   if (!r->opt->ios) {
     return 0;
   }
-  format_addr(host, af, io->host);
-  format_addr(target, af, io->target);
+  rj_format_addr(host, af, io->host);
+  rj_format_addr(target, af, io->target);
   if (r->opt->format == FMT_JSON) {
-    fputs("{\"type\":\"io\",\"obs\":", stdout);
-    json_str(OBS(r, io->obs));
-    printf(",\"host\":\"%s\",\"target\":\"%s\"", host, target);
-    json_qpn("host_qpn", io->host_qpn);
-    json_qpn("target_qpn", io->target_qpn);
-    printf(",\"cid\":%u", io->cid);
-    if (io->flags & RTEL_IO_F_QID) {
-      printf(",\"qid\":%u", io->qid);
-    }
-    fputs(",\"op\":", stdout);
-    if (io->state == RTEL_IO_ORPHAN) {
-      fputs("null", stdout); /* no command: the opcode is unknown */
-    } else {
-      json_nvme_op(io->opcode, io->flags);
-    }
-    printf(",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64 ",\"nlb\":%" PRIu32
-           ",\"bytes\":%" PRIu64 ",\"nvme_status\":%u,\"state\":\"%s\""
-           ",\"incapsule\":%s",
-           io->nsid, io->slba, io->nlb, io->bytes, io->nvme_status,
-           io_state_str(io->state),
-           (io->flags & RTEL_IO_F_INCAPSULE) ? "true" : "false");
-    json_ts("t_cmd_ns", io->t_cmd);
-    json_ts("t_rsp_ns", io->t_rsp);
-    json_ts("t_data_first_ns", io->t_data_first);
-    json_ts("t_data_last_ns", io->t_data_last);
-    json_ts("t_rdreq_ns", io->t_rdreq);
-    json_dur("iol_ns", io->iol);
-    json_dur("dal_ns", io->dal);
-    json_dur("dpl_ns", io->dpl);
-    json_dur("xfer_ns", io->xfer);
-    printf(",\"port\":%" PRIu32, io->port);
-    json_ts("coverage_start_ns", io->coverage_start);
-    json_ts("coverage_end_ns", io->coverage_end);
-    fputs("}\n", stdout);
+    json_out(r, rj_io(&r->jb, &r->names, io));
     return 0;
   }
   if (!r->io_header_done) {
@@ -710,7 +324,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
          " %8" PRIu64 " %-9s",
          OBS(r, io->obs), host, target, io->target_qpn, io->cid,
          text_nvme_op(io->opcode, io->flags, opb), io->nsid, io->slba,
-         io->bytes, io_state_str(io->state));
+         io->bytes, rj_io_state_str(io->state));
   text_dur(io->iol);
   text_dur(io->dal);
   text_dur(io->dpl);
@@ -734,25 +348,10 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   if (!r->opt->segments) {
     return 0;
   }
-  format_addr(host, af, sg->host);
-  format_addr(target, af, sg->target);
+  rj_format_addr(host, af, sg->host);
+  rj_format_addr(target, af, sg->target);
   if (r->opt->format == FMT_JSON) {
-    printf("{\"type\":\"segments\",\"host\":\"%s\",\"target\":\"%s\","
-           "\"target_qpn\":%" PRIu32 ",\"cid\":%u,\"op\":",
-           host, target, sg->target_qpn, sg->cid);
-    json_nvme_op(sg->opcode, sg->flags);
-    fputs(",\"compute_obs\":", stdout);
-    json_str(OBS(r, sg->compute_obs));
-    fputs(",\"storage_obs\":", stdout);
-    json_str(OBS(r, sg->storage_obs));
-    printf(",\"roles\":\"%s\",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"iol1_ns\":%" PRId64
-           ",\"iol2_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64
-           ",\"compute_ns\":%" PRId64 ",\"network_ns\":%" PRId64
-           ",\"storage_ns\":%" PRId64 "}\n",
-           sg->roles_configured ? "configured" : "inferred", sg->nsid,
-           sg->slba, sg->bytes, sg->iol1, sg->iol2, sg->rtt, sg->compute,
-           sg->network, sg->storage);
+    json_out(r, rj_segment(&r->jb, &r->names, sg));
     return 0;
   }
   if (!r->seg_header_done) {
@@ -770,14 +369,6 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
          OBS(r, sg->storage_obs), sg->iol1, sg->iol2, sg->rtt, sg->compute,
          sg->network, sg->storage);
   return 0;
-}
-
-static void json_lat(const char *name, const rtel_latency *l) {
-  printf(",\"%s\":{\"count\":%" PRIu64 ",\"min\":%" PRId64 ",\"mean\":%" PRId64
-         ",\"p50\":%" PRId64 ",\"p90\":%" PRId64 ",\"p99\":%" PRId64
-         ",\"p99.9\":%" PRId64 ",\"max\":%" PRId64 "}",
-         name, l->count, l->min, l->mean, l->p50, l->p90, l->p99, l->p999,
-         l->max);
 }
 
 static void text_us(int64_t ns, uint64_t count) {
@@ -801,34 +392,15 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   if (!r->opt->summary) {
     return 0;
   }
-  format_addr(host, af, g->host);
-  format_addr(target, af, g->target);
+  rj_format_addr(host, af, g->host);
+  rj_format_addr(target, af, g->target);
   if (g->nsid == RTEL_NSID_ALL) {
     strcpy(ns, "*");
   } else {
     sprintf(ns, "%" PRIu32, g->nsid);
   }
   if (r->opt->format == FMT_JSON) {
-    fputs("{\"type\":\"summary\",\"obs\":", stdout);
-    json_str(OBS(r, g->obs));
-    printf(",\"host\":\"%s\",\"target\":\"%s\",\"nsid\":", host, target);
-    if (g->nsid == RTEL_NSID_ALL) {
-      fputs("null", stdout);
-    } else {
-      printf("%" PRIu32, g->nsid);
-    }
-    printf(",\"op\":\"%s\",\"period_start_ns\":%" PRIu64
-           ",\"period_end_ns\":%" PRIu64 ",\"count\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64
-           ",\"timeouts\":%" PRIu64,
-           dir, g->period_start, g->period_end, g->count, g->bytes, g->errors,
-           g->timeouts);
-    json_lat("iol_ns", &g->iol);
-    json_lat("dal_ns", &g->dal);
-    if (g->opcode == RTEL_NVME_OP_WRITE) {
-      json_lat("dpl_ns", &g->dpl);
-    }
-    fputs("}\n", stdout);
+    json_out(r, rj_aggregate(&r->jb, &r->names, g));
     return 0;
   }
   if (!r->sum_header_done) {
@@ -858,12 +430,6 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   return 0;
 }
 
-static const char *metric_name(uint32_t m) {
-  static const char *const names[] = {
-      "?", "iol", "dal", "dpl", "fct", "fnr", "fet", "retx_ratio", "cnp_rate"};
-  return m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
-}
-
 static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
   run *r = user_data;
   size_t i;
@@ -872,20 +438,7 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
     return 0;
   }
   if (r->opt->format == FMT_JSON) {
-    printf("{\"type\":\"slot\",\"slot\":%" PRIu64 ",\"start_ns\":%" PRIu64,
-           ev->slot, ev->start);
-    json_ts("end_ns", ev->end);
-    fputs(",\"started\":[", stdout);
-    for (i = 0; i < ev->nstarted; i++) {
-      printf("%s", i ? "," : "");
-      json_str(OBS(r, ev->started[i]));
-    }
-    fputs("],\"stopped\":[", stdout);
-    for (i = 0; i < ev->nstopped; i++) {
-      printf("%s", i ? "," : "");
-      json_str(OBS(r, ev->stopped[i]));
-    }
-    fputs("]}\n", stdout);
+    json_out(r, rj_slot(&r->jb, &r->names, ev));
     return 0;
   }
   printf("-- slot %" PRIu64 " at %" PRIu64 ":", ev->slot, ev->start);
@@ -910,26 +463,14 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
   } else if (al->io && (al->io->flags & RTEL_IO_F_IPV6)) {
     af = RTEL_FLOW_F_IPV6;
   }
-  format_addr(src, af, al->src);
-  format_addr(dst, af, al->dst);
+  rj_format_addr(src, af, al->src);
+  rj_format_addr(dst, af, al->dst);
   if (r->opt->format == FMT_JSON) {
-    fputs("{\"type\":\"alarm\",\"obs\":", stdout);
-    json_str(OBS(r, al->obs));
-    printf(",\"state\":\"%s\",\"metric\":\"%s\",\"kind\":\"%s\","
-           "\"scope\":\"%s\"",
-           state, metric_name(al->metric),
-           al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold",
-           al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
-    if (al->scope == RTEL_SCOPE_PAIR) {
-      printf(",\"src\":\"%s\",\"dst\":\"%s\"", src, dst);
-    }
-    printf(",\"port\":%" PRIu32
-           ",\"value\":%.9g,\"limit\":%.9g,\"ts_ns\":%" PRIu64 "}\n",
-           al->port, al->value, al->limit, al->ts);
+    json_out(r, rj_alarm(&r->jb, &r->names, al));
     return 0;
   }
   printf("!! alarm %s: %s %s %.6g (limit %.6g) at %s", state,
-         metric_name(al->metric),
+         rj_metric_name(al->metric),
          al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold", al->value,
          al->limit, OBS(r, al->obs));
   if (al->scope == RTEL_SCOPE_PAIR) {
@@ -941,82 +482,21 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
 
 static void print_stats(const options *opt, const char *obs,
                         const rtel_ctx_stats *st) {
-  const struct {
-    const char *name;
-    uint64_t v;
-  } rows[] = {
-      {"pkts", st->pkts},
-      {"bytes", st->bytes},
-      {"roce", st->pkts_roce},
-      {"rocev1", st->pkts_rocev1},
-      {"not_roce", st->pkts_not_roce},
-      {"malformed", st->pkts_malformed},
-      {"truncated", st->pkts_truncated},
-      {"hdr_truncated", st->pkts_hdr_truncated},
-      {"ip_fragments", st->pkts_ip_fragments},
-      {"erspan", st->pkts_erspan},
-      {"vxlan", st->pkts_vxlan},
-      {"cnp", st->pkts_cnp},
-      {"cm", st->pkts_cm},
-      {"icrc_ok", st->icrc_ok},
-      {"icrc_bad", st->icrc_bad},
-      {"icrc_truncated", st->icrc_truncated},
-      {"ts_backwards", st->pkts_ts_backwards},
-      {"unknown_opcode", st->pkts_unknown_opcode},
-      {"unknown_tver", st->pkts_unknown_tver},
-      {"flows_created", st->flows_created},
-      {"flows_evicted", st->flows_evicted},
-      {"flows_untracked_pkts", st->flows_untracked_pkts},
-      {"pairs_cm", st->pairs_cm},
-      {"pairs_psn", st->pairs_psn},
-      {"pairs_evicted", st->pairs_evicted},
-      {"ctrl_unattributed", st->ctrl_unattributed},
-      {"messages", st->messages},
-      {"nvme_queues_cm", st->nvme_queues_cm},
-      {"nvme_queues_connect", st->nvme_queues_connect},
-      {"nvme_queues_confirmed", st->nvme_queues_confirmed},
-      {"nvme_queues_evicted", st->nvme_queues_evicted},
-      {"ios_complete", st->ios_complete},
-      {"ios_timeout", st->ios_timeout},
-      {"ios_orphan", st->ios_orphan},
-      {"ios_evicted", st->ios_evicted},
-      {"ios_untracked", st->ios_untracked},
-      {"nvme_data_unmatched", st->nvme_data_unmatched},
-      {"nvme_capsule_dups", st->nvme_capsule_dups},
-      {"segments", st->segments},
-      {"io_join_unmatched", st->io_join_unmatched},
-      {"aggregates_dropped", st->aggregates_dropped},
-      {"ios_truncated", st->ios_truncated},
-      {"unscheduled", st->pkts_unscheduled},
-      {"slots", st->slots},
-      {"alarms_raised", st->alarms_raised},
-      {"alarms_cleared", st->alarms_cleared},
-      {"alarms_dropped", st->alarms_dropped},
-      {"msgs_overflow", st->msgs_overflow},
-  };
-  size_t i;
-  int first = 1;
+  rj_row rows[RJ_STATS_ROWS];
+  size_t i, nrows = rj_stats_rows(st, rows, RJ_STATS_ROWS);
 
   if (opt->format == FMT_JSON) {
-    fputs("{\"type\":\"stats\",\"obs\":", stdout);
-    json_str(obs);
-    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-      printf(",\"%s\":%" PRIu64, rows[i].name, rows[i].v);
+    rj_buf b;
+    rj_init(&b);
+    rj_stats(&b, obs, st);
+    if (b.len) {
+      fwrite(b.p, 1, b.len, stdout);
     }
-    fputs(",\"malformed_by_reason\":{", stdout);
-    for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
-      if (st->malformed[i]) {
-        printf("%s", first ? "" : ",");
-        json_str(rtel_malformed_str((uint32_t)i));
-        printf(":%" PRIu64, st->malformed[i]);
-        first = 0;
-      }
-    }
-    fputs("}}\n", stdout);
+    rj_free(&b);
     return;
   }
   printf("== %s ==\n", obs);
-  for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+  for (i = 0; i < nrows; i++) {
     printf("  %-22s %12" PRIu64 "\n", rows[i].name, rows[i].v);
   }
   for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
@@ -1028,34 +508,6 @@ static void print_stats(const options *opt, const char *obs,
 }
 
 /* ------------------------------------------------------------ input */
-
-/* pcap DLT_* to the decoder's link types (pcap LINKTYPE_* numbers). */
-static uint32_t linktype_of(int dlt) {
-  switch (dlt) {
-  case DLT_EN10MB:
-    return RTEL_LINK_ETHERNET;
-  case DLT_RAW:
-#ifdef DLT_IPV4
-  case DLT_IPV4:
-#endif
-#ifdef DLT_IPV6
-  case DLT_IPV6:
-#endif
-    return RTEL_LINK_RAW;
-#ifdef DLT_LINUX_SLL
-  case DLT_LINUX_SLL:
-    return RTEL_LINK_LINUX_SLL;
-#endif
-#ifdef DLT_LINUX_SLL2
-  case DLT_LINUX_SLL2:
-    return RTEL_LINK_LINUX_SLL2;
-#endif
-  default:
-    /* unknown: passed as is; the decoder counts the packets as malformed
-     * (unsupported link type) */
-    return (uint32_t)(dlt > 0 ? dlt : 0x7fffffff);
-  }
-}
 
 /* Reads the next packet of |in| into in->ph/in->data (NULL at the end).
  * Returns 0, or 1 after a read error (reported; the file ends there). */
@@ -1075,7 +527,7 @@ static int read_ahead(input *in) {
 }
 
 static rtel_tstamp ts_of(const struct pcap_pkthdr *ph) {
-  return (uint64_t)ph->ts.tv_sec * 1000000000u + (uint64_t)ph->ts.tv_usec;
+  return pcap_input_ts(ph, 1); /* opened with nanosecond precision */
 }
 
 /* One context sees every input, each an observation point (id = index);
@@ -1090,6 +542,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   rtel_ctx_stats st;
   rtel_pkt_info pi;
   rtel_tstamp last = 0;
+  const char **obsnames;
   run r;
   size_t i;
   int rv = 0, status = 0, scheduled = 0;
@@ -1103,7 +556,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
       status = 1;
       continue;
     }
-    in[i].linktype = linktype_of(pcap_datalink(in[i].pc));
+    in[i].linktype = pcap_input_linktype(pcap_datalink(in[i].pc));
     if (read_ahead(&in[i]) != 0) {
       status = 1;
     }
@@ -1143,11 +596,23 @@ static int analyze(const options *opt, input *in, size_t nin) {
   r.opt = opt;
   r.in = in;
   r.nin = nin;
+  rj_init(&r.jb);
+  obsnames = calloc(nin ? nin : 1, sizeof(*obsnames));
+  if (obsnames == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  for (i = 0; i < nin; i++) {
+    obsnames[i] = in[i].obs;
+  }
+  r.names.obs = obsnames;
+  r.names.nobs = nin;
   if (opt->ipfix.udp || opt->ipfix.file) {
     char err[512];
     r.ipfix = ipfix_export_open(&opt->ipfix, err, sizeof(err));
     if (r.ipfix == NULL) {
       fprintf(stderr, PROG ": %s\n", err);
+      free(obsnames);
       return 2;
     }
   }
@@ -1155,6 +620,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     (void)ipfix_export_close(r.ipfix, 0, NULL);
+    free(obsnames);
     return 1;
   }
   for (i = 0; i < nin; i++) {
@@ -1236,6 +702,8 @@ static int analyze(const options *opt, input *in, size_t nin) {
     print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
   }
   rtel_ctx_del(ctx);
+  rj_free(&r.jb);
+  free(obsnames);
   if (r.ipfix && ipfix_export_close(r.ipfix, last, stderr) != 0) {
     status = 1;
   }
@@ -1376,18 +844,6 @@ static int parse_alarm(const char *v, struct alarm_opt *a) {
   }
   a->metric = m;
   return parse_value(op + 1, &a->value) != 0 || a->value <= 0 ? -1 : 0;
-}
-
-/* Default observation point name: base name without extension. */
-static char *obs_from_path(const char *path) {
-  const char *b = strrchr(path, '/');
-  char *s, *dot;
-  b = b ? b + 1 : path;
-  s = strdup(b);
-  if (s && (dot = strrchr(s, '.')) != NULL && dot != s) {
-    *dot = '\0';
-  }
-  return s;
 }
 
 int main(int argc, char **argv) {
@@ -1630,7 +1086,7 @@ int main(int argc, char **argv) {
       inputs[i].obs_alloc = strndup(inputs[i].path, n);
       inputs[i].path = eq + 1;
     } else {
-      inputs[i].obs_alloc = obs_from_path(inputs[i].path);
+      inputs[i].obs_alloc = pcap_input_obs_name(inputs[i].path);
     }
     if (inputs[i].obs_alloc == NULL) {
       fprintf(stderr, PROG ": out of memory\n");

@@ -77,19 +77,12 @@ typedef struct agent {
   uint64_t alarms;
 } agent;
 
-/* Names, indexed by the header's RTEL_METRIC_*, RTEL_ROLE_*, RTEL_END_*
- * and RTEL_IO_* values. */
-static const char *const metric_names[] = {
-    "?", "iol", "dal", "dpl", "fct", "fnr", "fet", "retx_ratio", "cnp_rate"};
+/* Names of the RTEL_ROLE_* values (end reasons, I/O states and metrics are
+ * named by the library: rtel_end_str(3), so that every program says the
+ * same words). */
 static const char *const role_names[] = {"unknown", "compute", "storage",
                                          "fabric"};
-static const char *const end_names[] = {"?",       "idle",  "active",
-                                        "evicted", "flush", "truncated"};
-static const char *const io_names[] = {"?",      "complete", "timeout",
-                                       "orphan", "evicted",  "truncated"};
-_Static_assert(RTEL_METRIC_CNP_RATE == 8 && RTEL_ROLE_FABRIC == 3 &&
-                   RTEL_END_TRUNCATED == 5 && RTEL_IO_TRUNCATED == 5,
-               "the name tables follow the header");
+_Static_assert(RTEL_ROLE_FABRIC == 3, "the name table follows the header");
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define NAME(names, v) ((v) < NELEM(names) ? (names)[v] : "?")
 
@@ -251,7 +244,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   out_dur(ag, "fct", (int64_t)f->fct);
   out_u64(ag, "fet_bps", f->fet_bps);
   out_u64(ag, "cnps", f->cnps);
-  out_str(ag, "end", NAME(end_names, f->end));
+  out_str(ag, "end", rtel_end_str(f->end));
   out_time(ag, "coverage_start", f->coverage_start);
   out_time(ag, "coverage_end", f->coverage_end);
   out_end(ag);
@@ -283,7 +276,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   out_time(ag, "cmd", io->t_cmd);
   out_dur(ag, "iol", io->iol);
   out_dur(ag, "dal", io->dal);
-  out_str(ag, "state", NAME(io_names, io->state));
+  out_str(ag, "state", rtel_io_state_str(io->state));
   out_time(ag, "coverage_start", io->coverage_start);
   out_time(ag, "coverage_end", io->coverage_end);
   out_end(ag);
@@ -300,7 +293,7 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
   ag->alarms++;
   out_begin(ag, "alarm");
   out_str(ag, "state", al->state == RTEL_ALARM_RAISED ? "raised" : "cleared");
-  out_str(ag, "metric", NAME(metric_names, al->metric));
+  out_str(ag, "metric", rtel_metric_str(al->metric));
   out_str(ag, "scope", al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
   out_port(ag, "port", al->port);
   out_addr(ag, "src", v6, al->src);
@@ -617,13 +610,14 @@ static int parse_alarm(agent *ag, const char *s) {
     scope = s[1] == 'o' ? RTEL_SCOPE_PORT : RTEL_SCOPE_PAIR;
     s += 5;
   }
-  for (m = 1; m < NELEM(metric_names); m++) {
-    if (strlen(metric_names[m]) == (size_t)(op - s) &&
-        strncmp(s, metric_names[m], (size_t)(op - s)) == 0) {
+  for (m = RTEL_METRIC_IOL; m <= RTEL_METRIC_CNP_RATE; m++) {
+    const char *name = rtel_metric_str(m);
+    if (strlen(name) == (size_t)(op - s) &&
+        strncmp(s, name, (size_t)(op - s)) == 0) {
       break;
     }
   }
-  if (m == NELEM(metric_names) || (*op == '<') != (m == RTEL_METRIC_FET) ||
+  if (m > RTEL_METRIC_CNP_RATE || (*op == '<') != (m == RTEL_METRIC_FET) ||
       parse_value(op + 1, &ag->alarm[ag->nalarms].value) != 0 ||
       !(ag->alarm[ag->nalarms].value > 0)) {
     return -1;
@@ -758,7 +752,13 @@ int main(int argc, char **argv) {
     p->pc = pcap_open_offline_with_tstamp_precision(
         p->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (p->pc == NULL) {
-      fprintf(stderr, PROG ": %s\n", errbuf); /* names the file */
+      /* libpcap names the file in some errors ("F: No such file ...")
+       * but not in others ("unknown file format"): name it once */
+      if (strstr(errbuf, p->path) != NULL) {
+        fprintf(stderr, PROG ": %s\n", errbuf);
+      } else {
+        fprintf(stderr, PROG ": %s: %s\n", p->path, errbuf);
+      }
       status = 1;
       continue;
     }

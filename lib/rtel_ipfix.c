@@ -966,7 +966,7 @@ int rtel_ipfix_new_versioned(rtel_ipfix **penc, int settings_version,
   if (penc == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT;
   }
-  if (settings && len == 0) {
+  if (len == 0) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
   rtel_ipfix_settings_default(&s);
@@ -1094,7 +1094,15 @@ static int add_record(rtel_ipfix *enc, unsigned type, int v6, const void *rec,
     return RTEL_ERR_INVALID_STATE;
   }
   if (enc->ctl_pending) {
-    return RTEL_ERR_BUFFER_FULL; /* the templates first */
+    /* the templates first. Due since a message that still holds nothing
+     * began (a refresh): they go into it now; otherwise the next message
+     * begins with them. */
+    if (enc->pos == RTEL__IPFIX_HDR_LEN) {
+      write_control(enc);
+    }
+    if (enc->ctl_pending) {
+      return RTEL_ERR_BUFFER_FULL;
+    }
   }
   p = reserve(enc, (uint16_t)(RTEL__IPFIX_TID_FIRST + t),
               rtel__ipfix_record_len(t));

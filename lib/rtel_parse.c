@@ -917,3 +917,38 @@ const char *rtel_malformed_str(uint32_t reason) {
   }
   return "unknown";
 }
+
+/* ------------------------------------------------------------ shard key */
+
+uint32_t rtel_shard_key(const rtel_pkt_hd *hd) {
+  const uint8_t *lo, *hi;
+  uint32_t h = 2166136261u; /* FNV-1a 32-bit offset basis */
+  size_t i;
+
+  if (hd == NULL || hd->roce == 0 ||
+      !(hd->flags & (RTEL_HD_F_IPV4 | RTEL_HD_F_IPV6 | RTEL_HD_F_GRH))) {
+    return 0;
+  }
+  /* the unordered pair: the lower address (byte order) first */
+  if (memcmp(hd->src, hd->dst, 16) <= 0) {
+    lo = hd->src;
+    hi = hd->dst;
+  } else {
+    lo = hd->dst;
+    hi = hd->src;
+  }
+  for (i = 0; i < 16; i++) {
+    h = (h ^ lo[i]) * 16777619u; /* FNV prime */
+  }
+  for (i = 0; i < 16; i++) {
+    h = (h ^ hi[i]) * 16777619u;
+  }
+  /* MurmurHash3's finaliser: every input bit reaches the low bits that a
+   * modulo by a small shard count keeps */
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h ? h : 1u;
+}

@@ -19,6 +19,7 @@ dist_man3_MANS += \
 	man/rtel_ctx_read_pkt.3 \
 	man/rtel_ctx_set_schedule.3 \
 	man/rtel_ctx_set_threshold.3 \
+	man/rtel_end_str.3 \
 	man/rtel_flow_record.3 \
 	man/rtel_icrc_compute.3 \
 	man/rtel_io_aggregate.3 \
@@ -28,6 +29,7 @@ dist_man3_MANS += \
 	man/rtel_opcode_str.3 \
 	man/rtel_pkt_decode.3 \
 	man/rtel_settings.3 \
+	man/rtel_shard_key.3 \
 	man/rtel_strerror.3 \
 	man/rtel_version.3
 
@@ -51,7 +53,9 @@ dist_man3_MANS += \
 	man/rtel_decode_opts.3 \
 	man/rtel_err_is_fatal.3 \
 	man/rtel_icrc_compute_versioned.3 \
+	man/rtel_aeth_str.3 \
 	man/rtel_info.3 \
+	man/rtel_io_state_str.3 \
 	man/rtel_ipfix_add_aggregate.3 \
 	man/rtel_ipfix_add_aggregate_versioned.3 \
 	man/rtel_ipfix_add_flow.3 \
@@ -79,7 +83,10 @@ dist_man3_MANS += \
 	man/rtel_latency.3 \
 	man/rtel_malformed_str.3 \
 	man/rtel_mem.3 \
+	man/rtel_metric_str.3 \
 	man/rtel_msg_record.3 \
+	man/rtel_nvme_cmd_str.3 \
+	man/rtel_nvme_status_str.3 \
 	man/rtel_on_alarm.3 \
 	man/rtel_on_flow.3 \
 	man/rtel_on_io.3 \
@@ -106,6 +113,8 @@ dist_man7_MANS += man/rtel-metrics.7
 # see examples/local.mk); automake distributes it either way.
 if HAVE_PCAP
 dist_man1_MANS += man/rtel-analyze.1
+# rtel-collect, a daemon: section 8 (administration)
+dist_man8_MANS += man/rtel-collect.8
 endif
 
 # rtel-sim's page: not installed (the simulator is not), distributed.

@@ -120,6 +120,22 @@ for b in $pages; do
     err "$b: .so is only allowed as the single line of an alias page"
   fi
 
+  # one footer for every page: .TH NAME SECTION DATE "librocetel VERSION"
+  # "libroceTel Manual", the date an ISO date
+  if test -z "$target"; then
+    th=$(grep '^\.TH ' "$tmp/$rel" | head -1)
+    case $th in
+      ".TH "*" $sec "[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]" \"librocetel "*"\" \"libroceTel Manual\"") ;;
+      *) err "$b: .TH is not '.TH NAME $sec YYYY-MM-DD \"librocetel VERSION\" \"libroceTel Manual\"': $th" ;;
+    esac
+    if test -n "${PACKAGE_VERSION:-}"; then
+      case $th in
+        *"\"librocetel $PACKAGE_VERSION\""*) ;;
+        *) err "$b: .TH names another version than $PACKAGE_VERSION: $th" ;;
+      esac
+    fi
+  fi
+
   out=$(cd "$tmp" && groff -s $(preproc "$rel") -man -ww -z "$rel" 2>&1)
   if test -n "$out"; then
     err "$b: groff -man -ww -z:"

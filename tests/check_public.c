@@ -13,6 +13,8 @@ int main(void) {
   int failed;
   srunner_add_suite(sr, rtel_test_ctx_suite());
   srunner_add_suite(sr, rtel_test_misc_suite());
+  srunner_add_suite(sr, rtel_test_shard_suite());
+  srunner_add_suite(sr, rtel_test_names_suite());
   srunner_run_all(sr, CK_ENV);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

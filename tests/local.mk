@@ -23,7 +23,9 @@ tests_check_public_SOURCES = \
 	tests/check_public.c \
 	tests/check_decode.c \
 	tests/check_ctx.c \
-	tests/check_misc.c
+	tests/check_misc.c \
+	tests/check_names.c \
+	tests/check_shard.c
 tests_check_public_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
 tests_check_public_LDADD = tests/librtel_test.la lib/librocetel.la \
 	$(CHECK_LIBS)

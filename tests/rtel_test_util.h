@@ -30,6 +30,8 @@
 Suite *rtel_test_decode_suite(void);
 Suite *rtel_test_ctx_suite(void);
 Suite *rtel_test_misc_suite(void);
+Suite *rtel_test_shard_suite(void);
+Suite *rtel_test_names_suite(void);
 Suite *rtel_test_icrc_suite(void);
 #endif
 

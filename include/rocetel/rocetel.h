@@ -703,6 +703,102 @@ RTEL_API const char *rtel_malformed_str(uint32_t reason);
 /**
  * @function
  *
+ * Names of the numbers in records, as one set of words for every program
+ * that prints them (the example programs use these): static snake_case
+ * tokens (lower case, digits and '_'), which fit a text column, a JSON
+ * string and a metric label as they are. Never NULL. The numbers are
+ * pinned; the names are stable within a release series but are for
+ * people and reports: programs should compare the numbers.
+ *
+ * rtel_end_str() names an RTEL_END_* reason ("idle", "active",
+ * "evicted", "flush", "truncated", "acked", "settled", "overflow"),
+ * rtel_io_state_str() an RTEL_IO_* state ("complete", "timeout",
+ * "orphan", "evicted", "truncated") and rtel_metric_str() an
+ * RTEL_METRIC_* figure ("iol", "dal", "dpl", "fct", "fnr", "fet",
+ * "retx_ratio", "cnp_rate"); a value this library does not define gives
+ * "unknown".
+ *
+ * rtel_nvme_cmd_str() names an NVMe command from the opcode and Fabrics
+ * command type of an rtel_io_record (or a capsule): with opcode 0x7F
+ * (RTEL_NVME_OP_FABRICS) the Fabrics command type ("connect",
+ * "property_get", "property_set", "disconnect", "authentication_send",
+ * "authentication_receive"; "fabrics_vendor_specific" from 0xC0,
+ * else "fabrics_reserved"); otherwise an admin command if |admin| is
+ * non-zero (the admin queue, RTEL_IO_F_ADMIN: "identify", "get_log_page",
+ * "keep_alive", ...; "vendor_specific" from 0xC0) or an I/O command of the NVM
+ * and Zoned Namespace command sets ("read", "write", "flush", "write_zeroes",
+ * "dataset_management", "zone_append", ...; "vendor_specific" from
+ * 0x80); an opcode the specifications leave unassigned gives "reserved".
+ *
+ * rtel_nvme_status_str() names the status of rtel_io_record.nvme_status
+ * (SC in bits 0-7, SCT in bits 8-10; CRD, More and DNR in bits 11-14 are
+ * not part of the name): "success", "invalid_field_in_command",
+ * "lba_out_of_range", "unrecovered_read_error", "host_pathing_error", ...;
+ * command specific values of the Fabrics commands (|opcode| 0x7F) have
+ * their own names ("connect_invalid_parameters", ...). SCT 7 gives
+ * "vendor_specific", a value without a name "reserved".
+ *
+ * rtel_aeth_str() names an AETH syndrome (rtel_pkt_hd.aeth_syndrome):
+ * "ack", "rnr_nak" (the RNR timer is syndrome & 0x1f),
+ * "nak_psn_sequence_error", "nak_invalid_request", "nak_remote_access_error",
+ * "nak_remote_operational_error", "nak_invalid_rd_request",
+ * "nak_reserved" for another NAK code, "reserved" for a reserved
+ * syndrome type (bits 6-5 = 10b or bit 7 set). For an ACK the low five
+ * bits are the credit count.
+ *
+ * Thread safety: safe from any thread (no state).
+ *
+ * Since 0.1
+ */
+RTEL_API const char *rtel_end_str(uint32_t end);
+RTEL_API const char *rtel_io_state_str(uint32_t state);
+RTEL_API const char *rtel_metric_str(uint32_t metric);
+RTEL_API const char *rtel_nvme_cmd_str(uint8_t opcode, uint8_t fctype,
+                                       int admin);
+RTEL_API const char *rtel_nvme_status_str(uint16_t status, uint8_t opcode);
+RTEL_API const char *rtel_aeth_str(uint8_t syndrome);
+
+/**
+ * @function
+ *
+ * Returns the shard key of the packet decoded into |hd| by
+ * rtel_pkt_decode() (or received by on_packet): a 32-bit hash of the
+ * unordered pair of IP addresses (or RoCEv1 GIDs) of the innermost RoCE
+ * packet, after every decapsulation. Both directions of an RDMA
+ * connection, every QP between two hosts, an NVMe-oF queue's capsules,
+ * data and responses, its RDMA CM exchange, and the copies of one packet
+ * that two observation points (or two mirrors: ERSPAN, VXLAN) see all get
+ * one key, so an application that spreads packets over several contexts
+ * by key (key % N is the documented mapping) keeps every flow, QP pair,
+ * I/O, two-point join and host/target aggregate in one context.
+ *
+ * The key is the same on every run, machine and library version (it has
+ * no seed): with a = the lower of src and dst compared as 16-byte strings
+ * (memcmp) and b the other, it is FNV-1a 32-bit (offset basis 2166136261,
+ * prime 16777619) over the 32 bytes a then b, followed by MurmurHash3's
+ * 32-bit finaliser (h ^= h >> 16; h *= 0x85ebca6b; h ^= h >> 13;
+ * h *= 0xc2b2ae35; h ^= h >> 16); a result of 0 becomes 1. IPv4
+ * addresses enter in their IPv4-mapped form (::ffff:a.b.c.d), as |hd|
+ * holds them. Only the always-written fields flags and roce and the
+ * addresses src and dst are read, which every version of rtel_pkt_hd
+ * has.
+ *
+ * Returns the key (never 0) for a RoCE packet whose addresses were decoded
+ * (hd->roce != 0 and RTEL_HD_F_IPV4, RTEL_HD_F_IPV6 or RTEL_HD_F_GRH set:
+ * also a RoCE packet then found malformed); 0 if |hd| is NULL or the
+ * packet is not RoCE (rtel_pkt_decode() returned RTEL_ERR_NOT_ROCE, or was
+ * malformed before the RoCE header). Such packets carry no record: send
+ * them anywhere (the contexts only count them). Nothing is retained.
+ *
+ * Thread safety: safe from any thread (no state).
+ *
+ * Since 0.1
+ */
+RTEL_API uint32_t rtel_shard_key(const rtel_pkt_hd *hd);
+
+/**
+ * @function
+ *
  * Computes the RoCE ICRC of the packet decoded into |hd| from |pkt| (the
  * same bytes): CRC-32 over 8 bytes of 0xFF (the masked LRH), the IP header
  * (or GRH) with TOS/traffic class, flow label, TTL/hop limit and IPv4
@@ -2278,7 +2374,9 @@ RTEL_API RTEL_WARN_UNUSED_RESULT int rtel_ipfix_begin(rtel_ipfix *enc,
  * never split: when it does not fit, nothing is written and
  * RTEL_ERR_BUFFER_FULL says to end the message, send it, begin another
  * and add the record again. A message that holds nothing yet (no
- * template, no record) always has room for any record, so that loop ends.
+ * template, no record) always takes the record, or first the templates
+ * that are due (a refresh that fell due after rtel_ipfix_begin()), so that
+ * loop ends.
  * Each record takes the next flowId. Use the rtel_ipfix_add_flow() macro.
  *
  * Returns 0, or RTEL_ERR_BUFFER_FULL (also while templates that did not

@@ -25,7 +25,8 @@
  * most the buffer and max_msg_len; each data record equals its source
  * record, in order, with consecutive flowIds; type records describe the
  * library's element table, all of them before the first data template;
- * RTEL_ERR_BUFFER_FULL never for a message that holds nothing; a
+ * RTEL_ERR_BUFFER_FULL never for a message that holds nothing when no
+ * templates are due (due ones go first, in that message); a
  * record always gets in after at most a bounded number of messages.
  */
 #include <stdio.h>
@@ -217,7 +218,7 @@ static int add(fz *z, unsigned type, const any_rec *r) {
 }
 
 static void add_record(fz *z, unsigned type, size_t buflen, const any_rec *r) {
-  int tries, rv;
+  int tries, rv, pending;
   for (tries = 0; tries < 64; tries++) {
     if (!z->open) {
       begin(z, buflen);
@@ -226,7 +227,17 @@ static void add_record(fz *z, unsigned type, size_t buflen, const any_rec *r) {
       end(z);
       continue;
     }
+    pending = rtel_ipfix_control_pending(z->enc);
+    if (pending && z->open_empty && z->round_new) {
+      /* a refresh fell due in this empty message: its templates come
+       * first, a new round */
+      memset(z->seen, 0, sizeof(z->seen));
+      z->round_new = 0;
+    }
     rv = add(z, type, r);
+    if (pending) {
+      z->open_empty = 0; /* it holds templates now */
+    }
     if (rv == 0) {
       z->pending[z->npending].type = type;
       z->pending[z->npending].r = *r;
@@ -237,7 +248,7 @@ static void add_record(fz *z, unsigned type, size_t buflen, const any_rec *r) {
     if (rv != RTEL_ERR_BUFFER_FULL) {
       die("rtel_ipfix_add", rtel_strerror(rv));
     }
-    if (z->open_empty) {
+    if (z->open_empty && !pending) {
       die("rtel_ipfix_add", "full, in a message that held nothing");
     }
     end(z);

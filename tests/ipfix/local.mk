@@ -10,6 +10,10 @@
 #                                 outside automake (tests/fuzz/run-fuzz.sh)
 #                                 compiles $(IPFIX_READ_SOURCES) itself.
 #  tests/ipfix/check_ipfix_read   the reader's suite
+#  tests/ipfix/check_ipfix        the encoder's suite (lib/rtel_ipfix.c)
+#                                 against hand-computed bytes, the man
+#                                 page's tables and the reader, with
+#                                 ipfix_expect.c (field-by-field checks)
 IPFIX_READ_SOURCES = tests/ipfix/ipfix_read.c tests/ipfix/ipfix_read.h
 
 check_LTLIBRARIES += tests/ipfix/libipfix_read.la
@@ -27,4 +31,16 @@ tests_ipfix_check_ipfix_read_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
 	$(CHECK_CFLAGS)
 tests_ipfix_check_ipfix_read_LDADD = tests/ipfix/libipfix_read.la \
 	$(CHECK_LIBS)
+
+check_PROGRAMS += tests/ipfix/check_ipfix
+TESTS += tests/ipfix/check_ipfix
+
+tests_ipfix_check_ipfix_SOURCES = tests/ipfix/check_ipfix.c \
+	tests/ipfix/ipfix_expect.c tests/ipfix/ipfix_expect.h
+tests_ipfix_check_ipfix_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/tests/ipfix
+tests_ipfix_check_ipfix_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
+	$(CHECK_CFLAGS)
+tests_ipfix_check_ipfix_LDADD = lib/librocetel.la \
+	tests/ipfix/libipfix_read.la $(CHECK_LIBS) -lm
 endif

@@ -1,0 +1,1663 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtel-collect: a long-running collector on every core.
+ *
+ *   rtel-collect [OPTIONS] -i [NAME=]IFACE... | -r [NAME=]FILE...
+ *
+ * One reader thread (the main thread) takes packets from live interfaces
+ * (libpcap) or capture files, decodes each one (rtel_pkt_decode) only to
+ * shard it (rtel_shard_key), and copies it into a fixed slot of the
+ * bounded single-producer single-consumer ring of worker key % N. Each of
+ * the N worker threads owns a context (rtel_ctx), its IPFIX encoders and
+ * a JSON line buffer; no lock is taken on the per-packet path. Timers are
+ * pulled by each worker against a clock in packet time, so idle flows and
+ * unanswered I/Os end while no packet arrives. A writer thread writes the
+ * JSON lines (whole lines, rotation, SIGHUP reopen). See rtel-collect(8).
+ */
+#define _GNU_SOURCE 1 /* u_char & co. in pcap.h, pthread, clock_nanosleep */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rocetel/rocetel.h>
+
+#include "ipfix-export.h"
+#include "pcap-input.h"
+#include "rtel-json.h"
+
+#define PROG "rtel-collect"
+
+#define MAX_WORKERS 256
+#define MAX_IPFIX 8
+/* live and replayed input: timers run this far behind the clock, so that
+ * packets still in libpcap's buffer or a ring (up to the 10 ms block
+ * timeout of TPACKET_V3, plus scheduling) are not overtaken by a timer */
+#define HOLDBACK_NS 100000000ull
+/* how often a worker hands its JSON lines over and flushes its IPFIX
+ * messages, in monotonic time */
+#define TICK_NS 100000000ull
+/* the writer's queue: at most this many bytes wait (then chunks are
+ * dropped, their lines counted as lost) */
+#define WRITER_MAX_PENDING (256u << 20)
+/* a worker hands its lines over when it has this many bytes */
+#define JSON_CHUNK (64u << 10)
+
+enum { TS_CAPTURE, TS_ERSPAN };
+enum { TSMODE_AUTO, TSMODE_CAPTURE };
+enum { REC_FLOW = 1, REC_MSG = 2, REC_IO = 4, REC_SEG = 8, REC_SUM = 16 };
+
+/* ------------------------------------------------------------ options */
+
+typedef struct input {
+  const char *obs;
+  const char *src; /* interface, file, or "-" */
+  char *obs_alloc;
+  pcap_t *pc;
+  uint32_t linktype;
+  int nano; /* timestamps in ns */
+  int fd;   /* live: selectable fd */
+  uint64_t pkts;
+  /* files: the packet read ahead */
+  struct pcap_pkthdr *ph;
+  const u_char *data;
+  /* ERSPAN III timestamp state, by session (10 bits), allocated on use */
+  struct erspan_clk *clk;
+} input;
+
+typedef struct erspan_clk {
+  int init;
+  uint32_t gra;
+  uint32_t last;       /* last 32-bit stamp */
+  int64_t ext;         /* its extension to 64 bits (ticks) */
+  int64_t anchor_ext;  /* the ticks at the anchor */
+  rtel_tstamp anchor;  /* capture time at the anchor */
+  rtel_tstamp last_ts; /* capture time of the last stamp */
+} erspan_clk;
+
+typedef struct options {
+  input *in;
+  size_t nin;
+  int live;
+  int replay;
+  const char *filter;
+  unsigned jobs;
+  size_t slot_size;
+  size_t depth; /* ring slots per worker (power of two) */
+  const char *ipfix[MAX_IPFIX];
+  size_t nipfix;
+  uint32_t pen, domain, mtu;
+  const char *json;
+  uint64_t rotate_size;
+  uint64_t rotate_time_ns;
+  unsigned records; /* REC_* */
+  int stats;
+  int tsmode;
+  uint32_t decode_flags;
+  uint32_t roce_port;
+  uint32_t max_flows, max_ios;
+  uint64_t flow_idle_ns, io_timeout_ns;
+  const char *compute_side, *storage_side;
+} options;
+
+/* ------------------------------------------------------------ ring */
+
+/* One packet in a ring. */
+typedef struct slot {
+  rtel_tstamp ts;
+  uint32_t wire_len;
+  uint32_t caplen;
+  uint32_t obs;
+  uint32_t linktype;
+  uint32_t tssrc; /* TS_* */
+  uint32_t clipped;
+  uint8_t data[]; /* slot_size bytes */
+} slot;
+
+typedef struct ring {
+  _Alignas(64) atomic_size_t head; /* written by the reader */
+  _Alignas(64) atomic_size_t tail; /* written by the worker */
+  _Alignas(64) size_t mask;
+  size_t stride;
+  uint8_t *mem;
+} ring;
+
+static slot *ring_slot(const ring *q, size_t i) {
+  return (slot *)(void *)(q->mem + (i & q->mask) * q->stride);
+}
+
+/* ------------------------------------------------------------ shared */
+
+typedef struct writer writer;
+
+typedef struct worker {
+  unsigned id;
+  pthread_t thread;
+  ring q;
+  rtel_ctx *ctx;
+  const options *opt;
+  ipfix_export *ipfix[MAX_IPFIX];
+  uint64_t xcount[MAX_IPFIX][4]; /* records, lost, messages, send errors */
+  rj_buf jb;
+  uint64_t jb_lines;
+  rtel_tstamp now;      /* timer clock (packet time), never decreasing */
+  uint64_t next_tick;   /* monotonic ns */
+  uint64_t pkts;        /* handed to the context */
+  uint64_t drops;       /* ring full (written by the reader) */
+  uint64_t clipped;     /* copies cut to the slot size */
+  uint64_t ts_src[2];   /* TS_CAPTURE, TS_ERSPAN */
+  uint64_t recs[5];     /* flow, message, io, segment, summary */
+  int failed;           /* the context failed (reported) */
+  rtel_ctx_stats stats; /* at the end */
+} worker;
+
+typedef struct shared {
+  const options *opt;
+  rj_names names;
+  worker *w;
+  unsigned nw;
+  writer *wr;
+  /* the reader's clock: the latest packet time handed to a ring */
+  _Alignas(64) _Atomic uint64_t clock;
+  /* packet time = monotonic time + offset (live and replay) */
+  _Atomic int64_t offset;
+  _Atomic int have_offset;
+  /* the time of the first packet (start of the whole-run summaries) */
+  _Atomic uint64_t first_ts;
+  _Atomic uint64_t end_ts; /* the time to flush at, set before done */
+  _Atomic int done;        /* the reader has stopped */
+} shared;
+
+static shared G;
+static atomic_int stop_flag;
+static atomic_int hup_flag;
+
+static uint64_t mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns) {
+  struct timespec t;
+  t.tv_sec = (time_t)(ns / 1000000000u);
+  t.tv_nsec = (long)(ns % 1000000000u);
+  while (nanosleep(&t, &t) != 0 && errno == EINTR &&
+         !atomic_load(&stop_flag)) {
+  }
+}
+
+/* ------------------------------------------------------------ writer */
+
+/* JSON lines from the workers, whole lines only. */
+typedef struct chunk {
+  struct chunk *next;
+  char *p;
+  size_t len;
+  uint64_t lines;
+} chunk;
+
+struct writer {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  chunk *head, *tail;
+  size_t pending;
+  int quit;
+  const char *path; /* "-": standard output */
+  int fd;
+  uint64_t size;        /* of the current file */
+  uint64_t opened;      /* monotonic ns */
+  unsigned next_suffix; /* FILE.N of the next rotation */
+  /* counters (writer thread; read after join) */
+  uint64_t lines, bytes, lost_lines, dropped_lines, rotations, reopens;
+  int err_reported;
+};
+
+static uint64_t count_lines(const char *p, size_t n) {
+  uint64_t k = 0;
+  const char *e = p + n;
+  while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+    k++;
+    p++;
+  }
+  return k;
+}
+
+static void wr_error(writer *wr, const char *what) {
+  if (!wr->err_reported) {
+    fprintf(stderr, PROG ": --json %s: %s: %s (counting the lines lost)\n",
+            wr->path, what, strerror(errno));
+    wr->err_reported = 1;
+  }
+}
+
+static int wr_open(writer *wr, int trunc) {
+  struct stat st;
+  if (strcmp(wr->path, "-") == 0) {
+    wr->fd = STDOUT_FILENO;
+    return 0;
+  }
+  wr->fd = open(
+      wr->path,
+      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (trunc ? O_TRUNC : 0), 0644);
+  if (wr->fd < 0) {
+    return -1;
+  }
+  wr->size = fstat(wr->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+  wr->opened = mono_ns();
+  return 0;
+}
+
+static void wr_close(writer *wr) {
+  if (wr->fd >= 0 && wr->fd != STDOUT_FILENO) {
+    if (fsync(wr->fd) != 0 && errno != EINVAL) {
+      wr_error(wr, "fsync");
+    }
+    close(wr->fd);
+  }
+  wr->fd = -1;
+}
+
+/* FILE -> FILE.N, a fresh FILE */
+static void wr_rotate(writer *wr) {
+  char to[PATH_MAX];
+  if (wr->fd == STDOUT_FILENO) {
+    return;
+  }
+  wr_close(wr);
+  snprintf(to, sizeof(to), "%s.%u", wr->path, wr->next_suffix++);
+  if (rename(wr->path, to) != 0) {
+    wr_error(wr, "rename");
+  }
+  wr->rotations++;
+  if (wr_open(wr, 1) != 0) {
+    wr_error(wr, "open");
+  }
+}
+
+/* Writes |n| bytes of whole lines. A short write (a full disk) is cut
+ * back to the last whole line, so the file never holds a torn line. */
+static void wr_put(writer *wr, const char *p, size_t n) {
+  size_t done = 0;
+  uint64_t at = wr->size;
+  if (wr->fd < 0 && wr_open(wr, 0) != 0) {
+    wr_error(wr, "open");
+    wr->lost_lines += count_lines(p, n);
+    return;
+  }
+  while (done < n) {
+    ssize_t w = write(wr->fd, p + done, n - done);
+    if (w < 0 && errno == EINTR) {
+      continue;
+    }
+    if (w <= 0) {
+      const char *nl = NULL;
+      size_t keep = 0;
+      wr_error(wr, "write");
+      if (done) {
+        nl = memrchr(p, '\n', done);
+        keep = nl ? (size_t)(nl - p) + 1 : 0;
+        if (keep != done && wr->fd != STDOUT_FILENO &&
+            ftruncate(wr->fd, (off_t)(at + keep)) != 0) {
+          keep = done; /* cannot cut: the torn line stays */
+        }
+      }
+      wr->lines += count_lines(p, keep);
+      wr->bytes += keep;
+      wr->size = at + keep;
+      wr->lost_lines += count_lines(p + keep, n - keep);
+      return;
+    }
+    done += (size_t)w;
+  }
+  wr->lines += count_lines(p, n);
+  wr->bytes += n;
+  wr->size += n;
+}
+
+/* One chunk, split at line ends where --rotate-size falls. */
+static void wr_chunk(writer *wr, const options *opt, const char *p, size_t n) {
+  while (n) {
+    uint64_t lim = opt->rotate_size;
+    size_t take = n;
+    if (lim && wr->fd != STDOUT_FILENO && wr->size + n > lim) {
+      size_t room = wr->size < lim ? (size_t)(lim - wr->size) : 0;
+      const char *nl = room ? memrchr(p, '\n', room < n ? room : n) : NULL;
+      if (nl) {
+        take = (size_t)(nl - p) + 1;
+      } else if (wr->size > 0) {
+        wr_rotate(wr);
+        continue;
+      } else {
+        /* one line longer than the limit: it goes whole */
+        nl = memchr(p, '\n', n);
+        take = nl ? (size_t)(nl - p) + 1 : n;
+      }
+    }
+    wr_put(wr, p, take);
+    p += take;
+    n -= take;
+    if (n && lim && wr->fd != STDOUT_FILENO) {
+      wr_rotate(wr);
+    }
+  }
+}
+
+static void *writer_main(void *arg) {
+  writer *wr = arg;
+  const options *opt = G.opt;
+  for (;;) {
+    chunk *c;
+    int quit;
+    struct timespec dl;
+    pthread_mutex_lock(&wr->mu);
+    if (wr->head == NULL && !wr->quit) {
+      clock_gettime(CLOCK_REALTIME, &dl);
+      dl.tv_nsec += 200000000;
+      if (dl.tv_nsec >= 1000000000) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000;
+      }
+      pthread_cond_timedwait(&wr->cv, &wr->mu, &dl);
+    }
+    c = wr->head;
+    wr->head = wr->tail = NULL;
+    wr->pending = 0;
+    quit = wr->quit;
+    pthread_mutex_unlock(&wr->mu);
+
+    if (atomic_exchange(&hup_flag, 0) && wr->fd != STDOUT_FILENO) {
+      /* logrotate moved the file away: write to a new one */
+      wr_close(wr);
+      if (wr_open(wr, 0) != 0) {
+        wr_error(wr, "open");
+      }
+      wr->reopens++;
+    }
+    if (opt->rotate_time_ns && wr->fd >= 0 && wr->fd != STDOUT_FILENO &&
+        wr->size > 0 && mono_ns() - wr->opened >= opt->rotate_time_ns) {
+      wr_rotate(wr);
+    }
+    while (c) {
+      chunk *next = c->next;
+      wr_chunk(wr, opt, c->p, c->len);
+      free(c->p);
+      free(c);
+      c = next;
+    }
+    if (quit) {
+      pthread_mutex_lock(&wr->mu);
+      c = wr->head;
+      pthread_mutex_unlock(&wr->mu);
+      if (c == NULL) {
+        break;
+      }
+    }
+  }
+  wr_close(wr);
+  return NULL;
+}
+
+/* Hands a worker's lines to the writer (takes the buffer). */
+static void wr_submit(writer *wr, rj_buf *b, uint64_t lines) {
+  chunk *c;
+  if (b->len == 0) {
+    return;
+  }
+  c = malloc(sizeof(*c));
+  pthread_mutex_lock(&wr->mu);
+  if (c == NULL || wr->pending + b->len > WRITER_MAX_PENDING) {
+    wr->dropped_lines += lines;
+    pthread_mutex_unlock(&wr->mu);
+    free(c);
+    rj_reset(b);
+    return;
+  }
+  c->next = NULL;
+  c->p = b->p;
+  c->len = b->len;
+  c->lines = lines;
+  if (wr->tail) {
+    wr->tail->next = c;
+  } else {
+    wr->head = c;
+  }
+  wr->tail = c;
+  wr->pending += b->len;
+  pthread_cond_signal(&wr->cv);
+  pthread_mutex_unlock(&wr->mu);
+  rj_init(b);
+}
+
+/* ------------------------------------------------------------ worker */
+
+static rtel_tstamp rec_now(const worker *w) { return w->now; }
+
+static void json_done(worker *w) {
+  w->jb_lines++;
+  if (w->jb.len >= JSON_CHUNK) {
+    wr_submit(G.wr, &w->jb, w->jb_lines);
+    w->jb_lines = 0;
+  }
+}
+
+/* Every port is measured in full from the collector's first packet on:
+ * that is the start of the coverage window of every record, whichever
+ * worker's context (which began with the first packet of its own shard)
+ * made it. */
+#define COVERAGE(rec)                                                         \
+  do {                                                                        \
+    if ((rec).coverage_start != RTEL_TSTAMP_NONE) {                           \
+      (rec).coverage_start = atomic_load(&G.first_ts);                        \
+    }                                                                         \
+  } while (0)
+
+static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f0, void *ud) {
+  worker *w = ud;
+  rtel_flow_record fr = *f0;
+  const rtel_flow_record *f = &fr;
+  size_t i;
+  (void)ctx;
+  if (!(w->opt->records & REC_FLOW)) {
+    return 0;
+  }
+  COVERAGE(fr);
+  w->recs[0]++;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_flow(w->ipfix[i], f, rec_now(w));
+  }
+  if (G.wr) {
+    rj_flow(&w->jb, &G.names, f);
+    json_done(w);
+  }
+  return 0;
+}
+
+static int on_message(rtel_ctx *ctx, const rtel_msg_record *m0, void *ud) {
+  worker *w = ud;
+  rtel_msg_record mr = *m0;
+  const rtel_msg_record *m = &mr;
+  size_t i;
+  (void)ctx;
+  if (!(w->opt->records & REC_MSG)) {
+    return 0;
+  }
+  COVERAGE(mr);
+  w->recs[1]++;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_msg(w->ipfix[i], m, rec_now(w));
+  }
+  if (G.wr) {
+    rj_message(&w->jb, &G.names, m);
+    json_done(w);
+  }
+  return 0;
+}
+
+static int on_io(rtel_ctx *ctx, const rtel_io_record *io0, void *ud) {
+  worker *w = ud;
+  rtel_io_record ir = *io0;
+  const rtel_io_record *io = &ir;
+  size_t i;
+  (void)ctx;
+  if (!(w->opt->records & REC_IO)) {
+    return 0;
+  }
+  COVERAGE(ir);
+  w->recs[2]++;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_io(w->ipfix[i], io, rec_now(w));
+  }
+  if (G.wr) {
+    rj_io(&w->jb, &G.names, io);
+    json_done(w);
+  }
+  return 0;
+}
+
+static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg, void *ud) {
+  worker *w = ud;
+  size_t i;
+  (void)ctx;
+  if (!(w->opt->records & REC_SEG)) {
+    return 0;
+  }
+  w->recs[3]++;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_segment(w->ipfix[i], sg, rec_now(w));
+  }
+  if (G.wr) {
+    rj_segment(&w->jb, &G.names, sg);
+    json_done(w);
+  }
+  return 0;
+}
+
+static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g0,
+                           void *ud) {
+  worker *w = ud;
+  rtel_io_aggregate g = *g0;
+  size_t i;
+  (void)ctx;
+  if (!(w->opt->records & REC_SUM)) {
+    return 0;
+  }
+  /* one period, the whole run: it starts with the first packet of the
+   * collector, not with the first this worker's shard saw */
+  g.period_start = atomic_load(&G.first_ts);
+  w->recs[4]++;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_aggregate(w->ipfix[i], &g, rec_now(w));
+  }
+  if (G.wr) {
+    rj_aggregate(&w->jb, &G.names, &g);
+    json_done(w);
+  }
+  return 0;
+}
+
+static void worker_fail(worker *w, const char *what, int rv) {
+  if (!w->failed) {
+    fprintf(stderr, PROG ": worker %u: %s: %s\n", w->id, what,
+            rtel_strerror(rv));
+  }
+  w->failed = 1;
+}
+
+static void worker_timers(worker *w, rtel_tstamp t) {
+  int rv;
+  if (t == RTEL_TSTAMP_NONE || w->failed) {
+    return;
+  }
+  if (t > w->now) {
+    w->now = t;
+  }
+  if (rtel_ctx_get_expiry(w->ctx) <= w->now &&
+      (rv = rtel_ctx_handle_expiry(w->ctx, w->now)) != 0) {
+    worker_fail(w, "timers", rv);
+  }
+}
+
+/* The time the worker's timers may run to: the reader's clock |c| (every
+ * packet up to it is in the ring, and the worker has drained the ring),
+ * or, live, the monotonic clock in packet time less the hold-back. */
+static rtel_tstamp timer_clock(uint64_t c) {
+  rtel_tstamp t = c ? c : RTEL_TSTAMP_NONE;
+  if ((G.opt->live || G.opt->replay) && atomic_load(&G.have_offset)) {
+    int64_t m =
+        (int64_t)mono_ns() + atomic_load(&G.offset) - (int64_t)HOLDBACK_NS;
+    if (m > 0 && (t == RTEL_TSTAMP_NONE || (uint64_t)m > t)) {
+      t = (uint64_t)m;
+    }
+  }
+  return t;
+}
+
+static void worker_tick(worker *w) {
+  size_t i;
+  for (i = 0; i < w->opt->nipfix; i++) {
+    (void)ipfix_export_tick(w->ipfix[i], w->now);
+  }
+  if (G.wr && w->jb.len) {
+    wr_submit(G.wr, &w->jb, w->jb_lines);
+    w->jb_lines = 0;
+  }
+}
+
+/* Up to |budget| packets from the ring. Returns how many. */
+static size_t drain(worker *w, size_t budget) {
+  ring *q = &w->q;
+  size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+  size_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+  size_t n = 0;
+  rtel_pkt_info pi;
+  memset(&pi, 0, sizeof(pi));
+  while (t != h && n < budget) {
+    const slot *s = ring_slot(q, t);
+    int rv;
+    if (!w->failed) {
+      pi.ts = s->ts;
+      pi.wire_len = s->wire_len;
+      pi.obs = s->obs;
+      pi.port = s->obs;
+      pi.linktype = s->linktype;
+      /* due timers before the packet, as rtel-analyze runs them */
+      if (rtel_ctx_get_expiry(w->ctx) <= pi.ts &&
+          (rv = rtel_ctx_handle_expiry(w->ctx, pi.ts)) != 0) {
+        worker_fail(w, "timers", rv);
+      }
+      if (pi.ts > w->now) {
+        w->now = pi.ts;
+      }
+      if (!w->failed &&
+          (rv = rtel_ctx_read_pkt(w->ctx, &pi, s->data, s->caplen)) != 0) {
+        worker_fail(w, "packet", rv);
+      }
+    }
+    w->pkts++;
+    w->ts_src[s->tssrc]++;
+    w->clipped += s->clipped;
+    t++;
+    n++;
+    atomic_store_explicit(&q->tail, t, memory_order_release);
+  }
+  return n;
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  sigset_t all;
+  unsigned idle = 0;
+  rtel_tstamp end;
+  int rv;
+  size_t i;
+
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  w->next_tick = mono_ns() + TICK_NS;
+  for (;;) {
+    uint64_t c = atomic_load_explicit(&G.clock, memory_order_acquire);
+    int done = atomic_load_explicit(&G.done, memory_order_acquire);
+    size_t n = drain(w, 512);
+    uint64_t m;
+    if (n == 512) {
+      idle = 0;
+      continue; /* a busy ring: timers after it runs dry */
+    }
+    worker_timers(w, timer_clock(c));
+    m = mono_ns();
+    if (m >= w->next_tick) {
+      worker_tick(w);
+      w->next_tick = m + TICK_NS;
+    }
+    if (n) {
+      idle = 0;
+      continue;
+    }
+    if (done && atomic_load_explicit(&w->q.head, memory_order_acquire) ==
+                    atomic_load_explicit(&w->q.tail, memory_order_relaxed)) {
+      break;
+    }
+    /* nothing to do: spin a little, then sleep longer and longer (50 us
+     * to 5 ms); the ring holds what arrives meanwhile */
+    if (++idle < 64) {
+      sched_yield();
+    } else {
+      unsigned k = idle - 64 < 7 ? idle - 64 : 7;
+      sleep_ns(50000ull << k > 5000000ull ? 5000000ull : 50000ull << k);
+    }
+  }
+  /* the end: every record still open, marked flushed */
+  end = atomic_load(&G.end_ts);
+  if (end < w->now) {
+    end = w->now;
+  }
+  if (!w->failed && (rv = rtel_ctx_flush(w->ctx, end)) != 0) {
+    worker_fail(w, "flush", rv);
+  }
+  w->now = end;
+  (void)rtel_ctx_get_stats(w->ctx, &w->stats);
+  if (G.wr && w->opt->stats) {
+    char name[32];
+    snprintf(name, sizeof(name), "worker%u", w->id);
+    rj_stats(&w->jb, name, &w->stats);
+    w->jb_lines++;
+  }
+  if (G.wr) {
+    wr_submit(G.wr, &w->jb, w->jb_lines);
+    w->jb_lines = 0;
+  }
+  for (i = 0; i < w->opt->nipfix; i++) {
+    uint64_t *c = w->xcount[i];
+    (void)ipfix_export_tick(w->ipfix[i], w->now);
+    ipfix_export_counts(w->ipfix[i], &c[0], &c[1], &c[2], &c[3]);
+    (void)ipfix_export_close(w->ipfix[i], w->now, NULL);
+    w->ipfix[i] = NULL;
+  }
+  return NULL;
+}
+
+static int worker_init(worker *w, unsigned id, const options *opt) {
+  rtel_settings s;
+  rtel_callbacks cb;
+  size_t i;
+  int rv;
+  memset(w, 0, sizeof(*w));
+  w->id = id;
+  w->opt = opt;
+  rj_init(&w->jb);
+  w->q.mask = opt->depth - 1;
+  w->q.stride = (sizeof(slot) + opt->slot_size + 63) & ~(size_t)63;
+  w->q.mem = aligned_alloc(64, w->q.stride * opt->depth);
+  if (w->q.mem == NULL) {
+    fprintf(stderr, PROG ": out of memory (rings: -j, --queue, --slot)\n");
+    return -1;
+  }
+  atomic_init(&w->q.head, 0);
+  atomic_init(&w->q.tail, 0);
+  rtel_settings_default(&s);
+  s.decode_flags = opt->decode_flags;
+  s.roce_udp_port = opt->roce_port;
+  if (opt->max_flows) {
+    s.max_flows = opt->max_flows;
+    s.max_qp_pairs = 0;
+  }
+  if (opt->max_ios) {
+    s.max_ios = opt->max_ios;
+  }
+  if (opt->flow_idle_ns) {
+    s.flow_idle_timeout = opt->flow_idle_ns;
+  }
+  if (opt->io_timeout_ns) {
+    s.io_timeout = opt->io_timeout_ns;
+  }
+  memset(&cb, 0, sizeof(cb));
+  cb.on_flow = on_flow;
+  cb.on_message = on_message;
+  cb.on_io = on_io;
+  cb.on_segment = on_segment;
+  cb.on_io_aggregate = on_io_aggregate;
+  rv = rtel_ctx_new(&w->ctx, &s, &cb, NULL, w);
+  if (rv != 0) {
+    fprintf(stderr, PROG ": worker %u: %s\n", id, rtel_strerror(rv));
+    return -1;
+  }
+  for (i = 0; i < opt->nin; i++) {
+    if (opt->compute_side && strcmp(opt->in[i].obs, opt->compute_side) == 0) {
+      (void)rtel_ctx_set_obs_role(w->ctx, (uint32_t)i, RTEL_ROLE_COMPUTE);
+    }
+    if (opt->storage_side && strcmp(opt->in[i].obs, opt->storage_side) == 0) {
+      (void)rtel_ctx_set_obs_role(w->ctx, (uint32_t)i, RTEL_ROLE_STORAGE);
+    }
+  }
+  for (i = 0; i < opt->nipfix; i++) {
+    ipfix_export_opts xo;
+    char err[512];
+    memset(&xo, 0, sizeof(xo));
+    xo.udp = opt->ipfix[i];
+    xo.pen = opt->pen;
+    xo.domain = opt->domain + id;
+    xo.mtu = opt->mtu;
+    xo.keep_going = 1;
+    w->ipfix[i] = ipfix_export_open(&xo, err, sizeof(err));
+    if (w->ipfix[i] == NULL) {
+      fprintf(stderr, PROG ": %s\n", err);
+      return -2;
+    }
+  }
+  return 0;
+}
+
+static void worker_free(worker *w) {
+  rtel_ctx_del(w->ctx);
+  free(w->q.mem);
+  rj_free(&w->jb);
+}
+
+/* ------------------------------------------------------------ reader */
+
+/* The packet time of an ERSPAN III copy from its switch timestamp: the
+ * 32 bits of IEEE 1588 nanoseconds (granularity 2) are put in the second
+ * of the capture time nearest to it; the free-running 100 us and 100 ns
+ * counters (0, 1) are unwrapped per session and anchored to the capture
+ * time of the session's first copy (and again after a silence of half
+ * their wrap). Returns RTEL_TSTAMP_NONE for granularity 3
+ * (platform-specific) or a stamp out of range. */
+static rtel_tstamp erspan_time(input *in, const rtel_pkt_hd *hd,
+                               rtel_tstamp cap) {
+  erspan_clk *c;
+  int64_t d;
+  uint64_t unit, half;
+  if (hd->erspan_gra == 2) {
+    uint64_t sec = cap / 1000000000u, best = RTEL_TSTAMP_NONE, bd = 0;
+    int k;
+    if (hd->erspan_ts >= 1000000000u) {
+      return RTEL_TSTAMP_NONE;
+    }
+    for (k = -1; k <= 1; k++) {
+      uint64_t t, dd;
+      if (sec == 0 && k < 0) {
+        continue;
+      }
+      t = (sec + (uint64_t)(int64_t)k) * 1000000000u + hd->erspan_ts;
+      dd = t > cap ? t - cap : cap - t;
+      if (best == RTEL_TSTAMP_NONE || dd < bd) {
+        best = t;
+        bd = dd;
+      }
+    }
+    return best;
+  }
+  if (hd->erspan_gra > 1) {
+    return RTEL_TSTAMP_NONE;
+  }
+  if (in->clk == NULL && (in->clk = calloc(1024, sizeof(*in->clk))) == NULL) {
+    return RTEL_TSTAMP_NONE;
+  }
+  c = &in->clk[hd->erspan_session & 0x3ffu];
+  unit = hd->erspan_gra == 0 ? 100000u : 100u;
+  half = (1ull << 31) * unit;
+  if (!c->init || c->gra != hd->erspan_gra || cap - c->last_ts > half) {
+    c->init = 1;
+    c->gra = hd->erspan_gra;
+    c->ext = c->anchor_ext = hd->erspan_ts;
+    c->anchor = cap;
+  } else {
+    d = (int32_t)(hd->erspan_ts - c->last);
+    c->ext += d;
+  }
+  c->last = hd->erspan_ts;
+  c->last_ts = cap;
+  d = c->ext - c->anchor_ext;
+  if (d < 0 && (uint64_t)(-d) * unit > c->anchor) {
+    return RTEL_TSTAMP_NONE;
+  }
+  return d < 0 ? c->anchor - (uint64_t)(-d) * unit
+               : c->anchor + (uint64_t)d * unit;
+}
+
+typedef struct reader {
+  const options *opt;
+  rtel_decode_opts dopt;
+  uint64_t first_mono; /* replay: monotonic time of the first packet */
+  rtel_tstamp first_ts;
+  rtel_tstamp last_ts; /* the latest packet time */
+  uint64_t pkts;
+} reader;
+
+static void publish_offset(rtel_tstamp ts) {
+  atomic_store(&G.offset, (int64_t)ts - (int64_t)mono_ns());
+  atomic_store(&G.have_offset, 1);
+}
+
+/* One packet: decode, shard, copy into the worker's ring. */
+static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
+                     const u_char *data) {
+  const options *opt = rd->opt;
+  rtel_pkt_hd hd;
+  rtel_tstamp ts = pcap_input_ts(ph, in->nano);
+  uint32_t tssrc = TS_CAPTURE;
+  worker *w;
+  ring *q;
+  slot *s;
+  size_t h, len;
+  (void)rtel_pkt_decode(&hd, &rd->dopt, data, ph->caplen, ph->len);
+  if (opt->tsmode == TSMODE_AUTO && (hd.flags & RTEL_HD_F_ERSPAN_TS)) {
+    rtel_tstamp e = erspan_time(in, &hd, ts);
+    if (e != RTEL_TSTAMP_NONE) {
+      ts = e;
+      tssrc = TS_ERSPAN;
+    }
+  }
+  w = &G.w[rtel_shard_key(&hd) % G.nw];
+  q = &w->q;
+  in->pkts++;
+  rd->pkts++;
+  if (rd->pkts == 1) {
+    rd->first_ts = ts;
+    atomic_store(&G.first_ts, ts);
+    if (opt->live) {
+      publish_offset(ts);
+    }
+  } else if (opt->live) {
+    /* a clock step of the capture clock (or of the switches') of more
+     * than a second: the mapping follows it */
+    int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
+    int64_t dd = (int64_t)ts - m;
+    if (dd > 1000000000 || dd < -1000000000) {
+      publish_offset(ts);
+    }
+  }
+  h = atomic_load_explicit(&q->head, memory_order_relaxed);
+  while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
+    if (opt->live) {
+      w->drops++; /* never hold the kernel's ring up */
+      return;
+    }
+    /* a file waits for room: nothing is lost, the reader is never held
+     * for longer than the worker takes to free a slot */
+    if (atomic_load(&stop_flag)) {
+      w->drops++;
+      return;
+    }
+    sleep_ns(20000);
+  }
+  s = ring_slot(q, h);
+  len = ph->caplen < opt->slot_size ? ph->caplen : opt->slot_size;
+  memcpy(s->data, data, len);
+  s->ts = ts;
+  s->caplen = (uint32_t)len;
+  s->wire_len = ph->len > len ? ph->len : (uint32_t)len;
+  s->obs = (uint32_t)(in - opt->in);
+  s->linktype = in->linktype;
+  s->tssrc = tssrc;
+  s->clipped = len < ph->caplen;
+  atomic_store_explicit(&q->head, h + 1, memory_order_release);
+  if (ts > rd->last_ts) {
+    rd->last_ts = ts;
+    atomic_store_explicit(&G.clock, ts, memory_order_release);
+  }
+}
+
+static int read_ahead(input *in) {
+  int rv = pcap_next_ex(in->pc, &in->ph, &in->data);
+  if (rv == 1) {
+    return 0;
+  }
+  in->ph = NULL;
+  if (rv == PCAP_ERROR && !atomic_load(&stop_flag)) {
+    fprintf(stderr, PROG ": %s: after packet %" PRIu64 ": %s\n", in->src,
+            in->pkts, pcap_geterr(in->pc));
+    return 1;
+  }
+  return 0;
+}
+
+/* Capture files, merged in timestamp order (as rtel-analyze does); with
+ * --replay at their own pace. Returns 0, or 1 after a read error. */
+static int read_files(reader *rd) {
+  const options *opt = rd->opt;
+  size_t i;
+  int status = 0;
+  for (i = 0; i < opt->nin; i++) {
+    if (read_ahead(&opt->in[i]) != 0) {
+      status = 1;
+    }
+  }
+  while (!atomic_load(&stop_flag)) {
+    input *next = NULL;
+    for (i = 0; i < opt->nin; i++) {
+      input *in = &opt->in[i];
+      if (in->ph &&
+          (next == NULL || pcap_input_ts(in->ph, in->nano) <
+                               pcap_input_ts(next->ph, next->nano))) {
+        next = in;
+      }
+    }
+    if (next == NULL) {
+      break;
+    }
+    if (opt->replay) {
+      rtel_tstamp ts = pcap_input_ts(next->ph, next->nano);
+      if (rd->pkts == 0) {
+        rd->first_mono = mono_ns();
+        publish_offset(ts);
+      } else if (ts > rd->first_ts) {
+        uint64_t due = rd->first_mono + (ts - rd->first_ts), m;
+        while ((m = mono_ns()) < due && !atomic_load(&stop_flag)) {
+          uint64_t d = due - m;
+          sleep_ns(d > 100000000u ? 100000000u : d);
+        }
+        if (atomic_load(&stop_flag)) {
+          break;
+        }
+      }
+    }
+    dispatch(rd, next, next->ph, next->data);
+    if (read_ahead(next) != 0) {
+      status = 1;
+    }
+  }
+  return status;
+}
+
+typedef struct live_arg {
+  reader *rd;
+  input *in;
+} live_arg;
+
+static void live_cb(u_char *user, const struct pcap_pkthdr *ph,
+                    const u_char *data) {
+  live_arg *a = (live_arg *)(void *)user;
+  dispatch(a->rd, a->in, ph, data);
+}
+
+/* Live interfaces until SIGTERM or SIGINT. Returns 0, or 1 after a capture
+ * error. */
+static int read_live(reader *rd) {
+  const options *opt = rd->opt;
+  struct pollfd pfd[64];
+  live_arg args[64];
+  size_t i;
+  int status = 0;
+  for (i = 0; i < opt->nin; i++) {
+    pfd[i].fd = opt->in[i].fd;
+    pfd[i].events = POLLIN;
+    args[i].rd = rd;
+    args[i].in = &opt->in[i];
+  }
+  while (!atomic_load(&stop_flag)) {
+    int n = poll(pfd, (nfds_t)opt->nin, 100);
+    if (n < 0 && errno != EINTR) {
+      fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+      return 1;
+    }
+    for (i = 0; i < opt->nin; i++) {
+      int k;
+      /* nonblocking: what the kernel holds now, then back to poll (a
+       * TPACKET_V3 block may be ready without POLLIN on old kernels) */
+      do {
+        k = pcap_dispatch(opt->in[i].pc, 256, live_cb,
+                          (u_char *)(void *)&args[i]);
+      } while (k > 0 && !atomic_load(&stop_flag));
+      if (k == PCAP_ERROR) {
+        fprintf(stderr, PROG ": %s: %s\n", opt->in[i].src,
+                pcap_geterr(opt->in[i].pc));
+        status = 1;
+        atomic_store(&stop_flag, 1);
+      }
+    }
+  }
+  return status;
+}
+
+static char default_filter[512];
+
+static int open_inputs(options *opt) {
+  char errbuf[PCAP_ERRBUF_SIZE];
+  size_t i;
+  for (i = 0; i < opt->nin; i++) {
+    input *in = &opt->in[i];
+    errbuf[0] = '\0';
+    if (!opt->live) {
+      in->pc = pcap_open_offline_with_tstamp_precision(
+          in->src, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+      if (in->pc == NULL) {
+        fprintf(stderr, PROG ": -r %s: %s\n", in->src, errbuf);
+        return -1;
+      }
+      in->nano = 1;
+    } else {
+      struct bpf_program prog;
+      int rv;
+      in->pc = pcap_create(in->src, errbuf);
+      if (in->pc == NULL) {
+        fprintf(stderr, PROG ": -i %s: %s\n", in->src, errbuf);
+        return -1;
+      }
+      (void)pcap_set_snaplen(in->pc, (int)opt->slot_size);
+      (void)pcap_set_promisc(in->pc, 1);
+      (void)pcap_set_timeout(in->pc, 10);
+      (void)pcap_set_buffer_size(in->pc, 64 << 20);
+      (void)pcap_set_tstamp_precision(in->pc, PCAP_TSTAMP_PRECISION_NANO);
+      rv = pcap_activate(in->pc);
+      if (rv < 0) {
+        fprintf(stderr, PROG ": -i %s: %s\n", in->src, pcap_geterr(in->pc));
+        return -1;
+      }
+      if (rv > 0) {
+        fprintf(stderr, PROG ": -i %s: warning: %s\n", in->src,
+                pcap_statustostr(rv));
+      }
+      in->nano =
+          pcap_get_tstamp_precision(in->pc) == PCAP_TSTAMP_PRECISION_NANO;
+      if (pcap_compile(in->pc, &prog, opt->filter, 1, PCAP_NETMASK_UNKNOWN) !=
+          0) {
+        fprintf(stderr, PROG ": --filter '%s': %s\n", opt->filter,
+                pcap_geterr(in->pc));
+        return -2;
+      }
+      rv = pcap_setfilter(in->pc, &prog);
+      pcap_freecode(&prog);
+      if (rv != 0) {
+        fprintf(stderr, PROG ": -i %s: filter: %s\n", in->src,
+                pcap_geterr(in->pc));
+        return -1;
+      }
+      if (pcap_setnonblock(in->pc, 1, errbuf) != 0 ||
+          (in->fd = pcap_get_selectable_fd(in->pc)) < 0) {
+        fprintf(stderr, PROG ": -i %s: no selectable descriptor\n", in->src);
+        return -1;
+      }
+    }
+    in->linktype = pcap_input_linktype(pcap_datalink(in->pc));
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void on_signal(int sig) {
+  if (sig == SIGHUP) {
+    atomic_store(&hup_flag, 1);
+  } else {
+    atomic_store(&stop_flag, 1);
+  }
+}
+
+static void usage(FILE *f) {
+  fprintf(
+      f,
+      "Usage: " PROG " [OPTIONS] -i [NAME=]IFACE... | -r [NAME=]FILE...\n"
+      "Measure RoCE traffic continuously on every core; export as it "
+      "goes.\n\n"
+      "Input (one kind):\n"
+      "  -i [NAME=]IFACE     capture live on IFACE (repeatable)\n"
+      "  -r [NAME=]FILE      read a pcap/pcapng FILE ('-': standard input; "
+      "repeatable)\n"
+      "  --replay            read FILEs at their own pace, not as fast as "
+      "possible\n"
+      "  --filter EXPR       BPF filter of -i (default: RoCEv2, RoCEv1, "
+      "ERSPAN/GRE,\n"
+      "                      VXLAN, VLAN-tagged or not)\n"
+      "Work:\n"
+      "  -j N                worker threads (default: online CPUs)\n"
+      "  --queue N           ring slots per worker (default 4096, a power of "
+      "two)\n"
+      "  --slot BYTES        bytes kept of each frame (default 2048)\n"
+      "  --timestamps auto|capture  ERSPAN III switch time when present "
+      "(auto,\n"
+      "                      default) or always the capture's\n"
+      "Output (any combination):\n"
+      "  --ipfix HOST:PORT   IPFIX over UDP (repeatable)\n"
+      "  --pen N             IPFIX enterprise number (default 32473)\n"
+      "  --domain N          observation domain of worker 0 (worker k: N+k; "
+      "default 0)\n"
+      "  --mtu N             path MTU towards the collectors\n"
+      "  --json FILE         JSON lines into FILE ('-': standard output)\n"
+      "  --rotate-size BYTES  rotate FILE to FILE.1, FILE.2 ... at this "
+      "size\n"
+      "  --rotate-time SECONDS  ... and after this long\n"
+      "  --flows --messages --ios --segments --summary  the records "
+      "exported\n"
+      "                      (default: all but --messages)\n"
+      "  --stats             a stats record per worker at exit (JSON)\n"
+      "Measurement (as rtel-analyze(1)):\n"
+      "  --max-flows N  --max-ios N  --flow-idle NS  --io-timeout NS\n"
+      "  --compute-side NAME  --storage-side NAME  --roce-port N  --icrc  "
+      "--no-decap\n"
+      "  -h, --help          this text\n"
+      "  --version           program and library versions\n");
+}
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, PROG ": ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+  return 2;
+}
+
+/* A decimal number in [lo, hi]. Returns 0, or -1. */
+static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
+  char *end;
+  unsigned long long n;
+  if (v == NULL || *v < '0' || *v > '9') {
+    return -1;
+  }
+  errno = 0;
+  n = strtoull(v, &end, 10);
+  if (errno || *end || n < lo || n > hi) {
+    return -1;
+  }
+  *out = n;
+  return 0;
+}
+
+static void summary(const options *opt, reader *rd, int status) {
+  unsigned k;
+  size_t i;
+  for (i = 0; i < opt->nin; i++) {
+    input *in = &opt->in[i];
+    struct pcap_stat ps;
+    fprintf(stderr, PROG ": input %s (%s): %" PRIu64 " packets", in->obs,
+            in->src, in->pkts);
+    if (opt->live && pcap_stats(in->pc, &ps) == 0) {
+      fprintf(stderr, ", %u dropped by the kernel, %u by the interface",
+              ps.ps_drop, ps.ps_ifdrop);
+    }
+    fputc('\n', stderr);
+  }
+  for (k = 0; k < G.nw; k++) {
+    worker *w = &G.w[k];
+    uint64_t rec = 0;
+    for (i = 0; i < 5; i++) {
+      rec += w->recs[i];
+    }
+    fprintf(stderr,
+            PROG ": worker %u: packets %" PRIu64 ", drops %" PRIu64
+                 ", clipped %" PRIu64 ", records %" PRIu64 " (flows %" PRIu64
+                 ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
+                 ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
+                 " capture %" PRIu64 "%s\n",
+            k, w->pkts, w->drops, w->clipped, rec, w->recs[0], w->recs[1],
+            w->recs[2], w->recs[3], w->recs[4], w->ts_src[TS_ERSPAN],
+            w->ts_src[TS_CAPTURE], w->failed ? ", FAILED" : "");
+    for (i = 0; i < opt->nipfix; i++) {
+      const uint64_t *c = w->xcount[i];
+      fprintf(stderr,
+              PROG ": worker %u: ipfix %s domain %" PRIu32 ": %" PRIu64
+                   " records in %" PRIu64 " messages, %" PRIu64
+                   " records lost (%" PRIu64 " messages not sent)\n",
+              k, opt->ipfix[i], opt->domain + k, c[0], c[2], c[1], c[3]);
+    }
+  }
+  if (G.wr) {
+    writer *wr = G.wr;
+    fprintf(stderr,
+            PROG ": json %s: %" PRIu64 " lines (%" PRIu64 " bytes), %" PRIu64
+                 " rotations, %" PRIu64 " reopens, %" PRIu64
+                 " lines lost (write errors), %" PRIu64
+                 " lines dropped (writer behind)\n",
+            wr->path, wr->lines, wr->bytes, wr->rotations, wr->reopens,
+            wr->lost_lines, wr->dropped_lines);
+  }
+  fprintf(stderr, PROG ": %" PRIu64 " packets, exit %d\n", rd->pkts, status);
+}
+
+int main(int argc, char **argv) {
+  options opt;
+  reader rd;
+  writer wr;
+  int a, status = 0, nfile = 0, nlive = 0, rv;
+  unsigned k, started = 0;
+  size_t i;
+  struct sigaction sa;
+  long ncpu;
+
+  memset(&opt, 0, sizeof(opt));
+  opt.pen = RTEL_IPFIX_PEN_DOCUMENTATION;
+  opt.roce_port = RTEL_ROCEV2_UDP_PORT;
+  opt.slot_size = 2048;
+  opt.depth = 4096;
+  opt.records = REC_FLOW | REC_IO | REC_SEG | REC_SUM;
+  opt.in = calloc((size_t)argc, sizeof(*opt.in));
+  if (opt.in == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  {
+    unsigned recs = 0;
+    for (a = 1; a < argc; a++) {
+      const char *arg = argv[a];
+      const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+      uint64_t n;
+#define NEED_ARG()                                                            \
+  do {                                                                        \
+    if (v == NULL) {                                                          \
+      return usage_error("%s needs an argument", arg);                        \
+    }                                                                         \
+    a++;                                                                      \
+  } while (0)
+      if (strcmp(arg, "-i") == 0 || strcmp(arg, "-r") == 0) {
+        NEED_ARG();
+        if (*v == '\0') {
+          return usage_error("%s needs an argument", arg);
+        }
+        opt.in[opt.nin].src = v;
+        opt.in[opt.nin].fd = -1;
+        opt.nin++;
+        if (arg[1] == 'i') {
+          nlive++;
+        } else {
+          nfile++;
+        }
+      } else if (strcmp(arg, "--replay") == 0) {
+        opt.replay = 1;
+      } else if (strcmp(arg, "--filter") == 0) {
+        NEED_ARG();
+        opt.filter = v;
+      } else if (strcmp(arg, "-j") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, MAX_WORKERS, &n) != 0) {
+          return usage_error("invalid -j '%s' (1-%d)", v, MAX_WORKERS);
+        }
+        opt.jobs = (unsigned)n;
+      } else if (strcmp(arg, "--queue") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 2, 1u << 24, &n) != 0 || (n & (n - 1)) != 0) {
+          return usage_error("invalid --queue '%s' (a power of two, 2-%u)", v,
+                             1u << 24);
+        }
+        opt.depth = (size_t)n;
+      } else if (strcmp(arg, "--slot") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 64, 65535, &n) != 0) {
+          return usage_error("invalid --slot '%s' (64-65535)", v);
+        }
+        opt.slot_size = (size_t)n;
+      } else if (strcmp(arg, "--timestamps") == 0) {
+        NEED_ARG();
+        if (strcmp(v, "auto") == 0) {
+          opt.tsmode = TSMODE_AUTO;
+        } else if (strcmp(v, "capture") == 0) {
+          opt.tsmode = TSMODE_CAPTURE;
+        } else {
+          return usage_error("invalid --timestamps '%s' (auto or capture)", v);
+        }
+      } else if (strcmp(arg, "--ipfix") == 0) {
+        NEED_ARG();
+        if (*v == '\0' || strchr(v, ':') == NULL) {
+          return usage_error("invalid --ipfix '%s' (HOST:PORT)", v);
+        }
+        if (opt.nipfix == MAX_IPFIX) {
+          return usage_error("--ipfix: at most %d collectors", MAX_IPFIX);
+        }
+        opt.ipfix[opt.nipfix++] = v;
+      } else if (strcmp(arg, "--pen") == 0 || strcmp(arg, "--domain") == 0 ||
+                 strcmp(arg, "--mtu") == 0) {
+        uint64_t lo = arg[2] == 'p' ? 1 : arg[2] == 'm' ? 576 : 0;
+        uint64_t hi = arg[2] == 'm' ? 65535 : 0xffffffffu;
+        NEED_ARG();
+        if (parse_u64(v, lo, hi, &n) != 0) {
+          return usage_error("invalid %s '%s' (%" PRIu64 "-%" PRIu64 ")", arg,
+                             v, lo, hi);
+        }
+        if (arg[2] == 'p') {
+          opt.pen = (uint32_t)n;
+        } else if (arg[2] == 'd') {
+          opt.domain = (uint32_t)n;
+        } else {
+          opt.mtu = (uint32_t)n;
+        }
+      } else if (strcmp(arg, "--json") == 0) {
+        NEED_ARG();
+        if (*v == '\0') {
+          return usage_error("%s needs an argument", arg);
+        }
+        opt.json = v;
+      } else if (strcmp(arg, "--rotate-size") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, UINT64_MAX / 2, &n) != 0) {
+          return usage_error("invalid --rotate-size '%s' (bytes, >= 1)", v);
+        }
+        opt.rotate_size = n;
+      } else if (strcmp(arg, "--rotate-time") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, 100u * 365 * 86400, &n) != 0) {
+          return usage_error("invalid --rotate-time '%s' (seconds, >= 1)", v);
+        }
+        opt.rotate_time_ns = n * 1000000000u;
+      } else if (strcmp(arg, "--flows") == 0) {
+        recs |= REC_FLOW;
+      } else if (strcmp(arg, "--messages") == 0) {
+        recs |= REC_MSG;
+      } else if (strcmp(arg, "--ios") == 0) {
+        recs |= REC_IO;
+      } else if (strcmp(arg, "--segments") == 0) {
+        recs |= REC_SEG;
+      } else if (strcmp(arg, "--summary") == 0) {
+        recs |= REC_SUM;
+      } else if (strcmp(arg, "--stats") == 0) {
+        opt.stats = 1;
+      } else if (strcmp(arg, "--max-flows") == 0 ||
+                 strcmp(arg, "--max-ios") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, 1u << 26, &n) != 0) {
+          return usage_error("invalid %s '%s' (1-%u)", arg, v, 1u << 26);
+        }
+        if (arg[6] == 'f') {
+          opt.max_flows = (uint32_t)n;
+        } else {
+          opt.max_ios = (uint32_t)n;
+        }
+      } else if (strcmp(arg, "--flow-idle") == 0 ||
+                 strcmp(arg, "--io-timeout") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, UINT64_MAX / 4, &n) != 0) {
+          return usage_error("invalid %s '%s' (ns, >= 1)", arg, v);
+        }
+        if (arg[2] == 'f') {
+          opt.flow_idle_ns = n;
+        } else {
+          opt.io_timeout_ns = n;
+        }
+      } else if (strcmp(arg, "--compute-side") == 0 ||
+                 strcmp(arg, "--storage-side") == 0) {
+        NEED_ARG();
+        if (arg[2] == 'c') {
+          opt.compute_side = v;
+        } else {
+          opt.storage_side = v;
+        }
+      } else if (strcmp(arg, "--roce-port") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, 65535, &n) != 0) {
+          return usage_error("invalid --roce-port '%s' (1-65535)", v);
+        }
+        opt.roce_port = (uint32_t)n;
+      } else if (strcmp(arg, "--icrc") == 0) {
+        opt.decode_flags |= RTEL_DECODE_VERIFY_ICRC;
+      } else if (strcmp(arg, "--no-decap") == 0) {
+        opt.decode_flags |= RTEL_DECODE_NO_DECAP;
+      } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        usage(stdout);
+        return 0;
+      } else if (strcmp(arg, "--version") == 0) {
+        const rtel_info *info = rtel_version(0);
+        printf(PROG " %s (librocetel %s)\n", RTEL_VERSION,
+               info ? info->version_str : "?");
+        return 0;
+      } else {
+        return usage_error("unknown option '%s'", arg);
+      }
+#undef NEED_ARG
+    }
+    if (recs) {
+      opt.records = recs;
+    }
+  }
+  if (opt.nin == 0) {
+    return usage_error("%s", "no input: -i IFACE or -r FILE");
+  }
+  if (nfile && nlive) {
+    return usage_error("%s", "-i and -r: one kind of input at a time");
+  }
+  if (nlive > 64) {
+    return usage_error("%s", "-i: at most 64 interfaces");
+  }
+  opt.live = nlive > 0;
+  if (opt.replay && opt.live) {
+    return usage_error("%s", "--replay is for -r FILE");
+  }
+  if (opt.filter && !opt.live) {
+    return usage_error("%s", "--filter is for -i IFACE");
+  }
+  if ((opt.rotate_size || opt.rotate_time_ns) &&
+      (opt.json == NULL || strcmp(opt.json, "-") == 0)) {
+    return usage_error("%s", "--rotate-size and --rotate-time need --json "
+                             "FILE");
+  }
+  if (opt.nipfix == 0 && opt.json == NULL) {
+    return usage_error("%s", "no output: --ipfix HOST:PORT or --json FILE");
+  }
+  for (i = 0; i < opt.nin; i++) {
+    input *in = &opt.in[i];
+    const char *eq = strchr(in->src, '=');
+    const char *slash = strchr(in->src, '/');
+    if (eq && eq != in->src && (slash == NULL || eq < slash)) {
+      in->obs_alloc = strndup(in->src, (size_t)(eq - in->src));
+      in->src = eq + 1;
+    } else {
+      in->obs_alloc =
+          opt.live ? strdup(in->src) : pcap_input_obs_name(in->src);
+    }
+    if (in->obs_alloc == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return 1;
+    }
+    in->obs = in->obs_alloc;
+  }
+  if (opt.filter == NULL) {
+    unsigned p = opt.roce_port;
+    snprintf(default_filter, sizeof(default_filter),
+             "udp port %u or udp port %u or ip proto 47 or ip6 proto 47 or "
+             "ether proto 0x8915 or (vlan and (udp port %u or udp port %u or "
+             "ip proto 47 or ip6 proto 47 or ether proto 0x8915))",
+             p, RTEL_VXLAN_UDP_PORT, p, RTEL_VXLAN_UDP_PORT);
+    opt.filter = default_filter;
+  }
+  if (opt.jobs == 0) {
+    ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    opt.jobs = ncpu < 1             ? 1
+               : ncpu > MAX_WORKERS ? MAX_WORKERS
+                                    : (unsigned)ncpu;
+  }
+
+  /* inputs, outputs, workers */
+  memset(&G, 0, sizeof(G));
+  G.opt = &opt;
+  {
+    const char **names = calloc(opt.nin, sizeof(*names));
+    if (names == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return 1;
+    }
+    for (i = 0; i < opt.nin; i++) {
+      names[i] = opt.in[i].obs;
+    }
+    G.names.obs = names;
+    G.names.nobs = opt.nin;
+  }
+  rv = open_inputs(&opt);
+  if (rv != 0) {
+    return rv == -2 ? 2 : 1;
+  }
+  G.nw = opt.jobs;
+  G.w = calloc(G.nw, sizeof(*G.w));
+  if (G.w == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  for (k = 0; k < G.nw; k++) {
+    rv = worker_init(&G.w[k], k, &opt);
+    if (rv != 0) {
+      return rv == -2 ? 2 : 1;
+    }
+  }
+  memset(&wr, 0, sizeof(wr));
+  wr.fd = -1;
+  if (opt.json) {
+    struct stat st;
+    char p[PATH_MAX];
+    wr.path = opt.json;
+    wr.next_suffix = 1;
+    if (strcmp(opt.json, "-") != 0) {
+      /* rotated files go on from the highest FILE.N there is */
+      for (;;) {
+        snprintf(p, sizeof(p), "%s.%u", opt.json, wr.next_suffix);
+        if (stat(p, &st) != 0) {
+          break;
+        }
+        wr.next_suffix++;
+      }
+    }
+    if (wr_open(&wr, 0) != 0) {
+      fprintf(stderr, PROG ": --json %s: %s\n", opt.json, strerror(errno));
+      return 1;
+    }
+    pthread_mutex_init(&wr.mu, NULL);
+    pthread_cond_init(&wr.cv, NULL);
+    G.wr = &wr;
+  }
+
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  /* SIGTERM and SIGINT interrupt a read from a pipe that stalls; SIGHUP
+   * (reopen the JSON file) must not */
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  /* the threads block every signal: they reach the reader */
+  if (G.wr && pthread_create(&wr.thread, NULL, writer_main, &wr) != 0) {
+    fprintf(stderr, PROG ": cannot start the writer thread\n");
+    return 1;
+  }
+  for (k = 0; k < G.nw; k++) {
+    if (pthread_create(&G.w[k].thread, NULL, worker_main, &G.w[k]) != 0) {
+      fprintf(stderr, PROG ": cannot start worker %u\n", k);
+      atomic_store(&stop_flag, 1);
+      status = 1;
+      break;
+    }
+    started++;
+  }
+
+  if (status == 0) {
+    fprintf(stderr, PROG ": started: %zu input%s (%s), %u worker%s\n", opt.nin,
+            opt.nin == 1 ? "" : "s",
+            opt.live     ? "live"
+            : opt.replay ? "files, replayed"
+                         : "files",
+            G.nw, G.nw == 1 ? "" : "s");
+  }
+  memset(&rd, 0, sizeof(rd));
+  rd.opt = &opt;
+  rd.dopt.flags = opt.decode_flags & ~RTEL_DECODE_VERIFY_ICRC;
+  rd.dopt.roce_udp_port = opt.roce_port;
+  if (status == 0) {
+    if (opt.live) {
+      rd.dopt.linktype = 0;
+    }
+    status = opt.live ? read_live(&rd) : read_files(&rd);
+  }
+
+  /* stop: drain the rings, flush every context, close the outputs */
+  {
+    rtel_tstamp end = rd.last_ts;
+    if ((opt.live || opt.replay) && atomic_load(&G.have_offset)) {
+      int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
+      if (m > 0 && (uint64_t)m > end) {
+        end = (uint64_t)m;
+      }
+    }
+    atomic_store(&G.end_ts, end);
+    atomic_store_explicit(&G.done, 1, memory_order_release);
+  }
+  for (k = 0; k < started; k++) {
+    pthread_join(G.w[k].thread, NULL);
+  }
+  if (G.wr) {
+    pthread_mutex_lock(&wr.mu);
+    wr.quit = 1;
+    pthread_cond_signal(&wr.cv);
+    pthread_mutex_unlock(&wr.mu);
+    pthread_join(wr.thread, NULL);
+  }
+  for (k = 0; k < G.nw; k++) {
+    if (G.w[k].failed) {
+      status = 1;
+    }
+  }
+  summary(&opt, &rd, status);
+  for (k = 0; k < G.nw; k++) {
+    worker_free(&G.w[k]);
+  }
+  for (i = 0; i < opt.nin; i++) {
+    if (opt.in[i].pc) {
+      pcap_close(opt.in[i].pc);
+    }
+    free(opt.in[i].clk);
+    free(opt.in[i].obs_alloc);
+  }
+  free((void *)G.names.obs);
+  free(G.w);
+  free(opt.in);
+  return status;
+}

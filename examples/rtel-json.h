@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON lines of the example programs: the one printer of each record
+ * type, shared by rtel-analyze --format json and rtel-collect --json, so
+ * that both write the same field names and values (rtel-analyze(1),
+ * OUTPUT). Each function appends one whole line ("{...}\n") to a growable
+ * buffer; the caller writes the buffer (a single write() keeps lines
+ * whole). Observation point ids are named through |obs| (|nobs| names;
+ * an id beyond gives "?").
+ */
+#ifndef RTEL_EXAMPLES_RTEL_JSON_H
+#define RTEL_EXAMPLES_RTEL_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rocetel/rocetel.h>
+
+/* A growable text buffer. On allocation failure it stops growing and
+ * sets |oom| (what was appended so far stays valid). */
+typedef struct rj_buf {
+  char *p;
+  size_t len, cap;
+  int oom;
+} rj_buf;
+
+void rj_init(rj_buf *b);
+void rj_free(rj_buf *b);
+void rj_reset(rj_buf *b);
+void rj_puts(rj_buf *b, const char *s);
+void rj_putc(rj_buf *b, char c);
+void rj_printf(rj_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Names of observation points, by id. */
+typedef struct rj_names {
+  const char *const *obs;
+  size_t nobs;
+} rj_names;
+
+/* The records (one line each). |frame|: the packet's 1-based frame
+ * number in its input. */
+void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
+               uint64_t frame, const rtel_pkt_hd *hd);
+void rj_flow(rj_buf *b, const rj_names *n, const rtel_flow_record *f);
+void rj_message(rj_buf *b, const rj_names *n, const rtel_msg_record *m);
+void rj_io(rj_buf *b, const rj_names *n, const rtel_io_record *io);
+void rj_segment(rj_buf *b, const rj_names *n, const rtel_segment_record *sg);
+void rj_aggregate(rj_buf *b, const rj_names *n, const rtel_io_aggregate *g);
+void rj_slot(rj_buf *b, const rj_names *n, const rtel_slot_event *ev);
+void rj_alarm(rj_buf *b, const rj_names *n, const rtel_alarm *al);
+/* The counters of a context, as observation point (or label) |obs|. */
+void rj_stats(rj_buf *b, const char *obs, const rtel_ctx_stats *st);
+
+/* The rows of the counters, in output order (the text output uses them
+ * too): fills up to |max| rows, returns their number. */
+typedef struct rj_row {
+  const char *name;
+  uint64_t v;
+} rj_row;
+#define RJ_STATS_ROWS 64
+size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *rows, size_t max);
+
+/* Names both outputs use. */
+const char *rj_icrc_str(uint32_t st);
+const char *rj_cm_attr_name(uint32_t attr); /* NULL if unknown */
+const char *rj_ops_str(uint32_t ops);
+const char *rj_end_str(uint32_t end);
+const char *rj_io_state_str(uint32_t st);
+const char *rj_metric_name(uint32_t m);
+/* A record's 16-byte address as text (IPv4 unless RTEL_FLOW_F_IPV6 is
+ * in |flags|) into |out| (INET6_ADDRSTRLEN bytes). */
+void rj_format_addr(char *out, uint32_t flags, const uint8_t *a);
+
+#endif
