@@ -507,6 +507,17 @@ def per_point(res, tools, truth, obs_list=None):
             print("note ios %s: %d I/Os differ from the truth only by data "
                   "copies seen after R (documented rule)" % (where, len(after_r)))
         counters(res, where, out)
+        # rtel_ctx_get_stats(3): every I/O followed ends once - in a record
+        # that is not an orphan (the records above), or unconfirmed, or is
+        # still active (none after the end of the capture)
+        st = out["stats"][0]
+        recs = collections.Counter(g["state"] for g in out["io"])
+        ended = sum(recs[k] for k in ("complete", "timeout", "evicted", "truncated"))
+        res.check("ios %s: ios_created = records + unconfirmed + active" % where,
+                  [] if st["ios_created"] == ended + st["ios_unconfirmed"] and
+                  st["ios_active"] == 0 else
+                  ["ios_created %d, non-orphan records %d, ios_unconfirmed %d, ios_active %d" % (
+                      st["ios_created"], ended, st["ios_unconfirmed"], st["ios_active"])])
         neighbours(res, where, truth, obs, out)
         if truth.meta["scenario"] in ("nvme-midstream", "nvme-midstream-rreq") and \
                 truth.summary["packets_lost"] == 0:
