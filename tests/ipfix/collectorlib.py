@@ -1,7 +1,8 @@
 """Shared helpers of the IPFIX collector tests (tests/ipfix/pmacct.py,
 tests/ipfix/clickhouse.py): finding the collectors, loopback ports, running
-rtel-sim and rtel-analyze, nfacctd (pmacct) as a child process, and the
-IPFIX value conversions (NTP timestamps, "none" values, ...).
+rtel-sim and rtel-analyze, nfacctd (pmacct) and a private clickhouse-server
+as child processes, and the IPFIX value conversions (NTP timestamps, "none"
+values, ...).
 
 Everything listens on 127.0.0.1 only. Every process started here is a child
 in a session of its own (so that its helpers can be stopped with it), is
@@ -125,6 +126,33 @@ def parse_ipfix_count(stderr):
     return None, None
 
 
+# every record option: rtel-analyze then prints, in delivery order, every
+# record it exports, so the JSON line i (from 0) is the record of flowId
+# i + 1 (rtel_ipfix(3), flowId)
+ALL_RECORDS = ["--flows", "--messages", "--ios", "--segments", "--summary"]
+
+
+def analyze_ipfix_cmd(analyze, port, files, domain, extra=()):
+    """rtel-analyze with every record option, JSON out, IPFIX to UDP
+    127.0.0.1:|port| (1452-byte messages, observation domain |domain|) from
+    |files|, a list of (name, pcap path), plus |extra| options."""
+    return ([analyze, "--format", "json"] + ALL_RECORDS
+            + ["--ipfix", "127.0.0.1:%d" % port, "--mtu", "1500",
+               "--domain", str(domain)] + list(extra) + ["--"]
+            + ["%s=%s" % (p, f) for p, f in files])
+
+
+def json_records(stdout, stderr, where):
+    """The JSON records of an analyze_ipfix_cmd run; raises unless there
+    are as many as its 'ipfix: N records' line says it exported."""
+    lines = [json.loads(l) for l in stdout.splitlines() if l.strip()]
+    n, line = parse_ipfix_count(stderr)
+    if n != len(lines):
+        raise RuntimeError("%s: %d JSON records but IPFIX says %r" % (
+            where, len(lines), line))
+    return lines
+
+
 # ------------------------------------------------- IPFIX value conversions
 
 U64_NONE = (1 << 64) - 1      # RTEL_TSTAMP_NONE: all ones
@@ -218,11 +246,15 @@ class Nfacctd:
     purge, every second: records show up while it runs), the custom
     primitives of |primitives| and the aggregate |aggregate| (a list).
 
-    start() waits (bounded) for the log line 'waiting for NetFlow/IPFIX
-    data'; stop() sends SIGINT (the plugin purges its cache and exits),
-    waits, and kills the process group if it has to."""
+    start() waits (bounded) for the log lines 'waiting for NetFlow/IPFIX
+    data' (the core listens) and 'JSON: setting object handlers' (the
+    print plugin is set up: records that nfacctd 1.7 receives before that
+    reach the plugin only when it exits, not at its purges); stop() sends
+    SIGINT (the plugin purges its cache and exits), waits, and kills the
+    process group if it has to."""
 
     READY = "waiting for NetFlow/IPFIX data"
+    PLUGIN_READY = "JSON: setting object handlers"
 
     def __init__(self, binary, workdir, name, primitives, aggregate):
         self.binary = binary
@@ -275,7 +307,8 @@ class Nfacctd:
                 start_new_session=True)
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
-                if self.READY in self.log_text():
+                text = self.log_text()
+                if self.READY in text and self.PLUGIN_READY in text:
                     return self
                 if self.proc.poll() is not None:
                     break
@@ -300,8 +333,10 @@ class Nfacctd:
         return read_jsonl(self.out, partial_ok)
 
     def wait_records(self, n, key="flow_id", timeout=20.0):
-        """Waits until |n| distinct |key| values were printed, or the
-        socket dropped datagrams, or |timeout|. Returns (count, drops)."""
+        """Waits until |n| distinct |key| values (a key, or a tuple of keys)
+        were printed, or the socket dropped datagrams, or |timeout|.
+        Returns (count, drops)."""
+        keys = (key,) if isinstance(key, str) else tuple(key)
         deadline = time.monotonic() + timeout
         seen = 0
         drops = 0
@@ -309,7 +344,8 @@ class Nfacctd:
             st = udp_socket_stats(self.port)
             if st:
                 drops = st[1]
-            seen = len({r.get(key) for r in self.records()})
+            seen = len({tuple(r.get(k) for k in keys)
+                        for r in self.records()})
             if seen >= n or drops:
                 break
             time.sleep(0.1)
@@ -360,6 +396,33 @@ class Nfacctd:
                 if " WARN " in l or " ERROR " in l]
 
 
+def collect(nfacctd, workdir, name, primitives, aggregate, export,
+            key="flow_id", attempts=3):
+    """Runs |export|(port) - an exporter that sends its records to
+    127.0.0.1:port and returns (n, result), n the number of records it
+    sent - against a fresh Nfacctd, waits until nfacctd printed n distinct
+    |key| values (see wait_records: flowIds, or (domain, flowId) pairs for
+    exporters whose flowIds overlap), and stops it. When the kernel
+    dropped datagrams (a busy machine) it starts again with a fresh
+    collector, up to |attempts| times. Returns (the stopped Nfacctd, its
+    exit status, result)."""
+    for attempt in range(attempts):
+        col = Nfacctd(nfacctd, workdir, "%s-%d" % (name, attempt),
+                      primitives, aggregate).start()
+        try:
+            n, result = export(col.port)
+            seen, drops = col.wait_records(n, key)
+            status = col.stop()
+        except BaseException:
+            col.kill()
+            raise
+        if not drops or attempt + 1 == attempts:
+            return col, status, result
+        print("%s: %d UDP datagrams dropped by the socket, again" % (
+            name, drops))
+    raise AssertionError("not reached")
+
+
 def primitive_names(path):
     """The name= of every line of a pmacct aggregate_primitives file."""
     names = []
@@ -369,3 +432,196 @@ def primitive_names(path):
             if line.startswith("name="):
                 names.append(line.split()[0][len("name="):])
     return names
+
+
+# ------------------------------------------------------------ ClickHouse
+
+CLICKHOUSE_CONFIG = """<?xml version="1.0"?>
+<yandex>
+  <logger>
+    <level>information</level>
+    <log>{dir}/server.log</log>
+    <errorlog>{dir}/server.err.log</errorlog>
+    <console>0</console>
+  </logger>
+  <listen_host>127.0.0.1</listen_host>
+  <tcp_port>{tcp}</tcp_port>
+  <http_port>{http}</http_port>
+  <path>{dir}/data/</path>
+  <tmp_path>{dir}/tmp/</tmp_path>
+  <user_files_path>{dir}/user_files/</user_files_path>
+  <format_schema_path>{dir}/format_schemas/</format_schema_path>
+  <users_config>{dir}/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <mark_cache_size>67108864</mark_cache_size>
+  <uncompressed_cache_size>67108864</uncompressed_cache_size>
+  <max_concurrent_queries>16</max_concurrent_queries>
+  <mlock_executable>false</mlock_executable>
+</yandex>
+"""
+
+CLICKHOUSE_USERS = """<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+  </users>
+  <quotas><default></default></quotas>
+</yandex>
+"""
+
+
+class ClickHouse:
+    """A private clickhouse-server: a child process in a session of its
+    own, with a configuration of its own in |workdir| (data, logs,
+    temporary files there too), listening on 127.0.0.1 only, on free TCP
+    (native protocol) and HTTP ports, user default without password from
+    127.0.0.1 only.
+
+    start() waits (bounded) until the HTTP port answers /ping; query()
+    runs clickhouse-client against it; stop() sends SIGTERM, waits and
+    kills the process group if it has to."""
+
+    def __init__(self, server, client, workdir):
+        self.server = server
+        self.client = client
+        self.dir = os.path.join(workdir, "clickhouse")
+        self.conf = os.path.join(self.dir, "config.xml")
+        self.proc = None
+        self.tcp = self.http = None
+        self.stdout = None
+
+    def log_text(self):
+        text = ""
+        for name in ("server.err.log", "stdout"):
+            try:
+                with open(os.path.join(self.dir, name),
+                          errors="replace") as f:
+                    text += f.read()
+            except FileNotFoundError:
+                pass
+        return text
+
+    def _ping(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.http),
+                                          timeout=1.0) as s:
+                s.sendall(b"GET /ping HTTP/1.0\r\n\r\n")
+                data = b""
+                while True:
+                    b = s.recv(4096)
+                    if not b:
+                        break
+                    data += b
+            return data.endswith(b"Ok.\n")
+        except OSError:
+            return False
+
+    def start(self, timeout=30.0):
+        os.makedirs(self.dir, exist_ok=True)
+        with open(os.path.join(self.dir, "users.xml"), "w") as f:
+            f.write(CLICKHOUSE_USERS)
+        for attempt in range(5):
+            self.tcp = free_port(socket.SOCK_STREAM)
+            self.http = free_port(socket.SOCK_STREAM)
+            if self.tcp == self.http:
+                continue
+            with open(self.conf, "w") as f:
+                f.write(CLICKHOUSE_CONFIG.format(dir=self.dir, tcp=self.tcp,
+                                                 http=self.http))
+            for name in ("server.err.log", "server.log"):
+                p = os.path.join(self.dir, name)
+                if os.path.exists(p):
+                    os.unlink(p)
+            self.stdout = open(os.path.join(self.dir, "stdout"), "w")
+            self.proc = subprocess.Popen(
+                [self.server, "--config-file=" + self.conf],
+                stdin=subprocess.DEVNULL, stdout=self.stdout,
+                stderr=subprocess.STDOUT, cwd=self.dir,
+                start_new_session=True)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break
+                if self._ping():
+                    return self
+                time.sleep(0.05)
+            text = self.log_text()
+            exited = self.proc.poll() is not None
+            self.kill()
+            if "Address already in use" in text:
+                continue  # lost a port race: others
+            raise RuntimeError("clickhouse-server did not start (%s):\n%s"
+                               % ("exited" if exited else "timeout",
+                                  text[-3000:]))
+        raise RuntimeError("clickhouse-server: no ports to bind")
+
+    def query(self, sql, database=None, data=None, multi=False,
+              settings=None, timeout=60):
+        """Runs |sql| with clickhouse-client (|data| on its standard input,
+        e.g. the rows of an INSERT ... FORMAT ...); returns its output.
+        Raises with the server's message if it fails."""
+        cmd = [self.client, "--host", "127.0.0.1", "--port", str(self.tcp)]
+        if database:
+            cmd += ["--database", database]
+        if multi:
+            cmd.append("--multiquery")
+        for k, v in sorted((settings or {}).items()):
+            cmd.append("--%s=%s" % (k, v))
+        cmd += ["--query", sql]
+        r = subprocess.run(cmd, input=data, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True,
+                           timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError("clickhouse-client: exit %d: %s\nquery: %s"
+                               % (r.returncode, r.stderr.strip(),
+                                  sql[:2000]))
+        return r.stdout
+
+    def json_rows(self, sql, database=None):
+        """The rows of |sql| (a SELECT without FORMAT), JSONEachRow with the
+        64-bit integers as JSON numbers."""
+        out = self.query(sql + " FORMAT JSONEachRow", database,
+                         settings={"output_format_json_quote_64bit_integers":
+                                   0})
+        return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+    def stop(self, timeout=30.0):
+        """SIGTERM, then wait; returns the exit status (None if killed)."""
+        if self.proc is None or self.proc.poll() is not None:
+            self._close()
+            return None if self.proc is None else self.proc.returncode
+        try:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout)
+            return self.proc.returncode
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+        finally:
+            self._close()
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError as e:
+                if e.errno != errno.ESRCH:
+                    raise
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        self._close()
+
+    def _close(self):
+        if self.stdout:
+            self.stdout.close()
+            self.stdout = None
