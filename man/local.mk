@@ -117,5 +117,5 @@ dist_man1_MANS += man/rtel-analyze.1
 dist_man8_MANS += man/rtel-collect.8
 endif
 
-# rtel-sim's page: not installed (the simulator is not), distributed.
-EXTRA_DIST += man/rtel-sim.1
+# rtel-sim's page: installed with the simulator (always built).
+dist_man1_MANS += man/rtel-sim.1

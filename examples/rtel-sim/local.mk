@@ -5,7 +5,9 @@
 # rtel-sim is plain C11 with its own encoder: it must not use the library's
 # parser or headers, because the tests compare the two.
 
-noinst_PROGRAMS += examples/rtel-sim/rtel-sim
+# Installed, with its page (man/local.mk): the man pages and tests name it,
+# and users make their own test captures with it.
+bin_PROGRAMS += examples/rtel-sim/rtel-sim
 examples_rtel_sim_rtel_sim_SOURCES = \
 	examples/rtel-sim/main.c \
 	examples/rtel-sim/config.c \
