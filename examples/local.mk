@@ -22,12 +22,19 @@ examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS)
 # thread (rtel-collect(8)); its unit file for systemd. Tests:
 # tests/collect/local.mk.
 bin_PROGRAMS += examples/rtel-collect
+# --metrics (Prometheus, examples/collect-metrics.c) needs libmicrohttpd
+# (HAVE_MHD): without it the program is built and rejects the option.
 examples_rtel_collect_SOURCES = examples/rtel-collect.c \
+	examples/collect-metrics.c examples/collect-metrics.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
 examples_rtel_collect_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) \
 	-DRTEL_NO_DEPRECATED -pthread
 examples_rtel_collect_LDADD = lib/librocetel.la $(PCAP_LIBS) -lpthread
+if HAVE_MHD
+examples_rtel_collect_CFLAGS += -DRTEL_COLLECT_MHD=1 $(MHD_CFLAGS)
+examples_rtel_collect_LDADD += $(MHD_LIBS)
+endif
 
 # The switch agent, how a switch vendor embeds the library. The program is
 # examples/switch-agent/switch-agent, built from examples/switch-agent.c: a

@@ -12,7 +12,11 @@
  * a JSON line buffer; no lock is taken on the per-packet path. Timers are
  * pulled by each worker against a clock in packet time, so idle flows and
  * unanswered I/Os end while no packet arrives. A writer thread writes the
- * JSON lines (whole lines, rotation, SIGHUP reopen). See rtel-collect(8).
+ * JSON lines (whole lines, rotation, SIGHUP reopen). With --metrics, an
+ * HTTP thread (libmicrohttpd, collect-metrics.c) serves the counters in
+ * the Prometheus text format: each worker publishes a snapshot of its
+ * counters every tick (a seqlock: the worker never waits) and counts its
+ * I/O records into label sets of its own. See rtel-collect(8).
  */
 #define _GNU_SOURCE 1 /* u_char & co. in pcap.h, pthread, clock_nanosleep */
 
@@ -26,6 +30,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +40,7 @@
 
 #include <rocetel/rocetel.h>
 
+#include "collect-metrics.h"
 #include "ipfix-export.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
@@ -68,9 +74,11 @@ typedef struct input {
   char *obs_alloc;
   pcap_t *pc;
   uint32_t linktype;
-  int nano; /* timestamps in ns */
-  int fd;   /* live: selectable fd */
-  uint64_t pkts;
+  int nano;              /* timestamps in ns */
+  int fd;                /* live: selectable fd */
+  _Atomic uint64_t pkts; /* written by the reader (cm_add) */
+  /* live: the kernel's drops (pcap_stats), published by the reader */
+  _Atomic uint64_t kdrops, ifdrops;
   /* files: the packet read ahead */
   struct pcap_pkthdr *ph;
   const u_char *data;
@@ -111,6 +119,9 @@ typedef struct options {
   uint32_t max_flows, max_ios;
   uint64_t flow_idle_ns, io_timeout_ns;
   const char *compute_side, *storage_side;
+  const char *metrics; /* --metrics ADDR:PORT */
+  size_t max_series;
+  uint64_t linger_ns; /* after the end of the files; UINT64_MAX: forever */
 } options;
 
 /* ------------------------------------------------------------ ring */
@@ -153,16 +164,28 @@ typedef struct worker {
   uint64_t xcount[MAX_IPFIX][4]; /* records, lost, messages, send errors */
   rj_buf jb;
   uint64_t jb_lines;
-  rtel_tstamp now;      /* timer clock (packet time), never decreasing */
-  uint64_t next_tick;   /* monotonic ns */
-  uint64_t pkts;        /* handed to the context */
-  uint64_t drops;       /* ring full (written by the reader) */
-  uint64_t clipped;     /* copies cut to the slot size */
-  uint64_t ts_src[2];   /* TS_CAPTURE, TS_ERSPAN */
-  uint64_t recs[5];     /* flow, message, io, segment, summary */
-  int failed;           /* the context failed (reported) */
-  rtel_ctx_stats stats; /* at the end */
+  rtel_tstamp now;        /* timer clock (packet time), never decreasing */
+  uint64_t next_tick;     /* monotonic ns */
+  uint64_t pkts;          /* handed to the context */
+  _Atomic uint64_t drops; /* ring full (written by the reader) */
+  uint64_t clipped;       /* copies cut to the slot size */
+  uint64_t ts_src[2];     /* TS_CAPTURE, TS_ERSPAN */
+  uint64_t recs[5];       /* flow, message, io, segment, summary */
+  uint64_t flow_end[9];   /* flow records by RTEL_END_* (all, exported
+                           * or not) */
+  int failed;             /* the context failed (reported) */
+  rtel_ctx_stats stats;   /* at the end */
+  cm_index *mix;          /* --metrics: this worker's label sets */
+  cm_snap snap;           /* --metrics: its counters (wsnap) */
 } worker;
+
+/* What a worker publishes for --metrics (words only: a cm_snap). */
+typedef struct wsnap {
+  rtel_ctx_stats st;
+  uint64_t pkts, clipped, ts_src[2], recs[5], flow_end[9], failed;
+  uint64_t ipfix[MAX_IPFIX][4]; /* as worker.xcount */
+} wsnap;
+_Static_assert(sizeof(wsnap) % 8 == 0, "wsnap: 64-bit words only");
 
 typedef struct shared {
   const options *opt;
@@ -179,6 +202,9 @@ typedef struct shared {
   _Atomic uint64_t first_ts;
   _Atomic uint64_t end_ts; /* the time to flush at, set before done */
   _Atomic int done;        /* the reader has stopped */
+  /* --metrics: the I/O label sets; every worker has flushed (final) */
+  cm_table *mt;
+  _Atomic int ended;
 } shared;
 
 static shared G;
@@ -222,8 +248,9 @@ struct writer {
   uint64_t size;        /* of the current file */
   uint64_t opened;      /* monotonic ns */
   unsigned next_suffix; /* FILE.N of the next rotation */
-  /* counters (writer thread; read after join) */
-  uint64_t lines, bytes, lost_lines, dropped_lines, rotations, reopens;
+  /* counters (the writer thread's; dropped_lines the workers', under
+   * mu; read by --metrics) */
+  _Atomic uint64_t lines, bytes, lost_lines, dropped_lines, rotations, reopens;
   int err_reported;
 };
 
@@ -283,7 +310,7 @@ static void wr_rotate(writer *wr) {
   if (rename(wr->path, to) != 0) {
     wr_error(wr, "rename");
   }
-  wr->rotations++;
+  cm_add(&wr->rotations, 1);
   if (wr_open(wr, 1) != 0) {
     wr_error(wr, "open");
   }
@@ -296,7 +323,7 @@ static void wr_put(writer *wr, const char *p, size_t n) {
   uint64_t at = wr->size;
   if (wr->fd < 0 && wr_open(wr, 0) != 0) {
     wr_error(wr, "open");
-    wr->lost_lines += count_lines(p, n);
+    cm_add(&wr->lost_lines, count_lines(p, n));
     return;
   }
   while (done < n) {
@@ -316,16 +343,16 @@ static void wr_put(writer *wr, const char *p, size_t n) {
           keep = done; /* cannot cut: the torn line stays */
         }
       }
-      wr->lines += count_lines(p, keep);
-      wr->bytes += keep;
+      cm_add(&wr->lines, count_lines(p, keep));
+      cm_add(&wr->bytes, keep);
       wr->size = at + keep;
-      wr->lost_lines += count_lines(p + keep, n - keep);
+      cm_add(&wr->lost_lines, count_lines(p + keep, n - keep));
       return;
     }
     done += (size_t)w;
   }
-  wr->lines += count_lines(p, n);
-  wr->bytes += n;
+  cm_add(&wr->lines, count_lines(p, n));
+  cm_add(&wr->bytes, n);
   wr->size += n;
 }
 
@@ -386,7 +413,7 @@ static void *writer_main(void *arg) {
       if (wr_open(wr, 0) != 0) {
         wr_error(wr, "open");
       }
-      wr->reopens++;
+      cm_add(&wr->reopens, 1);
     }
     if (opt->rotate_time_ns && wr->fd >= 0 && wr->fd != STDOUT_FILENO &&
         wr->size > 0 && mono_ns() - wr->opened >= opt->rotate_time_ns) {
@@ -421,7 +448,7 @@ static void wr_submit(writer *wr, rj_buf *b, uint64_t lines) {
   c = malloc(sizeof(*c));
   pthread_mutex_lock(&wr->mu);
   if (c == NULL || wr->pending + b->len > WRITER_MAX_PENDING) {
-    wr->dropped_lines += lines;
+    cm_add(&wr->dropped_lines, lines);
     pthread_mutex_unlock(&wr->mu);
     free(c);
     rj_reset(b);
@@ -472,6 +499,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f0, void *ud) {
   const rtel_flow_record *f = &fr;
   size_t i;
   (void)ctx;
+  w->flow_end[f0->end < 9 ? f0->end : 0]++;
   if (!(w->opt->records & REC_FLOW)) {
     return 0;
   }
@@ -514,6 +542,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io0, void *ud) {
   const rtel_io_record *io = &ir;
   size_t i;
   (void)ctx;
+  if (G.mt) {
+    cm_table_io(G.mt, w->id, w->mix, io0);
+  }
   if (!(w->opt->records & REC_IO)) {
     return 0;
   }
@@ -607,6 +638,31 @@ static rtel_tstamp timer_clock(uint64_t c) {
   return t;
 }
 
+/* --metrics: the worker's counters into its snapshot (every tick, and
+ * once more at the end) */
+static void worker_publish(worker *w, int final) {
+  wsnap s;
+  size_t i;
+  memset(&s, 0, sizeof(s));
+  if (final) {
+    s.st = w->stats;
+  } else {
+    (void)rtel_ctx_get_stats(w->ctx, &s.st);
+    for (i = 0; i < w->opt->nipfix; i++) {
+      uint64_t *c = w->xcount[i];
+      ipfix_export_counts(w->ipfix[i], &c[0], &c[1], &c[2], &c[3]);
+    }
+  }
+  s.pkts = w->pkts;
+  s.clipped = w->clipped;
+  memcpy(s.ts_src, w->ts_src, sizeof(s.ts_src));
+  memcpy(s.recs, w->recs, sizeof(s.recs));
+  memcpy(s.flow_end, w->flow_end, sizeof(s.flow_end));
+  s.failed = (uint64_t)w->failed;
+  memcpy(s.ipfix, w->xcount, sizeof(s.ipfix));
+  cm_snap_publish(&w->snap, &s);
+}
+
 static void worker_tick(worker *w) {
   size_t i;
   for (i = 0; i < w->opt->nipfix; i++) {
@@ -615,6 +671,9 @@ static void worker_tick(worker *w) {
   if (G.wr && w->jb.len) {
     wr_submit(G.wr, &w->jb, w->jb_lines);
     w->jb_lines = 0;
+  }
+  if (G.mt) {
+    worker_publish(w, 0);
   }
 }
 
@@ -728,6 +787,9 @@ static void *worker_main(void *arg) {
     (void)ipfix_export_close(w->ipfix[i], w->now, NULL);
     w->ipfix[i] = NULL;
   }
+  if (G.mt) {
+    worker_publish(w, 1);
+  }
   return NULL;
 }
 
@@ -749,6 +811,12 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   }
   atomic_init(&w->q.head, 0);
   atomic_init(&w->q.tail, 0);
+  atomic_init(&w->drops, 0);
+  if (opt->metrics && (cm_snap_init(&w->snap, sizeof(wsnap)) != 0 ||
+                       (w->mix = cm_index_new()) == NULL)) {
+    fprintf(stderr, PROG ": out of memory (--metrics)\n");
+    return -1;
+  }
   rtel_settings_default(&s);
   s.decode_flags = opt->decode_flags;
   s.roce_udp_port = opt->roce_port;
@@ -803,6 +871,8 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
 }
 
 static void worker_free(worker *w) {
+  cm_index_free(w->mix);
+  cm_snap_free(&w->snap);
   rtel_ctx_del(w->ctx);
   free(w->q.mem);
   rj_free(&w->jb);
@@ -905,7 +975,7 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   }
   w = &G.w[rtel_shard_key(&hd) % G.nw];
   q = &w->q;
-  in->pkts++;
+  cm_add(&in->pkts, 1);
   rd->pkts++;
   if (rd->pkts == 1) {
     rd->first_ts = ts;
@@ -925,13 +995,13 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   h = atomic_load_explicit(&q->head, memory_order_relaxed);
   while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
     if (opt->live) {
-      w->drops++; /* never hold the kernel's ring up */
+      cm_add(&w->drops, 1); /* never hold the kernel's ring up */
       return;
     }
     /* a file waits for room: nothing is lost, the reader is never held
      * for longer than the worker takes to free a slot */
     if (atomic_load(&stop_flag)) {
-      w->drops++;
+      cm_add(&w->drops, 1);
       return;
     }
     sleep_ns(20000);
@@ -961,7 +1031,7 @@ static int read_ahead(input *in) {
   in->ph = NULL;
   if (rv == PCAP_ERROR && !atomic_load(&stop_flag)) {
     fprintf(stderr, PROG ": %s: after packet %" PRIu64 ": %s\n", in->src,
-            in->pkts, pcap_geterr(in->pc));
+            cm_get(&in->pkts), pcap_geterr(in->pc));
     return 1;
   }
   return 0;
@@ -1034,6 +1104,7 @@ static int read_live(reader *rd) {
   live_arg args[64];
   size_t i;
   int status = 0;
+  uint64_t next_stats = 0;
   for (i = 0; i < opt->nin; i++) {
     pfd[i].fd = opt->in[i].fd;
     pfd[i].events = POLLIN;
@@ -1060,6 +1131,20 @@ static int read_live(reader *rd) {
         status = 1;
         atomic_store(&stop_flag, 1);
       }
+    }
+    /* --metrics: the kernel's drops, once a second (pcap_stats is the
+     * reader's: the handle is not shared) */
+    if (G.mt && mono_ns() >= next_stats) {
+      for (i = 0; i < opt->nin; i++) {
+        struct pcap_stat ps;
+        if (pcap_stats(opt->in[i].pc, &ps) == 0) {
+          atomic_store_explicit(&opt->in[i].kdrops, ps.ps_drop,
+                                memory_order_relaxed);
+          atomic_store_explicit(&opt->in[i].ifdrops, ps.ps_ifdrop,
+                                memory_order_relaxed);
+        }
+      }
+      next_stats = mono_ns() + 1000000000u;
     }
   }
   return status;
@@ -1176,6 +1261,14 @@ static void usage(FILE *f) {
       "exported\n"
       "                      (default: all but --messages)\n"
       "  --stats             a stats record per worker at exit (JSON)\n"
+      "  --metrics ADDR:PORT  serve Prometheus metrics at "
+      "http://ADDR:PORT/metrics\n"
+      "                      ([V6]:PORT; port 0: any free port; needs "
+      "libmicrohttpd)\n"
+      "  --metrics-max-series N  most NVMe-oF I/O label sets (default "
+      "1024)\n"
+      "  --linger SECONDS|forever  after the end of the files, keep serving "
+      "--metrics\n"
       "Measurement (as rtel-analyze(1)):\n"
       "  --max-flows N  --max-ios N  --flow-idle NS  --io-timeout NS\n"
       "  --compute-side NAME  --storage-side NAME  --roce-port N  --icrc  "
@@ -1223,7 +1316,7 @@ static void summary(const options *opt, reader *rd, int status) {
     input *in = &opt->in[i];
     struct pcap_stat ps;
     fprintf(stderr, PROG ": input %s (%s): %" PRIu64 " packets", in->obs,
-            in->src, in->pkts);
+            in->src, cm_get(&in->pkts));
     if (opt->live && pcap_stats(in->pc, &ps) == 0) {
       fprintf(stderr, ", %u dropped by the kernel, %u by the interface",
               ps.ps_drop, ps.ps_ifdrop);
@@ -1242,9 +1335,10 @@ static void summary(const options *opt, reader *rd, int status) {
                  ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
                  ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
                  " capture %" PRIu64 "%s\n",
-            k, w->pkts, w->drops, w->clipped, rec, w->recs[0], w->recs[1],
-            w->recs[2], w->recs[3], w->recs[4], w->ts_src[TS_ERSPAN],
-            w->ts_src[TS_CAPTURE], w->failed ? ", FAILED" : "");
+            k, w->pkts, cm_get(&w->drops), w->clipped, rec, w->recs[0],
+            w->recs[1], w->recs[2], w->recs[3], w->recs[4],
+            w->ts_src[TS_ERSPAN], w->ts_src[TS_CAPTURE],
+            w->failed ? ", FAILED" : "");
     for (i = 0; i < opt->nipfix; i++) {
       const uint64_t *c = w->xcount[i];
       fprintf(stderr,
@@ -1261,14 +1355,355 @@ static void summary(const options *opt, reader *rd, int status) {
                  " rotations, %" PRIu64 " reopens, %" PRIu64
                  " lines lost (write errors), %" PRIu64
                  " lines dropped (writer behind)\n",
-            wr->path, wr->lines, wr->bytes, wr->rotations, wr->reopens,
-            wr->lost_lines, wr->dropped_lines);
+            wr->path, cm_get(&wr->lines), cm_get(&wr->bytes),
+            cm_get(&wr->rotations), cm_get(&wr->reopens),
+            cm_get(&wr->lost_lines), cm_get(&wr->dropped_lines));
   }
   fprintf(stderr, PROG ": %" PRIu64 " packets, exit %d\n", rd->pkts, status);
 }
 
+/* ------------------------------------------------------------ metrics */
+
+/* A counter or gauge of every worker, from its snapshot: one sample per
+ * worker, with |label| (NULL, or 'name="value"') after the worker's. */
+typedef struct wmetric {
+  const char *name, *type, *help, *label;
+  size_t off; /* in wsnap */
+} wmetric;
+
+#define SO(f) offsetof(wsnap, st.f)
+#define C_ "counter"
+#define G_ "gauge"
+static const wmetric lib_metrics[] = {
+    {"rtel_packets_total", C_, "Packets handed to the worker's context", NULL,
+     SO(pkts)},
+    {"rtel_bytes_total", C_, "Wire bytes of the packets handed to the context",
+     NULL, SO(bytes)},
+    {"rtel_roce_packets_total", C_,
+     "RoCE packets decoded (v1 and v2, truncated ones included)", NULL,
+     SO(pkts_roce)},
+    {"rtel_rocev1_packets_total", C_, "RoCEv1 packets decoded", NULL,
+     SO(pkts_rocev1)},
+    {"rtel_not_roce_packets_total", C_,
+     "Well-formed packets that are not RoCE", NULL, SO(pkts_not_roce)},
+    {"rtel_truncated_packets_total", C_,
+     "Packets captured shorter than their wire length", NULL,
+     SO(pkts_truncated)},
+    {"rtel_header_truncated_packets_total", C_,
+     "RoCE packets whose capture ended inside the transport headers", NULL,
+     SO(pkts_hdr_truncated)},
+    {"rtel_ip_fragments_total", C_, "IP fragments (counted, not decoded)",
+     NULL, SO(pkts_ip_fragments)},
+    {"rtel_erspan_packets_total", C_, "RoCE packets reached through ERSPAN",
+     NULL, SO(pkts_erspan)},
+    {"rtel_vxlan_packets_total", C_, "RoCE packets reached through VXLAN",
+     NULL, SO(pkts_vxlan)},
+    {"rtel_cnp_packets_total", C_, "Congestion notification packets", NULL,
+     SO(pkts_cnp)},
+    {"rtel_cm_packets_total", C_, "RDMA CM MADs", NULL, SO(pkts_cm)},
+    {"rtel_icrc_checks_total", C_, "ICRC checks (--icrc) by result",
+     "result=\"ok\"", SO(icrc_ok)},
+    {"rtel_icrc_checks_total", C_, NULL, "result=\"bad\"", SO(icrc_bad)},
+    {"rtel_icrc_checks_total", C_, NULL, "result=\"truncated\"",
+     SO(icrc_truncated)},
+    {"rtel_ts_backwards_packets_total", C_,
+     "Packets with a timestamp earlier than the previous packet's", NULL,
+     SO(pkts_ts_backwards)},
+    {"rtel_unknown_opcode_packets_total", C_,
+     "RoCE packets with a reserved or vendor-specific opcode", NULL,
+     SO(pkts_unknown_opcode)},
+    {"rtel_unknown_tver_packets_total", C_,
+     "RoCE packets with a BTH transport version other than 0", NULL,
+     SO(pkts_unknown_tver)},
+    {"rtel_unscheduled_packets_total", C_,
+     "Packets of ports not measured in the current polling slot", NULL,
+     SO(pkts_unscheduled)},
+    {"rtel_flows_created_total", C_, "Flows created in the flow table", NULL,
+     SO(flows_created)},
+    {"rtel_flows_evicted_total", C_,
+     "Flows removed to make room for a new one", NULL, SO(flows_evicted)},
+    {"rtel_flow_untracked_packets_total", C_,
+     "Data packets of flows that could not be tracked (table full)", NULL,
+     SO(flows_untracked_pkts)},
+    {"rtel_flows_active", G_, "Flows in the flow table now", NULL,
+     SO(flows_active)},
+    {"rtel_qp_pairs_learned_total", C_, "QP pairs learned, by source",
+     "source=\"cm\"", SO(pairs_cm)},
+    {"rtel_qp_pairs_learned_total", C_, NULL, "source=\"psn\"", SO(pairs_psn)},
+    {"rtel_qp_pairs_evicted_total", C_,
+     "QP pairing entries removed to make room", NULL, SO(pairs_evicted)},
+    {"rtel_ctrl_unattributed_packets_total", C_,
+     "ACKs, NAKs and CNPs not attributed to a flow", NULL,
+     SO(ctrl_unattributed)},
+    {"rtel_messages_total", C_, "RDMA message records delivered", NULL,
+     SO(messages)},
+    {"rtel_messages_overflow_total", C_,
+     "Message records delivered early (a bound on open messages)", NULL,
+     SO(msgs_overflow)},
+    {"rtel_nvme_queues_total", C_, "NVMe-oF queues recognised, by source",
+     "source=\"cm\"", SO(nvme_queues_cm)},
+    {"rtel_nvme_queues_total", C_, NULL, "source=\"connect\"",
+     SO(nvme_queues_connect)},
+    {"rtel_nvme_queues_total", C_, NULL, "source=\"confirmed\"",
+     SO(nvme_queues_confirmed)},
+    {"rtel_nvme_queues_evicted_total", C_,
+     "NVMe-oF queues removed to make room", NULL, SO(nvme_queues_evicted)},
+    {"rtel_ios_total", C_, "NVMe-oF I/O records by end state",
+     "state=\"complete\"", SO(ios_complete)},
+    {"rtel_ios_total", C_, NULL, "state=\"timeout\"", SO(ios_timeout)},
+    {"rtel_ios_total", C_, NULL, "state=\"orphan\"", SO(ios_orphan)},
+    {"rtel_ios_total", C_, NULL, "state=\"evicted\"", SO(ios_evicted)},
+    {"rtel_ios_total", C_, NULL, "state=\"truncated\"", SO(ios_truncated)},
+    {"rtel_ios_created_total", C_,
+     "NVMe-oF I/Os the correlator began to follow", NULL, SO(ios_created)},
+    {"rtel_ios_active", G_, "NVMe-oF I/Os outstanding now", NULL,
+     SO(ios_active)},
+    {"rtel_ios_untracked_total", C_, "Commands that found the I/O table full",
+     NULL, SO(ios_untracked)},
+    {"rtel_ios_unconfirmed_total", C_,
+     "I/Os ended without a record (queue never confirmed as NVMe-oF)", NULL,
+     SO(ios_unconfirmed)},
+    {"rtel_nvme_data_unmatched_total", C_,
+     "Data transfers on NVMe-oF queues that matched no outstanding I/O", NULL,
+     SO(nvme_data_unmatched)},
+    {"rtel_nvme_capsule_dups_total", C_, "Retransmitted capsules ignored",
+     NULL, SO(nvme_capsule_dups)},
+    {"rtel_segments_total", C_, "Two-point segment records delivered", NULL,
+     SO(segments)},
+    {"rtel_io_join_unmatched_total", C_,
+     "Complete I/Os that found no twin at the other point", NULL,
+     SO(io_join_unmatched)},
+    {"rtel_aggregates_dropped_total", C_,
+     "I/Os not aggregated (aggregation table full)", NULL,
+     SO(aggregates_dropped)},
+    {"rtel_slots_total", C_, "Slot boundaries begun", NULL, SO(slots)},
+    {"rtel_alarms_total", C_, "Alarm events, by event", "event=\"raised\"",
+     SO(alarms_raised)},
+    {"rtel_alarms_total", C_, NULL, "event=\"cleared\"", SO(alarms_cleared)},
+    {"rtel_alarms_dropped_total", C_,
+     "Records not evaluated for alarms (alarm table full)", NULL,
+     SO(alarms_dropped)},
+    {"rtel_flow_records_total", C_,
+     "Flow records delivered by the context, by end", "end=\"idle\"",
+     offsetof(wsnap, flow_end[RTEL_END_IDLE])},
+    {"rtel_flow_records_total", C_, NULL, "end=\"active\"",
+     offsetof(wsnap, flow_end[RTEL_END_ACTIVE])},
+    {"rtel_flow_records_total", C_, NULL, "end=\"evicted\"",
+     offsetof(wsnap, flow_end[RTEL_END_EVICTED])},
+    {"rtel_flow_records_total", C_, NULL, "end=\"flush\"",
+     offsetof(wsnap, flow_end[RTEL_END_FLUSH])},
+    {"rtel_flow_records_total", C_, NULL, "end=\"truncated\"",
+     offsetof(wsnap, flow_end[RTEL_END_TRUNCATED])},
+    {"rtel_collect_clipped_packets_total", C_,
+     "Packets cut to the slot size (--slot)", NULL, offsetof(wsnap, clipped)},
+    {"rtel_collect_timestamps_total", C_,
+     "Packets by the source of their time", "source=\"erspan\"",
+     offsetof(wsnap, ts_src[TS_ERSPAN])},
+    {"rtel_collect_timestamps_total", C_, NULL, "source=\"capture\"",
+     offsetof(wsnap, ts_src[TS_CAPTURE])},
+    {"rtel_collect_records_total", C_,
+     "Records exported to the outputs, by type", "type=\"flow\"",
+     offsetof(wsnap, recs[0])},
+    {"rtel_collect_records_total", C_, NULL, "type=\"message\"",
+     offsetof(wsnap, recs[1])},
+    {"rtel_collect_records_total", C_, NULL, "type=\"io\"",
+     offsetof(wsnap, recs[2])},
+    {"rtel_collect_records_total", C_, NULL, "type=\"segment\"",
+     offsetof(wsnap, recs[3])},
+    {"rtel_collect_records_total", C_, NULL, "type=\"summary\"",
+     offsetof(wsnap, recs[4])},
+    {"rtel_collect_worker_failed", G_, "1 if the worker's context failed",
+     NULL, offsetof(wsnap, failed)},
+};
+#undef SO
+
+/* short label values of the RTEL_MALFORMED_* reasons */
+static const char *const malformed_label[] = {
+    "none",     "truncated",   "vlan_depth", "ip_version", "ip_hlen", "ip_len",
+    "ipv6_ext", "udp_len",     "roce_len",   "pad",        "gre",     "erspan",
+    "vxlan",    "encap_depth", "grh",        "mad",        "linktype"};
+
+static uint64_t snap_word(const wsnap *s, size_t off) {
+  uint64_t v;
+  memcpy(&v, (const unsigned char *)s + off, sizeof(v));
+  return v;
+}
+
+static void sample_u64(rj_buf *b, const char *name, uint64_t v) {
+  rj_printf(b, "%s %" PRIu64 "\n", name, v);
+}
+
+/* The whole exposition (the HTTP thread). */
+static void metrics_render(rj_buf *b, void *arg) {
+  const options *opt = G.opt;
+  const rtel_info *info = rtel_version(0);
+  wsnap *s = calloc(G.nw, sizeof(*s));
+  size_t i, j, nm = sizeof(lib_metrics) / sizeof(lib_metrics[0]);
+  unsigned k;
+  uint64_t clk;
+  (void)arg;
+  if (s == NULL) {
+    b->oom = 1;
+    return;
+  }
+  for (k = 0; k < G.nw; k++) {
+    cm_snap_read(&G.w[k].snap, &s[k]);
+  }
+
+  cm_family(b, "rtel_collect_info", G_,
+            "rtel-collect: its version and the library's");
+  rj_printf(b,
+            "rtel_collect_info{version=\"%s\",library=\"%s\","
+            "libmicrohttpd=\"%s\"} 1\n",
+            RTEL_VERSION, info ? info->version_str : "?", cm_http_version());
+  cm_family(b, "rtel_collect_workers", G_, "Worker threads (-j)");
+  sample_u64(b, "rtel_collect_workers", G.nw);
+  cm_family(b, "rtel_collect_input_ended", G_,
+            "1 once the input has ended and every worker has flushed: the "
+            "counters are final");
+  sample_u64(b, "rtel_collect_input_ended", (uint64_t)atomic_load(&G.ended));
+  clk = atomic_load_explicit(&G.clock, memory_order_relaxed);
+  cm_family(b, "rtel_collect_packet_time_seconds", G_,
+            "The latest packet time handed to a worker (Unix time of the "
+            "capture)");
+  rj_printf(b, "rtel_collect_packet_time_seconds %" PRIu64 ".%09" PRIu64 "\n",
+            clk / 1000000000u, clk % 1000000000u);
+
+  cm_family(b, "rtel_collect_input_packets_total", C_,
+            "Packets read from the input (observation point)");
+  for (i = 0; i < opt->nin; i++) {
+    rj_puts(b, "rtel_collect_input_packets_total{input=");
+    cm_label_value(b, opt->in[i].obs);
+    rj_printf(b, "} %" PRIu64 "\n", cm_get(&opt->in[i].pkts));
+  }
+  if (opt->live) {
+    static const char *const kn[2] = {
+        "rtel_collect_input_kernel_drops_total",
+        "rtel_collect_input_interface_drops_total"};
+    static const char *const kh[2] = {
+        "Packets the kernel dropped on the input (pcap_stats ps_drop)",
+        "Packets the interface dropped (pcap_stats ps_ifdrop)"};
+    for (j = 0; j < 2; j++) {
+      cm_family(b, kn[j], C_, kh[j]);
+      for (i = 0; i < opt->nin; i++) {
+        rj_printf(b, "%s{input=", kn[j]);
+        cm_label_value(b, opt->in[i].obs);
+        rj_printf(b, "} %" PRIu64 "\n",
+                  cm_get(j ? &opt->in[i].ifdrops : &opt->in[i].kdrops));
+      }
+    }
+  }
+  cm_family(b, "rtel_collect_queue_depth", G_,
+            "Packets waiting in the worker's ring");
+  for (k = 0; k < G.nw; k++) {
+    ring *q = &G.w[k].q;
+    size_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
+    size_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+    rj_printf(b, "rtel_collect_queue_depth{worker=\"%u\"} %zu\n", k,
+              h >= t ? h - t : 0);
+  }
+  cm_family(b, "rtel_collect_queue_slots", G_,
+            "Slots of the worker's ring (--queue)");
+  for (k = 0; k < G.nw; k++) {
+    rj_printf(b, "rtel_collect_queue_slots{worker=\"%u\"} %zu\n", k,
+              opt->depth);
+  }
+  cm_family(b, "rtel_collect_queue_drops_total", C_,
+            "Packets dropped because the worker's ring was full");
+  for (k = 0; k < G.nw; k++) {
+    rj_printf(b, "rtel_collect_queue_drops_total{worker=\"%u\"} %" PRIu64 "\n",
+              k, cm_get(&G.w[k].drops));
+  }
+
+  /* the context's counters and the worker's own */
+  for (i = 0; i < nm; i++) {
+    const wmetric *m = &lib_metrics[i];
+    if (m->help) {
+      cm_family(b, m->name, m->type, m->help);
+    }
+    for (k = 0; k < G.nw; k++) {
+      rj_printf(b, "%s{worker=\"%u\"%s%s} %" PRIu64 "\n", m->name, k,
+                m->label ? "," : "", m->label ? m->label : "",
+                snap_word(&s[k], m->off));
+    }
+  }
+  cm_family(b, "rtel_malformed_packets_total", C_,
+            "Malformed packets, by reason");
+  for (j = 1; j < RTEL_MALFORMED_SLOTS; j++) {
+    const size_t nl = sizeof(malformed_label) / sizeof(malformed_label[0]);
+    for (k = 0; k < G.nw; k++) {
+      uint64_t v = s[k].st.malformed[j];
+      if (j < nl) {
+        rj_printf(b,
+                  "rtel_malformed_packets_total{worker=\"%u\",reason=\"%s\"} "
+                  "%" PRIu64 "\n",
+                  k, malformed_label[j], v);
+      } else if (v) {
+        rj_printf(b,
+                  "rtel_malformed_packets_total{worker=\"%u\",reason=\"%zu\"} "
+                  "%" PRIu64 "\n",
+                  k, j, v);
+      }
+    }
+  }
+
+  if (opt->nipfix) {
+    static const char *const xn[4] = {
+        "rtel_collect_ipfix_records_total",
+        "rtel_collect_ipfix_records_lost_total",
+        "rtel_collect_ipfix_messages_total",
+        "rtel_collect_ipfix_messages_unsent_total"};
+    static const char *const xh[4] = {
+        "Records exported as IPFIX, by worker and collector",
+        "IPFIX records lost (their message could not be sent)",
+        "IPFIX messages sent", "IPFIX messages that could not be sent"};
+    for (j = 0; j < 4; j++) {
+      cm_family(b, xn[j], C_, xh[j]);
+      for (k = 0; k < G.nw; k++) {
+        for (i = 0; i < opt->nipfix; i++) {
+          rj_printf(b, "%s{worker=\"%u\",collector=", xn[j], k);
+          cm_label_value(b, opt->ipfix[i]);
+          rj_printf(b, ",domain=\"%" PRIu32 "\"} %" PRIu64 "\n",
+                    opt->domain + k, s[k].ipfix[i][j]);
+        }
+      }
+    }
+  }
+  if (G.wr) {
+    writer *wr = G.wr;
+    const struct {
+      const char *name, *help;
+      _Atomic uint64_t *v;
+    } jm[] = {
+        {"rtel_collect_json_lines_total", "JSON lines written", &wr->lines},
+        {"rtel_collect_json_bytes_total", "JSON bytes written", &wr->bytes},
+        {"rtel_collect_json_lines_lost_total",
+         "JSON lines lost to write errors", &wr->lost_lines},
+        {"rtel_collect_json_lines_dropped_total",
+         "JSON lines dropped (the writer 256 MiB behind)", &wr->dropped_lines},
+        {"rtel_collect_json_rotations_total",
+         "Rotations of the JSON file (--rotate-size, --rotate-time)",
+         &wr->rotations},
+        {"rtel_collect_json_reopens_total",
+         "Reopens of the JSON file (SIGHUP)", &wr->reopens},
+    };
+    for (j = 0; j < sizeof(jm) / sizeof(jm[0]); j++) {
+      cm_family(b, jm[j].name, C_, jm[j].help);
+      sample_u64(b, jm[j].name, cm_get(jm[j].v));
+    }
+  }
+  if (cm_table_render(G.mt, b, G.names.obs, G.names.nobs) != 0) {
+    b->oom = 1;
+  }
+  free(s);
+}
+#undef C_
+#undef G_
+
 int main(int argc, char **argv) {
-  options opt;
+  /* static: what it points to stays reachable on the early exits (a bad
+   * argument returns without freeing) */
+  static options opt;
   reader rd;
   writer wr;
   int a, status = 0, nfile = 0, nlive = 0, rv;
@@ -1276,6 +1711,7 @@ int main(int argc, char **argv) {
   size_t i;
   struct sigaction sa;
   long ncpu;
+  cm_http *http = NULL;
 
   memset(&opt, 0, sizeof(opt));
   opt.pen = RTEL_IPFIX_PEN_DOCUMENTATION;
@@ -1402,6 +1838,37 @@ int main(int argc, char **argv) {
         recs |= REC_SUM;
       } else if (strcmp(arg, "--stats") == 0) {
         opt.stats = 1;
+      } else if (strcmp(arg, "--metrics") == 0) {
+        NEED_ARG();
+        if (!cm_http_available()) {
+          return usage_error("%s", "--metrics: this rtel-collect was built "
+                                   "without libmicrohttpd (install it, "
+                                   "configure again, rebuild)");
+        }
+        if (cm_http_check_addr(v) != 0) {
+          return usage_error("invalid --metrics '%s' (ADDR:PORT or "
+                             "[V6]:PORT, port 0-65535)",
+                             v);
+        }
+        opt.metrics = v;
+      } else if (strcmp(arg, "--metrics-max-series") == 0) {
+        NEED_ARG();
+        if (parse_u64(v, 1, 1u << 20, &n) != 0) {
+          return usage_error("invalid --metrics-max-series '%s' (1-%u)", v,
+                             1u << 20);
+        }
+        opt.max_series = (size_t)n;
+      } else if (strcmp(arg, "--linger") == 0) {
+        NEED_ARG();
+        if (strcmp(v, "forever") == 0) {
+          opt.linger_ns = UINT64_MAX;
+        } else if (parse_u64(v, 1, 100u * 365 * 86400, &n) == 0) {
+          opt.linger_ns = n * 1000000000u;
+        } else {
+          return usage_error("invalid --linger '%s' (seconds, >= 1, or "
+                             "forever)",
+                             v);
+        }
       } else if (strcmp(arg, "--max-flows") == 0 ||
                  strcmp(arg, "--max-ios") == 0) {
         NEED_ARG();
@@ -1449,6 +1916,11 @@ int main(int argc, char **argv) {
         const rtel_info *info = rtel_version(0);
         printf(PROG " %s (librocetel %s)\n", RTEL_VERSION,
                info ? info->version_str : "?");
+        if (cm_http_available()) {
+          printf("metrics: libmicrohttpd %s\n", cm_http_version());
+        } else {
+          printf("metrics: not built (no libmicrohttpd)\n");
+        }
         return 0;
       } else {
         return usage_error("unknown option '%s'", arg);
@@ -1480,8 +1952,22 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--rotate-size and --rotate-time need --json "
                              "FILE");
   }
-  if (opt.nipfix == 0 && opt.json == NULL) {
-    return usage_error("%s", "no output: --ipfix HOST:PORT or --json FILE");
+  if (opt.nipfix == 0 && opt.json == NULL && opt.metrics == NULL) {
+    return usage_error("%s", "no output: --ipfix HOST:PORT, --json FILE or "
+                             "--metrics ADDR:PORT");
+  }
+  if (opt.max_series && opt.metrics == NULL) {
+    return usage_error("%s", "--metrics-max-series needs --metrics");
+  }
+  if (opt.linger_ns && opt.metrics == NULL) {
+    return usage_error("%s", "--linger needs --metrics");
+  }
+  if (opt.linger_ns && opt.live) {
+    return usage_error("%s", "--linger is for -r FILE (live input is "
+                             "served until SIGTERM)");
+  }
+  if (opt.max_series == 0) {
+    opt.max_series = 1024;
   }
   for (i = 0; i < opt.nin; i++) {
     input *in = &opt.in[i];
@@ -1572,6 +2058,26 @@ int main(int argc, char **argv) {
     pthread_cond_init(&wr.cv, NULL);
     G.wr = &wr;
   }
+  if (opt.metrics) {
+    char err[512];
+    sigset_t all, old;
+    G.mt = cm_table_new(opt.max_series, G.nw);
+    if (G.mt == NULL) {
+      fprintf(stderr, PROG ": out of memory (--metrics-max-series)\n");
+      return 1;
+    }
+    /* the HTTP thread blocks every signal: they reach the reader */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    http = cm_http_start(opt.metrics, metrics_render, NULL, err, sizeof(err));
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (http == NULL) {
+      fprintf(stderr, PROG ": %s\n", err);
+      return 1;
+    }
+    fprintf(stderr, PROG ": metrics on http://%s/metrics\n",
+            cm_http_where(http));
+  }
 
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_signal;
@@ -1645,7 +2151,26 @@ int main(int argc, char **argv) {
       status = 1;
     }
   }
+  atomic_store(&G.ended, 1); /* every snapshot is final */
   summary(&opt, &rd, status);
+  if (http && opt.linger_ns && !atomic_load(&stop_flag)) {
+    /* the files have ended: the final counters stay up for scrapes */
+    uint64_t until =
+        opt.linger_ns == UINT64_MAX ? UINT64_MAX : mono_ns() + opt.linger_ns;
+    uint64_t m;
+    if (opt.linger_ns == UINT64_MAX) {
+      fprintf(stderr, PROG ": input ended: serving --metrics until SIGTERM\n");
+    } else {
+      fprintf(stderr,
+              PROG ": input ended: serving --metrics for %" PRIu64
+                   " s (or until SIGTERM)\n",
+              opt.linger_ns / 1000000000u);
+    }
+    while (!atomic_load(&stop_flag) && (m = mono_ns()) < until) {
+      sleep_ns(until - m < 200000000u ? until - m : 200000000u);
+    }
+  }
+  cm_http_stop(http);
   for (k = 0; k < G.nw; k++) {
     worker_free(&G.w[k]);
   }
@@ -1657,6 +2182,7 @@ int main(int argc, char **argv) {
     free(opt.in[i].obs_alloc);
   }
   free((void *)G.names.obs);
+  cm_table_free(G.mt);
   free(G.w);
   free(opt.in);
   return status;

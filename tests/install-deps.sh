@@ -8,11 +8,12 @@
 set -eu
 
 what=${1:-test}
-build_pkgs="gcc make autoconf automake libtool pkg-config libpcap-dev check"
+build_pkgs="gcc make autoconf automake libtool pkg-config libpcap-dev check
+  libmicrohttpd-dev"
 test_pkgs="$build_pkgs g++ tshark python3 python3-scapy abigail-tools clang
   libclang-rt-14-dev llvm binutils groff man-db valgrind bc dwarves
   clang-format pmacct nfdump libfixbuf-tools clickhouse-server
-  clickhouse-client"
+  clickhouse-client prometheus"
 case $what in
   build) pkgs=$build_pkgs ;;
   test) pkgs=$test_pkgs ;;

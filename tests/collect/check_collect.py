@@ -21,7 +21,9 @@ rotate  records streaming through standard input ('-r -', fed slowly):
         the limit; SIGHUP after the file was moved away (logrotate) reopens
         FILE; together the files hold every record of rtel-analyze exactly
         once, every line whole.
-usage   bad arguments: exit 2 and a first line naming the option.
+usage   bad arguments: exit 2 and a first line naming the option (--metrics
+        too: without libmicrohttpd it is an error of its own; the rest of
+        --metrics is tests/collect/check_metrics.py).
 
 Environment: RTEL_COLLECT, RTEL_ANALYZE, RTEL_SIM (programs; skip 77 if one is
 missing). Exit: 0 pass, 1 fail, 77 skip.
@@ -433,6 +435,13 @@ def run_usage(tmp):
         (["--mtu", "100", "-r", pcap, "--json", "-"], "--mtu"),
         (["--max-flows", "0", "-r", pcap, "--json", "-"], "--max-flows"),
         (["--roce-port", "70000", "-r", pcap, "--json", "-"], "--roce-port"),
+        # --metrics: exit 2 naming it, built with libmicrohttpd or not
+        (["--metrics", "nocolon", "-r", pcap], "--metrics"),
+        (["--metrics", "::1:9464", "-r", pcap], "--metrics"),
+        (["--metrics-max-series", "0", "--metrics", "127.0.0.1:0", "-r",
+          pcap], "--metrics-max-series"),
+        (["--linger", "5", "-r", pcap, "--json", "-"], "--linger"),
+        (["--linger", "soon", "-r", pcap, "--json", "-"], "--linger"),
     ]
     for args, opt in cases:
         r = subprocess.run([COLLECT] + args, stdout=subprocess.PIPE,

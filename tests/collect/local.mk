@@ -8,16 +8,23 @@
 # rtel-analyze's: files (-r, -j 1/2/5), live (-i lo, frames sent through an
 # AF_PACKET socket: needs CAP_NET_RAW, else skipped), rotate (--rotate-size,
 # SIGHUP), usage (exit 2). Each exits 77 (skip) when a program is missing.
+# tests/collect/check_metrics.py (collect-metrics.test): --metrics scraped
+# by promtool and a real Prometheus (Debian package prometheus) during a
+# replay, compared with the run's JSON and rtel-analyze's I/Os; skipped
+# without them or without libmicrohttpd (configure: HAVE_MHD).
 if HAVE_PCAP
 TESTS += \
 	tests/collect/collect-usage.test \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
-	tests/collect/collect-live.test
+	tests/collect/collect-live.test \
+	tests/collect/collect-metrics.test
 endif
 
 EXTRA_DIST += \
 	tests/collect/check_collect.py \
+	tests/collect/check_metrics.py \
+	tests/collect/collect-metrics.test \
 	tests/collect/collect-usage.test \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
