@@ -4,10 +4,13 @@
 #   1. plain build (-O2, warnings as errors): make check (Check suites,
 #      tshark differential tests, simulator tests, exports, headers, man
 #      pages, module map, format, struct layouts, grown records, fuzz
-#      corpus replay)
+#      corpus replay, the IPFIX export read by nfcapd, nfacctd, tshark,
+#      ipfixDump and ClickHouse, rtel-collect with Prometheus, the HTML
+#      report in Chromium)
 #   2. the same suite built with AddressSanitizer and UBSan
-#   3. libFuzzer for FUZZ_SECONDS (60) each: the decoder harness and the
-#      sequence harness (the stateful core, with invariants)
+#   3. libFuzzer for FUZZ_SECONDS (60) each: the decoder harness, the
+#      sequence harness (the stateful core, with invariants) and the IPFIX
+#      encoder harness (round trip through tests/ipfix/ipfix_read.c)
 #   4. the ABI gate: abidiff against abi/ (a -g -Og build)
 #   5. make distcheck (out-of-tree build from the tarball, clean checks)
 #
