@@ -12,11 +12,14 @@ AM_TESTS_ENVIRONMENT += \
 
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
+# --report (examples/rtel-report.c: the HTML report, inline SVG drawn with
+# <math.h>, hence -lm). Its tests: tests/report/local.mk.
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
 	examples/ipfix-export.c examples/ipfix-export.h \
-	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
+	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
+	examples/rtel-report.c examples/rtel-report.h
 examples_rtel_analyze_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
-examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS)
+examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS) -lm
 
 # rtel-collect: the long-running collector, one context per worker
 # thread (rtel-collect(8)); its unit file for systemd. Tests:

@@ -22,12 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rocetel/rocetel.h>
 
 #include "ipfix-export.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
+#include "rtel-report.h"
 
 #define PROG "rtel-analyze"
 
@@ -61,6 +63,10 @@ typedef struct options {
   uint32_t decode_flags;
   uint32_t roce_port;
   ipfix_export_opts ipfix; /* --ipfix, --ipfix-file */
+  const char *report_path; /* --report FILE */
+  size_t report_top;       /* --report-top N (0: the default) */
+  int report_ns;           /* --report-ns */
+  char *cmdline;           /* shown in the report */
 } options;
 
 typedef struct input {
@@ -72,6 +78,7 @@ typedef struct input {
   uint64_t frame;         /* 1-based index of the frame read last */
   struct pcap_pkthdr *ph; /* the packet read ahead, or NULL at the end */
   const u_char *data;
+  rtel_tstamp first_ts, last_ts; /* of the frames read (NONE: none) */
 } input;
 
 typedef struct run {
@@ -85,6 +92,7 @@ typedef struct run {
   int seg_header_done;
   int sum_header_done;
   ipfix_export *ipfix; /* or NULL */
+  report *rep;         /* --report: or NULL */
   rtel_tstamp now;     /* the latest packet time: IPFIX export time */
   rj_buf jb;           /* JSON: the line being written */
   rj_names names;      /* JSON: the observation points */
@@ -194,6 +202,9 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   if (r->ipfix) {
     (void)ipfix_export_flow(r->ipfix, f, r->now);
   }
+  if (r->rep) {
+    report_flow(r->rep, f);
+  }
   if (!r->opt->flows) {
     return 0;
   }
@@ -239,6 +250,9 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   (void)ctx;
   if (r->ipfix) {
     (void)ipfix_export_msg(r->ipfix, m, r->now);
+  }
+  if (r->rep) {
+    report_msg(r->rep, m);
   }
   if (!r->opt->messages) {
     return 0;
@@ -303,6 +317,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   if (r->ipfix) {
     (void)ipfix_export_io(r->ipfix, io, r->now);
   }
+  if (r->rep) {
+    report_io(r->rep, io);
+  }
   if (!r->opt->ios) {
     return 0;
   }
@@ -344,6 +361,9 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   (void)ctx;
   if (r->ipfix) {
     (void)ipfix_export_segment(r->ipfix, sg, r->now);
+  }
+  if (r->rep) {
+    report_segment(r->rep, sg);
   }
   if (!r->opt->segments) {
     return 0;
@@ -388,6 +408,9 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   (void)ctx;
   if (r->ipfix) {
     (void)ipfix_export_aggregate(r->ipfix, g, r->now);
+  }
+  if (r->rep) {
+    report_aggregate(r->rep, g);
   }
   if (!r->opt->summary) {
     return 0;
@@ -434,6 +457,9 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
   run *r = user_data;
   size_t i;
   (void)ctx;
+  if (r->rep) {
+    report_slot(r->rep, ev);
+  }
   if (r->opt->poll_ports == 0) {
     return 0;
   }
@@ -458,6 +484,9 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
   const char *state = al->state == RTEL_ALARM_RAISED ? "raised" : "cleared";
   uint32_t af = 0;
   (void)ctx;
+  if (r->rep) {
+    report_alarm(r->rep, al);
+  }
   if (al->flow) {
     af = al->flow->flags & RTEL_FLOW_F_IPV6;
   } else if (al->io && (al->io->flags & RTEL_IO_F_IPV6)) {
@@ -530,6 +559,33 @@ static rtel_tstamp ts_of(const struct pcap_pkthdr *ph) {
   return pcap_input_ts(ph, 1); /* opened with nanosecond precision */
 }
 
+/* --report: writes the page, then one line on stderr. Returns 0, or 1. */
+static int write_report(const char *path, report *rep) {
+  struct timespec t0, t1;
+  FILE *f = fopen(path, "w");
+  long size;
+  int rv;
+  if (f == NULL) {
+    fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rv = report_write(rep, f);
+  size = ftell(f);
+  if (fclose(f) != 0) {
+    rv = -1;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (rv != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  fprintf(stderr, "report: %s (%ld bytes, %.0f ms)\n", path, size,
+          (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+              (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+  return 0;
+}
+
 /* One context sees every input, each an observation point (id = index);
  * packets are handed over in timestamp order across the inputs, as a
  * collector receiving from several mirrors would. Returns 0, or 1 if an
@@ -549,6 +605,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
 
   for (i = 0; i < nin; i++) {
     errbuf[0] = '\0';
+    in[i].first_ts = in[i].last_ts = RTEL_TSTAMP_NONE;
     in[i].pc = pcap_open_offline_with_tstamp_precision(
         in[i].path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (in[i].pc == NULL) {
@@ -559,6 +616,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
     in[i].linktype = pcap_input_linktype(pcap_datalink(in[i].pc));
     if (read_ahead(&in[i]) != 0) {
       status = 1;
+    }
+    if (in[i].ph) {
+      in[i].first_ts = ts_of(in[i].ph);
     }
   }
   rtel_settings_default(&settings);
@@ -616,10 +676,35 @@ static int analyze(const options *opt, input *in, size_t nin) {
       return 2;
     }
   }
+  if (opt->report_path) {
+    report_opts ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.source = opt->cmdline;
+    ro.top_n = opt->report_top;
+    ro.per_namespace = opt->report_ns;
+    r.rep = report_new(&ro);
+    if (r.rep == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      (void)ipfix_export_close(r.ipfix, 0, NULL);
+      free(obsnames);
+      return 1;
+    }
+    for (i = 0; i < nin; i++) {
+      uint32_t role =
+          opt->compute_side && strcmp(in[i].obs, opt->compute_side) == 0
+              ? RTEL_ROLE_COMPUTE
+          : opt->storage_side && strcmp(in[i].obs, opt->storage_side) == 0
+              ? RTEL_ROLE_STORAGE
+              : RTEL_ROLE_UNKNOWN;
+      (void)report_obs(r.rep, (uint32_t)i, in[i].obs, role, in[i].first_ts,
+                       RTEL_TSTAMP_NONE);
+    }
+  }
   rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, &r);
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     (void)ipfix_export_close(r.ipfix, 0, NULL);
+    report_free(r.rep);
     free(obsnames);
     return 1;
   }
@@ -649,6 +734,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
     }
     next->frame++;
     pi.ts = ts_of(next->ph);
+    if (next->last_ts == RTEL_TSTAMP_NONE || pi.ts > next->last_ts) {
+      next->last_ts = pi.ts;
+    }
     pi.wire_len = next->ph->len;
     pi.obs = (uint32_t)(next - in);
     pi.port = pi.obs;
@@ -700,6 +788,19 @@ static int analyze(const options *opt, input *in, size_t nin) {
   }
   if (opt->stats && rtel_ctx_get_stats(ctx, &st) == 0) {
     print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
+  }
+  if (r.rep) {
+    if (rtel_ctx_get_stats(ctx, &st) == 0) {
+      report_stats(r.rep, nin == 1 ? in[0].obs : "all", &st);
+    }
+    for (i = 0; i < nin; i++) {
+      (void)report_obs(r.rep, (uint32_t)i, NULL, RTEL_ROLE_UNKNOWN,
+                       RTEL_TSTAMP_NONE, in[i].last_ts);
+    }
+    if (write_report(opt->report_path, r.rep) != 0) {
+      status = 1;
+    }
+    report_free(r.rep);
   }
   rtel_ctx_del(ctx);
   rj_free(&r.jb);
@@ -758,6 +859,10 @@ static void usage(FILE *f) {
       "  --mtu N             path MTU towards the collector (default: "
       "unknown,\n"
       "                      512-byte messages)\n"
+      "  --report FILE       write an HTML report of the run into FILE\n"
+      "  --report-top N      slowest I/Os and worst flows in it (default "
+      "20)\n"
+      "  --report-ns         I/O quality per namespace in it too\n"
       "  --pmacct-primitives TYPE  print pmacct's aggregate_primitives of "
       "TYPE\n"
       "                      records (flow message io segment summary), "
@@ -1030,6 +1135,28 @@ int main(int argc, char **argv) {
       } else {
         opt.ipfix.mtu = (uint32_t)n;
       }
+    } else if (strcmp(arg, "--report") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      if (v == NULL || *v == '\0') {
+        free(inputs);
+        return usage_error("%s needs an argument", arg);
+      }
+      opt.report_path = v;
+    } else if (strcmp(arg, "--report-ns") == 0) {
+      opt.report_ns = 1;
+    } else if (strcmp(arg, "--report-top") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      char *end;
+      unsigned long n;
+      errno = 0;
+      n = v ? strtoul(v, &end, 10) : 0;
+      if (v == NULL || errno || *end || end == v || *v == '-' || n == 0 ||
+          n > REPORT_TOP_MAX) {
+        free(inputs);
+        return usage_error("invalid --report-top '%s' (1-%d)", v ? v : "",
+                           REPORT_TOP_MAX);
+      }
+      opt.report_top = (size_t)n;
     } else if (strcmp(arg, "--pmacct-primitives") == 0) {
       pmacct = a + 1 < argc ? argv[++a] : "";
     } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -1066,6 +1193,11 @@ int main(int argc, char **argv) {
     free(inputs);
     return usage_error("%s", "no input file");
   }
+  if ((opt.report_top || opt.report_ns) && !opt.report_path) {
+    free(inputs);
+    return usage_error("%s", opt.report_top ? "--report-top needs --report"
+                                            : "--report-ns needs --report");
+  }
   if (opt.ipfix.udp && opt.ipfix.file) {
     free(inputs);
     return usage_error("%s", "--ipfix and --ipfix-file: one at a time");
@@ -1075,7 +1207,7 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--no-flows leaves no --flows or --messages");
   }
   if (!opt.packets && !opt.flows && !opt.messages && !opt.ios &&
-      !opt.segments && !opt.summary) {
+      !opt.segments && !opt.summary && !opt.report_path) {
     opt.stats = 1;
   }
   for (i = 0; i < ninputs; i++) {
@@ -1097,9 +1229,28 @@ int main(int argc, char **argv) {
   }
   /* A file that cannot be read is reported and skipped: the others are
    * still analysed, so nothing measurable is lost. */
+  if (status == 0 && opt.report_path) {
+    /* the command line, for the report's header */
+    size_t len = sizeof(PROG);
+    for (a = 1; a < argc; a++) {
+      len += strlen(argv[a]) + 1;
+    }
+    opt.cmdline = malloc(len);
+    if (opt.cmdline == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = 1;
+    } else {
+      strcpy(opt.cmdline, PROG);
+      for (a = 1; a < argc; a++) {
+        strcat(opt.cmdline, " ");
+        strcat(opt.cmdline, argv[a]);
+      }
+    }
+  }
   if (status == 0 && analyze(&opt, inputs, ninputs) != 0) {
     status = 1;
   }
+  free(opt.cmdline);
   for (i = 0; i < ninputs; i++) {
     free(inputs[i].obs_alloc);
   }

@@ -319,9 +319,13 @@ def pcap_of_messages(msgs, path, dport=4739, sport=40000):
 class UdpSink:
     """A UDP receiver on 127.0.0.1 that keeps every datagram, in a thread
     (started by start(), stopped by stop()). Asks for a large receive
-    buffer; drops (if any) are reported by the caller from the counts."""
+    buffer; drops (if any) are reported by the caller from the counts.
+    The kernel charges each small datagram about 2.3 KB of buffer on
+    loopback (its skb, not its bytes), so a run of 2000 512-byte messages
+    needs more than 4 MB when this thread is slow to run (a loaded
+    machine): 64 MB leaves room for 25000."""
 
-    def __init__(self, rcvbuf=4 << 20):
+    def __init__(self, rcvbuf=64 << 20):
         import threading
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         so_rcvbufforce = 33  # Linux: past net.core.rmem_max, if root
