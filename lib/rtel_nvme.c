@@ -297,16 +297,20 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
 }
 
 static int end_io(rtel__nvme *n, nio *io, uint32_t state, int report);
+static void io_unlink(rtel__nvme *n, nio *io);
 
-/* Removes |q| and everything hanging off it; its I/Os end "evicted". */
+/* Removes |q| and everything hanging off it; its I/Os end "evicted". Once
+ * a delivery failed (the context is then unusable), the rest are removed
+ * without a record: no callback runs after a failure. */
 static int queue_remove(rtel__nvme *n, nq *q) {
   int rv = 0;
   while (q->io_head != RTEL__NIL) {
-    int r = end_io(n, io_at(n, q->io_head), RTEL_IO_EVICTED,
-                   q->state == Q_CONFIRMED);
-    if (r != 0 && rv == 0) {
-      rv = r;
+    nio *io = io_at(n, q->io_head);
+    if (rv != 0) {
+      io_unlink(n, io);
+      continue;
     }
+    rv = end_io(n, io, RTEL_IO_EVICTED, q->state == Q_CONFIRMED);
   }
   if (q->hqpn != RTEL_QPN_NONE) {
     rtel__qkey k;
