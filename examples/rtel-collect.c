@@ -28,6 +28,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,7 +123,10 @@ typedef struct options {
   const char *compute_side, *storage_side;
   const char *metrics; /* --metrics ADDR:PORT */
   size_t max_series;
-  uint64_t linger_ns; /* after the end of the files; UINT64_MAX: forever */
+  uint64_t linger_ns;  /* after the end of the files; UINT64_MAX: forever */
+  uint32_t poll_ports; /* --poll P/SLOT: P ports per slot; 0: full mode */
+  uint64_t poll_slot_ns;
+  const char *on_slot; /* --on-slot CMD */
 } options;
 
 /* ------------------------------------------------------------ ring */
@@ -135,6 +140,7 @@ typedef struct slot {
   uint32_t linktype;
   uint32_t tssrc; /* TS_* */
   uint32_t clipped;
+  uint32_t mark;  /* --poll: no packet; run the timers at ts */
   uint8_t data[]; /* slot_size bytes */
 } slot;
 
@@ -174,6 +180,7 @@ typedef struct worker {
   uint64_t flow_end[9];   /* flow records by RTEL_END_* (all, exported
                            * or not) */
   int failed;             /* the context failed (reported) */
+  int scheduled;          /* --poll: ports and schedule set */
   rtel_ctx_stats stats;   /* at the end */
   cm_index *mix;          /* --metrics: this worker's label sets */
   cm_snap snap;           /* --metrics: its counters (wsnap) */
@@ -205,6 +212,10 @@ typedef struct shared {
   /* --metrics: the I/O label sets; every worker has flushed (final) */
   cm_table *mt;
   _Atomic int ended;
+  /* --poll: when the schedule begins (live: the start, on the capture
+   * clock; files: the first packet), set before have_sched */
+  _Atomic uint64_t sched_t0;
+  _Atomic int have_sched;
 } shared;
 
 static shared G;
@@ -485,10 +496,11 @@ static void json_done(worker *w) {
 /* Every port is measured in full from the collector's first packet on:
  * that is the start of the coverage window of every record, whichever
  * worker's context (which began with the first packet of its own shard)
- * made it. */
+ * made it. In polling mode the window is the port's slots, which every
+ * worker's context has the same of: it stays. */
 #define COVERAGE(rec)                                                         \
   do {                                                                        \
-    if ((rec).coverage_start != RTEL_TSTAMP_NONE) {                           \
+    if ((rec).coverage_start != RTEL_TSTAMP_NONE && !G.opt->poll_ports) {     \
       (rec).coverage_start = atomic_load(&G.first_ts);                        \
     }                                                                         \
   } while (0)
@@ -609,11 +621,44 @@ static void worker_fail(worker *w, const char *what, int rv) {
   w->failed = 1;
 }
 
+/* --poll: every input a port (its index the id, as rtel-analyze numbers
+ * them), the schedule from |t0|. Every worker's context and the slot
+ * thread's get the same ports in the same order, the same schedule and the
+ * same start, so they agree on every slot and on the ports measured in it
+ * (the round robin depends on nothing else: no alarm priority). */
+static int ctx_schedule(rtel_ctx *ctx, const options *opt, rtel_tstamp t0) {
+  rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports, opt->poll_slot_ns, 0};
+  size_t i;
+  int rv;
+  for (i = 0; i < opt->nin; i++) {
+    rtel_port port = {(uint32_t)i, RTEL_ROLE_UNKNOWN, opt->in[i].obs};
+    if ((rv = rtel_ctx_add_port(ctx, &port, t0)) != 0) {
+      return rv;
+    }
+  }
+  return rtel_ctx_set_schedule(ctx, &sch, t0);
+}
+
+/* --poll: the schedule of the worker's context, once it is known (before
+ * the first packet or timer) */
+static void worker_schedule(worker *w) {
+  int rv;
+  if (!w->opt->poll_ports || w->scheduled || !atomic_load(&G.have_sched)) {
+    return;
+  }
+  w->scheduled = 1;
+  if (!w->failed &&
+      (rv = ctx_schedule(w->ctx, w->opt, atomic_load(&G.sched_t0))) != 0) {
+    worker_fail(w, "schedule", rv);
+  }
+}
+
 static void worker_timers(worker *w, rtel_tstamp t) {
   int rv;
   if (t == RTEL_TSTAMP_NONE || w->failed) {
     return;
   }
+  worker_schedule(w);
   if (t > w->now) {
     w->now = t;
   }
@@ -688,6 +733,21 @@ static size_t drain(worker *w, size_t budget) {
   while (t != h && n < budget) {
     const slot *s = ring_slot(q, t);
     int rv;
+    worker_schedule(w); /* the reader set it before the first packet */
+    if (s->mark) {
+      /* a slot boundary the reader ran here, in the packets' order */
+      if (!w->failed && rtel_ctx_get_expiry(w->ctx) <= s->ts &&
+          (rv = rtel_ctx_handle_expiry(w->ctx, s->ts)) != 0) {
+        worker_fail(w, "timers", rv);
+      }
+      if (s->ts > w->now) {
+        w->now = s->ts;
+      }
+      t++;
+      n++;
+      atomic_store_explicit(&q->tail, t, memory_order_release);
+      continue;
+    }
     if (!w->failed) {
       pi.ts = s->ts;
       pi.wire_len = s->wire_len;
@@ -833,6 +893,9 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   if (opt->io_timeout_ns) {
     s.io_timeout = opt->io_timeout_ns;
   }
+  if (opt->nin > s.max_ports) {
+    s.max_ports = (uint32_t)opt->nin;
+  }
   memset(&cb, 0, sizeof(cb));
   cb.on_flow = on_flow;
   cb.on_message = on_message;
@@ -876,6 +939,276 @@ static void worker_free(worker *w) {
   rtel_ctx_del(w->ctx);
   free(w->q.mem);
   rj_free(&w->jb);
+}
+
+/* ------------------------------------------------------------ slots */
+
+/* --poll. The reader owns a context of its own that sees no packet, only
+ * the ports and the schedule every worker's context has (ctx_schedule).
+ * Before it hands out a packet it runs that context's timers at the
+ * packet's time, as rtel-analyze --poll runs its context's (live, also on
+ * the capture clock mapped from the monotonic one, so that a boundary is
+ * due on the wall clock, packets or not); when a slot boundary was due, it
+ * puts a timer mark of that time into every worker's ring, in front of
+ * the packet: each worker's context runs its timers there, at the same
+ * time, so every context begins the same slots (a context that runs its
+ * timers late begins the slot that contains the time: the marks make
+ * them all equally late, and as late as rtel-analyze) and measures the
+ * same ports. The reader's on_slot hands each event to the slot thread,
+ * which writes a "slot" record to --json and runs the --on-slot hook, one
+ * at a time, in order: a slow hook delays the next hook, never the reader
+ * or a worker. */
+/* A slot event handed from the reader to the slot thread. */
+typedef struct slot_ev {
+  struct slot_ev *next;
+  rtel_slot_event ev;
+  uint32_t ids[]; /* started, then stopped */
+} slot_ev;
+
+typedef struct slotter {
+  pthread_t thread;
+  rtel_ctx *ctx; /* the reader's */
+  int scheduled; /* the reader's */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  slot_ev *head, *tail;
+  int quit;
+  rj_buf jb;
+  uint64_t slots, calls, failures, late;
+  int reported; /* a hook failure was written */
+} slotter;
+
+static slotter SL;
+
+/* "KEY=v1 v2 ...": the ids (names 0) or names of |n| ports */
+static char *env_ports(const char *key, const uint32_t *ids, size_t n,
+                       int names) {
+  char *p = NULL;
+  size_t len = 0, i;
+  FILE *f = open_memstream(&p, &len);
+  if (f == NULL) {
+    return NULL;
+  }
+  fprintf(f, "%s=", key);
+  for (i = 0; i < n; i++) {
+    if (names) {
+      fprintf(f, "%s%s", i ? " " : "",
+              ids[i] < G.names.nobs ? G.names.obs[ids[i]] : "?");
+    } else {
+      fprintf(f, "%s%" PRIu32, i ? " " : "", ids[i]);
+    }
+  }
+  if (fclose(f) != 0) {
+    free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static void hook_failed(slotter *sl, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void hook_failed(slotter *sl, const char *fmt, ...) {
+  va_list ap;
+  sl->failures++;
+  if (sl->reported) {
+    return;
+  }
+  sl->reported = 1;
+  fprintf(stderr, PROG ": --on-slot %s: ", G.opt->on_slot);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " (counting the failures)\n");
+}
+
+/* Runs the --on-slot command (fork and exec: posix_spawnp, no shell) with
+ * the slot in its environment, and waits for it. Its standard input is
+ * /dev/null, its standard output the collector's standard error (not the
+ * JSON lines of --json -). */
+static void run_hook(slotter *sl, const rtel_slot_event *ev) {
+  char **envp, *own[7];
+  char num[3][64];
+  char *argv[2];
+  size_t n = 0, k = 0, i;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  sigset_t none, def;
+  pid_t pid;
+  int rv, st;
+  sl->calls++;
+  if (G.opt->live && atomic_load(&G.have_offset)) {
+    int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
+    if (ev->end != RTEL_TSTAMP_NONE && m > 0 && (uint64_t)m > ev->end) {
+      sl->late++; /* its slot is over: the hooks are behind */
+    }
+  }
+  snprintf(num[0], sizeof(num[0]), "RTEL_SLOT=%" PRIu64, ev->slot);
+  snprintf(num[1], sizeof(num[1]), "RTEL_SLOT_START=%" PRIu64, ev->start);
+  snprintf(num[2], sizeof(num[2]), "RTEL_SLOT_END=%" PRIu64, ev->end);
+  own[0] = env_ports("RTEL_START", ev->started, ev->nstarted, 0);
+  own[1] = env_ports("RTEL_STOP", ev->stopped, ev->nstopped, 0);
+  own[2] = env_ports("RTEL_START_NAMES", ev->started, ev->nstarted, 1);
+  own[3] = env_ports("RTEL_STOP_NAMES", ev->stopped, ev->nstopped, 1);
+  own[4] = num[0];
+  own[5] = num[1];
+  own[6] = num[2];
+  while (environ[n]) {
+    n++;
+  }
+  envp = calloc(n + 8, sizeof(*envp));
+  if (envp == NULL || !own[0] || !own[1] || !own[2] || !own[3]) {
+    hook_failed(sl, "out of memory");
+    goto out;
+  }
+  for (i = 0; i < n; i++) {
+    /* the collector's own variables replace any of the same names */
+    if (strncmp(environ[i], "RTEL_SLOT", 9) != 0 &&
+        strncmp(environ[i], "RTEL_START", 10) != 0 &&
+        strncmp(environ[i], "RTEL_STOP", 9) != 0) {
+      envp[k++] = environ[i];
+    }
+  }
+  for (i = 0; i < 7; i++) {
+    envp[k++] = own[i];
+  }
+  envp[k] = NULL;
+  argv[0] = (char *)G.opt->on_slot;
+  argv[1] = NULL;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  posix_spawnattr_init(&at);
+  /* the thread blocks every signal and SIGPIPE is ignored: not the hook */
+  sigemptyset(&none);
+  sigemptyset(&def);
+  sigaddset(&def, SIGPIPE);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &def);
+  posix_spawnattr_setflags(&at,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  rv = posix_spawnp(&pid, G.opt->on_slot, &fa, &at, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rv != 0) {
+    hook_failed(sl, "%s", strerror(rv));
+    goto out;
+  }
+  while ((rv = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+  }
+  if (rv < 0) {
+    hook_failed(sl, "waitpid: %s", strerror(errno));
+  } else if (WIFSIGNALED(st)) {
+    hook_failed(sl, "slot %" PRIu64 ": killed by signal %d", ev->slot,
+                WTERMSIG(st));
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+    hook_failed(sl, "slot %" PRIu64 ": exit %d", ev->slot, WEXITSTATUS(st));
+  }
+out:
+  for (i = 0; i < 4; i++) {
+    free(own[i]);
+  }
+  free(envp);
+}
+
+/* The reader's on_slot: a copy of the event to the slot thread. */
+static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
+  slotter *sl = ud;
+  size_t n = ev->nstarted + ev->nstopped;
+  slot_ev *e = malloc(sizeof(*e) + (n ? n : 1) * sizeof(uint32_t));
+  (void)ctx;
+  sl->slots++;
+  if (e == NULL) {
+    hook_failed(sl, "slot %" PRIu64 ": out of memory", ev->slot);
+    return 0;
+  }
+  e->next = NULL;
+  e->ev = *ev;
+  if (ev->nstarted) {
+    memcpy(e->ids, ev->started, ev->nstarted * sizeof(uint32_t));
+  }
+  if (ev->nstopped) {
+    memcpy(e->ids + ev->nstarted, ev->stopped,
+           ev->nstopped * sizeof(uint32_t));
+  }
+  e->ev.started = e->ids;
+  e->ev.stopped = e->ids + ev->nstarted;
+  pthread_mutex_lock(&sl->mu);
+  if (sl->tail) {
+    sl->tail->next = e;
+  } else {
+    sl->head = e;
+  }
+  sl->tail = e;
+  pthread_cond_signal(&sl->cv);
+  pthread_mutex_unlock(&sl->mu);
+  return 0;
+}
+
+static void *slot_main(void *arg) {
+  slotter *sl = arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  for (;;) {
+    slot_ev *e;
+    pthread_mutex_lock(&sl->mu);
+    while (sl->head == NULL && !sl->quit) {
+      pthread_cond_wait(&sl->cv, &sl->mu);
+    }
+    e = sl->head;
+    if (e) {
+      sl->head = e->next;
+      if (sl->head == NULL) {
+        sl->tail = NULL;
+      }
+    }
+    pthread_mutex_unlock(&sl->mu);
+    if (e == NULL) {
+      break; /* quit, and nothing left */
+    }
+    if (G.wr) {
+      rj_slot(&sl->jb, &G.names, &e->ev);
+      wr_submit(G.wr, &sl->jb, 1);
+    }
+    if (G.opt->on_slot) {
+      run_hook(sl, &e->ev);
+    }
+    free(e);
+  }
+  return NULL;
+}
+
+static int slot_init(slotter *sl) {
+  rtel_settings s;
+  rtel_callbacks cb;
+  int rv;
+  memset(sl, 0, sizeof(*sl));
+  rj_init(&sl->jb);
+  pthread_mutex_init(&sl->mu, NULL);
+  pthread_cond_init(&sl->cv, NULL);
+  rtel_settings_default(&s);
+  if (G.opt->nin > s.max_ports) {
+    s.max_ports = (uint32_t)G.opt->nin;
+  }
+  memset(&cb, 0, sizeof(cb));
+  cb.on_slot = on_slot;
+  if ((rv = rtel_ctx_new(&sl->ctx, &s, &cb, NULL, sl)) != 0) {
+    fprintf(stderr, PROG ": --poll: %s\n", rtel_strerror(rv));
+    return -1;
+  }
+  return 0;
+}
+
+static void slot_stop(slotter *sl) {
+  pthread_mutex_lock(&sl->mu);
+  sl->quit = 1;
+  pthread_cond_signal(&sl->cv);
+  pthread_mutex_unlock(&sl->mu);
+  pthread_join(sl->thread, NULL);
 }
 
 /* ------------------------------------------------------------ reader */
@@ -954,6 +1287,69 @@ static void publish_offset(rtel_tstamp ts) {
   atomic_store(&G.have_offset, 1);
 }
 
+/* The next free slot of |w|'s ring, or NULL (counted as a drop): live,
+ * when the ring is full (the kernel's ring is never held up); a file
+ * waits for room (nothing is lost, the reader is never held for longer
+ * than the worker takes to free a slot) unless stopped. */
+static slot *ring_claim(worker *w, int live) {
+  ring *q = &w->q;
+  size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+  while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
+    if (live || atomic_load(&stop_flag)) {
+      cm_add(&w->drops, 1);
+      return NULL;
+    }
+    sleep_ns(20000);
+  }
+  return ring_slot(q, h);
+}
+
+/* --poll: the reader's schedule context at time |t| (see "slots"): its
+ * slot 0 once the schedule is known, then its timers; with |marks|, a
+ * boundary begun puts a timer mark of |t| into every worker's ring. */
+static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
+  slotter *sl = &SL;
+  uint64_t before;
+  unsigned k;
+  int rv;
+  if (sl->ctx == NULL || t == RTEL_TSTAMP_NONE) {
+    return;
+  }
+  if (!sl->scheduled) {
+    if (!atomic_load(&G.have_sched)) {
+      return;
+    }
+    sl->scheduled = 1; /* slot 0 is reported from inside */
+    if ((rv = ctx_schedule(sl->ctx, rd->opt, atomic_load(&G.sched_t0))) != 0) {
+      fprintf(stderr, PROG ": --poll: %s\n", rtel_strerror(rv));
+    }
+  }
+  if (rtel_ctx_get_expiry(sl->ctx) > t) {
+    return;
+  }
+  before = sl->slots;
+  if ((rv = rtel_ctx_handle_expiry(sl->ctx, t)) != 0) {
+    fprintf(stderr, PROG ": --poll: %s\n", rtel_strerror(rv));
+  }
+  if (!marks || sl->slots == before) {
+    return;
+  }
+  for (k = 0; k < G.nw; k++) {
+    ring *q = &G.w[k].q;
+    slot *s = ring_claim(&G.w[k], rd->opt->live);
+    if (s) {
+      s->ts = t;
+      s->mark = 1;
+      s->caplen = s->wire_len = 0;
+      s->tssrc = TS_CAPTURE;
+      s->clipped = 0;
+      atomic_store_explicit(
+          &q->head, atomic_load_explicit(&q->head, memory_order_relaxed) + 1,
+          memory_order_release);
+    }
+  }
+}
+
 /* One packet: decode, shard, copy into the worker's ring. */
 static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
                      const u_char *data) {
@@ -980,6 +1376,12 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   if (rd->pkts == 1) {
     rd->first_ts = ts;
     atomic_store(&G.first_ts, ts);
+    if (opt->poll_ports && !opt->live) {
+      /* files: the schedule begins with the first packet, as
+       * rtel-analyze --poll begins it (before the packet is in a ring) */
+      atomic_store(&G.sched_t0, ts);
+      atomic_store(&G.have_sched, 1);
+    }
     if (opt->live) {
       publish_offset(ts);
     }
@@ -992,21 +1394,11 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
       publish_offset(ts);
     }
   }
-  h = atomic_load_explicit(&q->head, memory_order_relaxed);
-  while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
-    if (opt->live) {
-      cm_add(&w->drops, 1); /* never hold the kernel's ring up */
-      return;
-    }
-    /* a file waits for room: nothing is lost, the reader is never held
-     * for longer than the worker takes to free a slot */
-    if (atomic_load(&stop_flag)) {
-      cm_add(&w->drops, 1);
-      return;
-    }
-    sleep_ns(20000);
+  slot_advance(rd, ts, 1);
+  if ((s = ring_claim(w, opt->live)) == NULL) {
+    return;
   }
-  s = ring_slot(q, h);
+  h = atomic_load_explicit(&q->head, memory_order_relaxed);
   len = ph->caplen < opt->slot_size ? ph->caplen : opt->slot_size;
   memcpy(s->data, data, len);
   s->ts = ts;
@@ -1016,6 +1408,7 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   s->linktype = in->linktype;
   s->tssrc = tssrc;
   s->clipped = len < ph->caplen;
+  s->mark = 0;
   atomic_store_explicit(&q->head, h + 1, memory_order_release);
   if (ts > rd->last_ts) {
     rd->last_ts = ts;
@@ -1112,7 +1505,20 @@ static int read_live(reader *rd) {
     args[i].in = &opt->in[i];
   }
   while (!atomic_load(&stop_flag)) {
-    int n = poll(pfd, (nfds_t)opt->nin, 100);
+    int n, wait_ms = 100;
+    if (SL.ctx && atomic_load(&G.have_offset)) {
+      /* --poll: the boundaries on the capture clock, packets or not; the
+       * workers run them on theirs (with the hold-back) */
+      int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
+      rtel_tstamp ex;
+      slot_advance(rd, m > 0 ? (uint64_t)m : RTEL_TSTAMP_NONE, 0);
+      ex = rtel_ctx_get_expiry(SL.ctx);
+      if (m > 0 && ex != RTEL_TSTAMP_NONE) {
+        uint64_t d = ex > (uint64_t)m ? ex - (uint64_t)m : 0;
+        wait_ms = d >= 100000000u ? 100 : (int)((d + 999999u) / 1000000u);
+      }
+    }
+    n = poll(pfd, (nfds_t)opt->nin, wait_ms);
     if (n < 0 && errno != EINTR) {
       fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
       return 1;
@@ -1269,6 +1675,15 @@ static void usage(FILE *f) {
       "1024)\n"
       "  --linger SECONDS|forever  after the end of the files, keep serving "
       "--metrics\n"
+      "Polling (as rtel-analyze(1) and switch-agent):\n"
+      "  --poll P/SLOT       measure P inputs (ports) per SLOT (e.g. 1/10ms), "
+      "round robin;\n"
+      "                      slots on the wall clock (-i) or in packet time "
+      "(-r)\n"
+      "  --on-slot CMD       run CMD (no shell) at every slot boundary: "
+      "RTEL_SLOT,\n"
+      "                      RTEL_START, RTEL_STOP (port ids), "
+      "RTEL_START_NAMES ...\n"
       "Measurement (as rtel-analyze(1)):\n"
       "  --max-flows N  --max-ios N  --flow-idle NS  --io-timeout NS\n"
       "  --compute-side NAME  --storage-side NAME  --roce-port N  --icrc  "
@@ -1293,6 +1708,41 @@ static int usage_error(const char *fmt, ...) {
   return 2;
 }
 
+/* The SLOT of --poll as rtel-analyze reads it: a decimal number (with a
+ * fraction) and a unit ns, us, ms or s (none: ns), at least 1 ns. Returns
+ * 0, or -1. */
+static int parse_slot(const char *v, double *out) {
+  const char *u = v;
+  double x, mul;
+  while (*u >= '0' && *u <= '9') {
+    u++;
+  }
+  if (u == v) {
+    return -1;
+  }
+  if (*u == '.') {
+    const char *f = u + 1;
+    while (*f >= '0' && *f <= '9') {
+      f++;
+    }
+    if (f == u + 1) {
+      return -1;
+    }
+    u = f;
+  }
+  mul = *u == '\0' || strcmp(u, "ns") == 0 ? 1
+        : strcmp(u, "us") == 0             ? 1e3
+        : strcmp(u, "ms") == 0             ? 1e6
+        : strcmp(u, "s") == 0              ? 1e9
+                                           : 0;
+  x = strtod(v, NULL) * mul;
+  if (mul == 0 || !(x >= 1) || x > 1e18) {
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
 /* A decimal number in [lo, hi]. Returns 0, or -1. */
 static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
   char *end;
@@ -1307,6 +1757,14 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
   }
   *out = n;
   return 0;
+}
+
+/* ", unscheduled N, slots M" of a worker (--poll) */
+static const char *unsched(const worker *w) {
+  static char b[80];
+  snprintf(b, sizeof(b), ", unscheduled %" PRIu64 ", slots %" PRIu64,
+           w->stats.pkts_unscheduled, w->stats.slots);
+  return b;
 }
 
 static void summary(const options *opt, reader *rd, int status) {
@@ -1334,11 +1792,11 @@ static void summary(const options *opt, reader *rd, int status) {
                  ", clipped %" PRIu64 ", records %" PRIu64 " (flows %" PRIu64
                  ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
                  ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
-                 " capture %" PRIu64 "%s\n",
+                 " capture %" PRIu64 "%s%s\n",
             k, w->pkts, cm_get(&w->drops), w->clipped, rec, w->recs[0],
             w->recs[1], w->recs[2], w->recs[3], w->recs[4],
             w->ts_src[TS_ERSPAN], w->ts_src[TS_CAPTURE],
-            w->failed ? ", FAILED" : "");
+            opt->poll_ports ? unsched(w) : "", w->failed ? ", FAILED" : "");
     for (i = 0; i < opt->nipfix; i++) {
       const uint64_t *c = w->xcount[i];
       fprintf(stderr,
@@ -1358,6 +1816,12 @@ static void summary(const options *opt, reader *rd, int status) {
             wr->path, cm_get(&wr->lines), cm_get(&wr->bytes),
             cm_get(&wr->rotations), cm_get(&wr->reopens),
             cm_get(&wr->lost_lines), cm_get(&wr->dropped_lines));
+  }
+  if (opt->poll_ports) {
+    fprintf(stderr,
+            PROG ": slots %" PRIu64 ", hook calls %" PRIu64 ", %" PRIu64
+                 " failed, %" PRIu64 " late\n",
+            SL.slots, SL.calls, SL.failures, SL.late);
   }
   fprintf(stderr, PROG ": %" PRIu64 " packets, exit %d\n", rd->pkts, status);
 }
@@ -1708,6 +2172,7 @@ int main(int argc, char **argv) {
   writer wr;
   int a, status = 0, nfile = 0, nlive = 0, rv;
   unsigned k, started = 0;
+  int slots_started = 0;
   size_t i;
   struct sigaction sa;
   long ncpu;
@@ -1869,6 +2334,27 @@ int main(int argc, char **argv) {
                              "forever)",
                              v);
         }
+      } else if (strcmp(arg, "--poll") == 0) {
+        const char *slash;
+        char *end;
+        unsigned long per;
+        double slot_ns;
+        NEED_ARG();
+        slash = strchr(v, '/');
+        errno = 0;
+        per = slash && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+        if (slash == NULL || errno || end != slash || per == 0 ||
+            per > 65535 || parse_slot(slash + 1, &slot_ns) != 0) {
+          return usage_error("invalid --poll '%s' (P/SLOT, e.g. 1/10ms)", v);
+        }
+        opt.poll_ports = (uint32_t)per;
+        opt.poll_slot_ns = (uint64_t)slot_ns;
+      } else if (strcmp(arg, "--on-slot") == 0) {
+        NEED_ARG();
+        if (*v == '\0') {
+          return usage_error("%s needs an argument", arg);
+        }
+        opt.on_slot = v;
       } else if (strcmp(arg, "--max-flows") == 0 ||
                  strcmp(arg, "--max-ios") == 0) {
         NEED_ARG();
@@ -1965,6 +2451,9 @@ int main(int argc, char **argv) {
   if (opt.linger_ns && opt.live) {
     return usage_error("%s", "--linger is for -r FILE (live input is "
                              "served until SIGTERM)");
+  }
+  if (opt.on_slot && !opt.poll_ports) {
+    return usage_error("%s", "--on-slot needs --poll");
   }
   if (opt.max_series == 0) {
     opt.max_series = 1024;
@@ -2090,6 +2579,22 @@ int main(int argc, char **argv) {
   sigaction(SIGHUP, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
+  if (opt.poll_ports) {
+    if (slot_init(&SL) != 0) {
+      return 1;
+    }
+    if (opt.live) {
+      /* live: the slots follow the capture clock (CLOCK_REALTIME) from
+       * now on, packets or not (the hook programs the mirrors that bring
+       * them): the mapping to the monotonic clock is known at once */
+      struct timespec t;
+      clock_gettime(CLOCK_REALTIME, &t);
+      atomic_store(&G.sched_t0,
+                   (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+      publish_offset(atomic_load(&G.sched_t0));
+      atomic_store(&G.have_sched, 1);
+    }
+  }
   /* the threads block every signal: they reach the reader */
   if (G.wr && pthread_create(&wr.thread, NULL, writer_main, &wr) != 0) {
     fprintf(stderr, PROG ": cannot start the writer thread\n");
@@ -2105,6 +2610,14 @@ int main(int argc, char **argv) {
     started++;
   }
 
+  if (status == 0 && opt.poll_ports &&
+      pthread_create(&SL.thread, NULL, slot_main, &SL) != 0) {
+    fprintf(stderr, PROG ": cannot start the slot thread\n");
+    atomic_store(&stop_flag, 1);
+    status = 1;
+  } else if (status == 0 && opt.poll_ports) {
+    slots_started = 1;
+  }
   if (status == 0) {
     fprintf(stderr, PROG ": started: %zu input%s (%s), %u worker%s\n", opt.nin,
             opt.nin == 1 ? "" : "s",
@@ -2139,6 +2652,9 @@ int main(int argc, char **argv) {
   for (k = 0; k < started; k++) {
     pthread_join(G.w[k].thread, NULL);
   }
+  if (slots_started) {
+    slot_stop(&SL); /* every event handed over: the last hooks run */
+  }
   if (G.wr) {
     pthread_mutex_lock(&wr.mu);
     wr.quit = 1;
@@ -2171,6 +2687,10 @@ int main(int argc, char **argv) {
     }
   }
   cm_http_stop(http);
+  if (SL.ctx) {
+    rtel_ctx_del(SL.ctx);
+    rj_free(&SL.jb);
+  }
   for (k = 0; k < G.nw; k++) {
     worker_free(&G.w[k]);
   }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Tests of rtel-collect (examples/rtel-collect.c, man/rtel-collect.8).
 
-    check_collect.py files | live | rotate | usage
+    check_collect.py files | live | erspan | poll | rotate | usage
 
 files   rtel-collect -r on rtel-sim captures (lossy RDMA, ERSPAN III, NVMe-oF
         with timeouts, two-point NVMe-oF with roles, the mixed scenario) with
@@ -11,11 +11,36 @@ files   rtel-collect -r on rtel-sim captures (lossy RDMA, ERSPAN III, NVMe-oF
         whole records, every field (sharding must not change a figure);
         '-r -' (standard input) too; the ERSPAN III capture is timed by the
         switch timestamps (the summary on stderr counts them).
-live    rtel-collect -i lo while the frames of two captures are sent onto lo
-        through an AF_PACKET socket (needs CAP_NET_RAW, else skip), SIGTERM:
+live    rtel-collect -i lo --filter 'udp port 4791' while the frames of two
+        captures are sent onto lo through an AF_PACKET socket (needs CAP_NET_RAW, else skip), SIGTERM:
         exit 0, a summary line per worker, no drop, and the flow and I/O
         records equal rtel-analyze's on the capture in every field that does
         not depend on time (timestamps and durations are the replay's).
+erspan  rtel-collect -i lo --filter 'ip proto 47 and dst host 192.168.255.1'
+        while rtel-sim's ERSPAN type III copies (GRE 0x22EB, IEEE 1588
+        stamps, granularity 2) of rdma-erspan3 and of nvme-read --erspan 3
+        are sent onto lo (AF_PACKET: CAP_NET_RAW, else skip): the capture
+        is moved by whole seconds to the second it is sent in (a stamp
+        holds the nanoseconds of a second, rtel-collect takes the second
+        from the capture time), sending begins 100 ms before the first
+        stamp; the summary must count every frame as timed by its ERSPAN
+        stamp, and the flow, message and I/O records must equal
+        rtel-analyze's on the moved capture in every field, times
+        included (summaries are left out: live, their period ends at the
+        clock of the stop). Sent again (up to 3 times) when sending took
+        too long for the stamps to resolve.
+poll    --poll P/SLOT on capture files (nvme-two-obs 1/200us, mixed 2/400us
+        and 1/300us) with -j 1, 2, 3: every record, the "slot" records
+        included, equals rtel-analyze --poll's, the packets measured and
+        unscheduled (the --stats records of the workers, summed) and each
+        worker's slot count are rtel-analyze's, and the --on-slot hook (a
+        shell script recording its environment) ran once per slot, in
+        order, with RTEL_SLOT, RTEL_SLOT_START/_END, RTEL_START/RTEL_STOP
+        (port ids) and RTEL_START_NAMES/RTEL_STOP_NAMES of the slot
+        records; a hook that exits 1 or does not exist is counted, exit 0;
+        live (-i a=lo -i b=lo, no traffic, 1/100ms; skipped without
+        CAP_NET_RAW): the hook runs at every boundary of the wall clock
+        (within 50 ms), 100 ms apart, the two ports alternating.
 rotate  records streaming through standard input ('-r -', fed slowly):
         --rotate-size cuts FILE into FILE.1, FILE.2 ... of whole lines within
         the limit; SIGHUP after the file was moved away (logrotate) reopens
@@ -287,7 +312,9 @@ def run_live(tmp):
             for ln in want]
     out = os.path.join(tmp, "live.json")
     p = subprocess.Popen([COLLECT, "-i", "h0=lo", "-j", "2", "--slot", "9216",
-                          "--queue", "65536", "--flow-idle", idle, "--json",
+                          "--queue", "65536", "--flow-idle", idle,
+                          # not the GRE frames of the erspan test
+                          "--filter", "udp port 4791", "--json",
                           out] + RECS, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     t0 = time.time()
@@ -341,6 +368,337 @@ def run_live(tmp):
             if json.loads(ln)["type"] == "flow"}
     if not ends <= {"flush", "idle"}:
         fail("live: flow ends %s" % ends)
+
+
+# ------------------------------------------------------------------ erspan
+
+ERSPAN_DST = "192.168.255.1"  # rtel-sim's collector address (outer IPv4)
+
+
+def erspan3_stamp(fr):
+    """(granularity, 32-bit timestamp) of an rtel-sim ERSPAN type III copy
+    (Ethernet, IPv4 without options, GRE with a sequence number), or None
+    if |fr| is not one."""
+    if len(fr) < 54 or fr[12:14] != b"\x08\x00" or fr[14] != 0x45 or \
+            fr[23] != 47 or fr[36:38] != b"\x22\xeb" or fr[42] >> 4 != 2:
+        return None
+    return ((struct.unpack("!H", fr[52:54])[0] >> 1) & 3,
+            struct.unpack("!I", fr[46:50])[0])
+
+
+def write_pcap(path, frames):
+    """A nanosecond pcap (Ethernet) of (ts_ns, bytes) frames."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for ts, fr in frames:
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(fr),
+                                len(fr)))
+            f.write(fr)
+
+
+def erspan_once(tmp, s, name, frames, extra):
+    """One live run on lo: returns None (passed or failed: reported), or
+    "again" when sending took too long for the 1588 stamps to resolve
+    (a busy machine)."""
+    # The stamps (granularity 2, IEEE 1588) carry the nanoseconds of a
+    # second; rtel-collect takes the second from the capture time, the
+    # nearest of three. The capture is moved by whole seconds, which keeps
+    # every stamp, to the second the frames are sent in: S seconds, with
+    # sending begun 100 ms before the first stamp's time.
+    ts0 = frames[0][0]
+    span = frames[-1][0] - ts0
+    lead = 100000000
+    idle = "5000000000"  # 5 s: nothing ends idle while the run lasts
+    out = os.path.join(tmp, "erspan-%s.json" % name)
+    p = subprocess.Popen([COLLECT, "-i", "h0=lo", "-j", "2", "--slot", "9216",
+                          "--queue", "65536", "--flow-idle", idle,
+                          "--filter", "ip proto 47 and dst host " +
+                          ERSPAN_DST, "--json", out] + RECS[:-1] + extra,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stderr.readline()
+    if "started" not in line:
+        p.kill()
+        _o, err = p.communicate()
+        if "permitted" in (line + err) or "ermission" in (line + err):
+            print("cannot capture on lo: %s: skipped" % (line + err).strip())
+            sys.exit(SKIP)
+        fail("erspan %s: no start line: %s%s" % (name, line, err))
+        return None
+    time.sleep(0.5)  # the capture is active before the line; be generous
+    now = time.time_ns() + 300000000
+    shift = -(-(now + lead - ts0) // 10**9) * 10**9  # whole seconds
+    start = ts0 + shift - lead
+    while time.time_ns() < start:
+        time.sleep(min(0.05, (start - time.time_ns()) / 1e9 + 1e-4))
+    t_send = time.time_ns()
+    for i, (_ts, fr) in enumerate(frames):
+        s.send(fr)
+        if i % 200 == 199:
+            time.sleep(0.001)
+    took = time.time_ns() - t_send
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _o, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("erspan %s: no exit 30 s after SIGTERM" % name)
+        return None
+    err = line + err
+    # every capture time within 500 ms of its frame's stamp time
+    if t_send - (ts0 + shift) < -450000000 or \
+            t_send + took - (ts0 + shift + span) > 450000000:
+        print("erspan %s: sending took %.0f ms (began %.0f ms before the "
+              "stamps): again" % (name, took / 1e6,
+                                  (ts0 + shift - t_send) / 1e6))
+        return "again"
+    if p.returncode != 0:
+        fail("erspan %s: exit %d after SIGTERM: %s" % (name, p.returncode,
+                                                       err))
+        return None
+    workers = [ln for ln in err.splitlines() if ": worker " in ln and
+               "packets" in ln]
+    used = sum(int(ln.split("timestamps erspan ")[1].split()[0])
+               for ln in workers)
+    cap = sum(int(ln.split(" capture ")[1].split()[0].rstrip(","))
+              for ln in workers)
+    drops = sum(int(ln.split("drops ")[1].split(",")[0]) for ln in workers)
+    if len(workers) != 2 or used != len(frames) or cap or drops:
+        fail("erspan %s: %d frames sent; timed by ERSPAN %d, by the capture "
+             "%d, %d dropped:\n%s" % (name, len(frames), used, cap, drops,
+                                       err))
+        return None
+    # the reference: the capture moved by S (its times are the stamps'),
+    # measured by rtel-analyze; every field must be equal, times included
+    moved = os.path.join(tmp, "erspan-%s-moved.pcap" % name)
+    write_pcap(moved, [(ts + shift, fr) for ts, fr in frames])
+    r = subprocess.run([ANALYZE, "--format", "json"] + RECS[:-1] +
+                       ["--flow-idle", idle] + extra + ["h0=" + moved],
+                       check=True, stdout=subprocess.PIPE, text=True)
+    want = r.stdout.splitlines()
+    with open(out) as f:
+        got = f.read().splitlines()
+    kinds = sorted({json.loads(ln)["type"] for ln in want})
+    if compare("erspan %s live lo (%d records, every field)" %
+               (name, len(want)), want, got):
+        print("ok: erspan %s on lo: %d ERSPAN III frames timed by their "
+              "switch stamps, %d records (%s) as rtel-analyze, times "
+              "included (sent in %.0f ms)" % (name, len(frames), len(want),
+                                               ", ".join(kinds), took / 1e6))
+    return None
+
+
+def run_erspan(tmp):
+    try:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind(("lo", 0))
+    except (PermissionError, OSError, AttributeError) as e:
+        print("no raw socket on lo (%s): CAP_NET_RAW needed: skipped" % e)
+        sys.exit(SKIP)
+    cases = [("rdma-erspan3", ()),
+             ("nvme-read", ("--erspan", "3"))]
+    for scenario, simopts in cases:
+        name = scenario
+        d = os.path.join(tmp, "erspan-" + scenario)
+        subprocess.run([SIM, "--scenario", scenario, "--seed", "7", "--out",
+                        d] + list(simopts), check=True,
+                       stdout=subprocess.DEVNULL)
+        frames = pcap_frames(os.path.join(d, "h0.pcap"))
+        # rtel-sim's copies: ERSPAN III, 1588 stamps equal to the
+        # capture's nanoseconds (the capture time is the switch's)
+        bad = [i for i, (ts, fr) in enumerate(frames)
+               if erspan3_stamp(fr) != (2, ts % 10**9)]
+        if not frames or bad:
+            fail("erspan %s: %d of %d frames are not ERSPAN III copies "
+                 "stamped with their capture time" % (name, len(bad),
+                                                      len(frames)))
+            continue
+        for attempt in range(3):
+            if erspan_once(tmp, s, name, frames, []) != "again":
+                break
+        else:
+            fail("erspan %s: could not send within 450 ms of the stamps"
+                 % name)
+
+
+# ------------------------------------------------------------------ poll
+
+HOOK = """#!/bin/sh
+echo "$RTEL_SLOT|$RTEL_SLOT_START|$RTEL_SLOT_END|$RTEL_START|$RTEL_STOP|\
+$RTEL_START_NAMES|$RTEL_STOP_NAMES|$(date +%s%N)" >> "$RTEL_TEST_HOOK_OUT"
+exit "${RTEL_TEST_HOOK_EXIT:-0}"
+"""
+
+
+def hook_calls(path):
+    """The calls the hook recorded: dicts of slot, start, end, start/stop
+    ids and names, and the wall time of the call."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for ln in f.read().splitlines():
+            v = ln.split("|")
+            out.append({"slot": int(v[0]), "start": int(v[1]),
+                        "end": int(v[2]),
+                        "started": [int(x) for x in v[3].split()],
+                        "stopped": [int(x) for x in v[4].split()],
+                        "started_names": v[5].split(),
+                        "stopped_names": v[6].split(), "wall": int(v[7])})
+    return out
+
+
+def stats_of(lines):
+    return [json.loads(ln) for ln in lines if ln.strip() and
+            json.loads(ln)["type"] == "stats"]
+
+
+def run_poll(tmp):
+    hook = os.path.join(tmp, "hook.sh")
+    with open(hook, "w") as f:
+        f.write(HOOK)
+    os.chmod(hook, 0o755)
+    cases = [("nvme-two-obs", "1/200us",
+              ("--compute-side", "h0", "--storage-side", "t0")),
+             ("mixed", "2/400us", ()),
+             ("mixed", "1/300us", ())]
+    for scenario, poll, extra in cases:
+        pcaps = simulate(tmp, scenario)
+        names = [os.path.basename(p)[:-5] for p in pcaps]
+        r = subprocess.run([ANALYZE, "--format", "json", "--stats", "--poll",
+                            poll] + RECS + list(extra) + pcaps, check=True,
+                           stdout=subprocess.PIPE, text=True)
+        want_all = r.stdout.splitlines()
+        want = [ln for ln in want_all if json.loads(ln)["type"] != "stats"]
+        ast = stats_of(want_all)[0]
+        slots = [json.loads(ln) for ln in want
+                 if json.loads(ln)["type"] == "slot"]
+        if len(slots) < 3 or not ast["unscheduled"]:
+            fail("poll %s %s: rtel-analyze: %d slots, %d unscheduled" % (
+                scenario, poll, len(slots), ast["unscheduled"]))
+        for j in (1, 2, 3):
+            label = "poll %s %s -j %d" % (scenario, poll, j)
+            out = os.path.join(tmp, "poll.json")
+            calls = os.path.join(tmp, "hook.out")
+            for f in (out, calls):
+                if os.path.exists(f):
+                    os.unlink(f)
+            env = dict(os.environ, RTEL_TEST_HOOK_OUT=calls)
+            r = subprocess.run([COLLECT, "-j", str(j), "--slot", "9216",
+                                "--poll", poll, "--on-slot", hook, "--stats",
+                                "--json", out] + RECS + list(extra) +
+                               sum((["-r", p] for p in pcaps), []), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+            if r.returncode != 0:
+                fail("%s: exit %d: %s" % (label, r.returncode, r.stderr))
+                continue
+            with open(out) as f:
+                got_all = f.read().splitlines()
+            got = [ln for ln in got_all if json.loads(ln)["type"] != "stats"]
+            ok = compare("%s (records and slots)" % label, want, got)
+            # measured and unscheduled packets, slots: every worker's
+            # context has every slot
+            gst = stats_of(got_all)
+            tot = {k: sum(g[k] for g in gst) for k in ("pkts", "unscheduled",
+                                                        "roce")}
+            if len(gst) != j or tot["pkts"] != ast["pkts"] or \
+                    tot["unscheduled"] != ast["unscheduled"] or \
+                    tot["roce"] != ast["roce"] or \
+                    any(g["slots"] != ast["slots"] for g in gst):
+                ok = fail("%s: stats %s, slots %s; rtel-analyze: pkts %d, "
+                          "unscheduled %d, roce %d, slots %d" % (
+                              label, tot, [g["slots"] for g in gst],
+                              ast["pkts"], ast["unscheduled"], ast["roce"],
+                              ast["slots"]))
+            # the hook: once per slot boundary, in order, with the ports
+            hc = hook_calls(calls)
+            exp = [{"slot": s["slot"], "start": s["start_ns"],
+                    "end": s["end_ns"],
+                    "started": [names.index(n) for n in s["started"]],
+                    "stopped": [names.index(n) for n in s["stopped"]],
+                    "started_names": s["started"],
+                    "stopped_names": s["stopped"]} for s in slots]
+            if [{k: c[k] for k in exp[0]} for c in hc] != exp:
+                ok = fail("%s: %d hook calls, %d slots; first calls %s, "
+                          "expected %s" % (label, len(hc), len(exp), hc[:2],
+                                           exp[:2]))
+            said = "slots %d, hook calls %d, 0 failed" % (len(exp), len(exp))
+            if said not in r.stderr:
+                ok = fail("%s: summary without '%s': %s" % (label, said,
+                                                          r.stderr))
+            if ok:
+                print("ok: %s: %d records, %d slots, %d of %d packets "
+                      "unscheduled, %d hook calls as rtel-analyze --poll" %
+                      (label, len(want), len(exp), tot["unscheduled"],
+                       tot["pkts"], len(hc)))
+    # a hook that fails (exit 1, or no such program): counted, no stop
+    pcaps = simulate(tmp, "nvme-two-obs")
+    for what, cmd, env_extra in (("exit 1", hook, {"RTEL_TEST_HOOK_EXIT":
+                                                   "1"}),
+                                 ("missing", os.path.join(tmp, "nohook"),
+                                  {})):
+        env = dict(os.environ, RTEL_TEST_HOOK_OUT=os.path.join(tmp, "h2"),
+                   **env_extra)
+        r = subprocess.run([COLLECT, "-j", "2", "--poll", "1/200us",
+                            "--on-slot", cmd, "--json", os.devnull] +
+                           sum((["-r", p] for p in pcaps), []), env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        line = [ln for ln in r.stderr.splitlines() if ": slots " in ln]
+        n = int(line[0].split("slots ")[1].split(",")[0]) if line else 0
+        if r.returncode != 0 or not n or \
+                "hook calls %d, %d failed" % (n, n) not in r.stderr or \
+                "--on-slot" not in r.stderr:
+            fail("poll: a hook that fails (%s): exit %d: %s" % (
+                what, r.returncode, r.stderr))
+        else:
+            print("ok: poll: a hook that fails (%s): %d failures counted, "
+                  "exit 0" % (what, n))
+    # live: two inputs on lo (no traffic needed), 100 ms slots on the wall
+    # clock: the hook runs at each boundary, within 50 ms of its start
+    calls = os.path.join(tmp, "live-hook.out")
+    env = dict(os.environ, RTEL_TEST_HOOK_OUT=calls)
+    t0 = time.time_ns()
+    p = subprocess.Popen([COLLECT, "-i", "a=lo", "-i", "b=lo", "-j", "2",
+                          "--filter", "udp port 9", "--poll", "1/100ms",
+                          "--on-slot", hook, "--json", os.devnull], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stderr.readline()
+    if "started" not in line:
+        p.kill()
+        _o, err = p.communicate()
+        if "ermission" in line + err or "permitted" in line + err:
+            print("poll live: cannot capture on lo: skipped: %s" % err)
+            return
+        fail("poll live: no start line: %s%s" % (line, err))
+        return
+    time.sleep(1.05)
+    p.send_signal(signal.SIGTERM)
+    _o, err = p.communicate(timeout=30)
+    hc = hook_calls(calls)
+    said = [ln for ln in err.splitlines() if ": slots " in ln]
+    late = [c["wall"] - c["start"] for c in hc]
+    seq = [c["slot"] for c in hc]
+    alt = all(c["started_names"] == ([] if c["slot"] == 0 else
+                                     [["a", "b"][c["slot"] % 2]]) and
+              c["stopped_names"] == [["b", "a"][c["slot"] % 2]]
+              for c in hc)
+    steps = {b["start"] - a["start"] for a, b in zip(hc, hc[1:])}
+    if p.returncode != 0 or len(hc) < 8 or seq != list(range(len(hc))) or \
+            not alt or steps != {100000000} or \
+            abs(hc[0]["start"] - t0) > 1000000000 or \
+            max(late) > 50000000 or min(late) < -5000000 or not said or \
+            "hook calls %d, 0 failed" % len(hc) not in said[0]:
+        fail("poll live: exit %d, calls %s, delays %s, %s" % (
+            p.returncode, [(c["slot"], c["started_names"],
+                            c["stopped_names"]) for c in hc], late, said))
+    else:
+        print("ok: poll live: %d slots of 100 ms on the wall clock, the hook "
+              "%.1f-%.1f ms after each boundary, ports alternating" % (
+                  len(hc), min(late) / 1e6, max(late) / 1e6))
 
 
 # ------------------------------------------------------------------ rotate
@@ -442,6 +800,12 @@ def run_usage(tmp):
           pcap], "--metrics-max-series"),
         (["--linger", "5", "-r", pcap, "--json", "-"], "--linger"),
         (["--linger", "soon", "-r", pcap, "--json", "-"], "--linger"),
+        (["--poll", "0/10ms", "-r", pcap, "--json", "-"], "--poll"),
+        (["--poll", "1/10h", "-r", pcap, "--json", "-"], "--poll"),
+        (["--poll", "1", "-r", pcap, "--json", "-"], "--poll"),
+        (["--on-slot", "/bin/true", "-r", pcap, "--json", "-"], "--on-slot"),
+        (["--poll", "1/10ms", "--on-slot", "", "-r", pcap, "--json", "-"],
+         "--on-slot"),
     ]
     for args, opt in cases:
         r = subprocess.run([COLLECT] + args, stdout=subprocess.PIPE,
@@ -479,13 +843,14 @@ def run_usage(tmp):
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("files", "live", "rotate",
-                                                 "usage"):
+    if len(sys.argv) != 2 or sys.argv[1] not in ("files", "live", "erspan",
+                                                 "poll", "rotate", "usage"):
         print(__doc__)
         return 2
     need_programs()
     with tempfile.TemporaryDirectory(prefix="rtel-collect.") as tmp:
-        {"files": run_files, "live": run_live, "rotate": run_rotate,
+        {"files": run_files, "live": run_live, "erspan": run_erspan,
+         "poll": run_poll, "rotate": run_rotate,
          "usage": run_usage}[sys.argv[1]](tmp)
     if failures:
         print("%d failure(s)" % len(failures))

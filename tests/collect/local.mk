@@ -6,26 +6,39 @@
 # tests/collect/check_collect.py (python3, standard library) runs the
 # program on rtel-sim captures ($(RTEL_SIM)) and compares its records with
 # rtel-analyze's: files (-r, -j 1/2/5), live (-i lo, frames sent through an
-# AF_PACKET socket: needs CAP_NET_RAW, else skipped), rotate (--rotate-size,
-# SIGHUP), usage (exit 2). Each exits 77 (skip) when a program is missing.
+# AF_PACKET socket: needs CAP_NET_RAW, else skipped), erspan (-i lo, ERSPAN
+# III copies timed by their switch stamps: every field, times included;
+# CAP_NET_RAW too), poll (--poll, --on-slot: files against rtel-analyze
+# --poll, and live on lo), rotate (--rotate-size, SIGHUP), usage (exit 2). Each exits 77 (skip) when a program is missing.
 # tests/collect/check_metrics.py (collect-metrics.test): --metrics scraped
 # by promtool and a real Prometheus (Debian package prometheus) during a
 # replay, compared with the run's JSON and rtel-analyze's I/Os; skipped
 # without them or without libmicrohttpd (configure: HAVE_MHD).
+# tests/collect/check_nfacctd.py (collect-nfacctd.test): -j 2's IPFIX to
+# pmacct's nfacctd, record by record against rtel-analyze's JSON, with the
+# helpers of tests/ipfix/collectorlib.py and the mapping tables of
+# tests/ipfix/pmacct.py (imported); skipped without nfacctd.
 if HAVE_PCAP
 TESTS += \
 	tests/collect/collect-usage.test \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
 	tests/collect/collect-live.test \
-	tests/collect/collect-metrics.test
+	tests/collect/collect-erspan.test \
+	tests/collect/collect-poll.test \
+	tests/collect/collect-metrics.test \
+	tests/collect/collect-nfacctd.test
 endif
 
 EXTRA_DIST += \
 	tests/collect/check_collect.py \
 	tests/collect/check_metrics.py \
+	tests/collect/check_nfacctd.py \
+	tests/collect/collect-nfacctd.test \
 	tests/collect/collect-metrics.test \
 	tests/collect/collect-usage.test \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
-	tests/collect/collect-live.test
+	tests/collect/collect-live.test \
+	tests/collect/collect-erspan.test \
+	tests/collect/collect-poll.test
