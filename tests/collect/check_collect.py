@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Tests of rtel-collect (examples/rtel-collect.c, man/rtel-collect.8).
 
-    check_collect.py files | live | erspan | poll | rotate | usage
+    check_collect.py files | live | stop | erspan | poll | rotate | usage
 
 files   rtel-collect -r on rtel-sim captures (lossy RDMA, ERSPAN III, NVMe-oF
         with timeouts, two-point NVMe-oF with roles, the mixed scenario) with
@@ -16,6 +16,11 @@ live    rtel-collect -i lo --filter 'udp port 4791' while the frames of two
         exit 0, a summary line per worker, no drop, and the flow and I/O
         records equal rtel-analyze's on the capture in every field that does
         not depend on time (timestamps and durations are the replay's).
+stop    live on lo too: SIGTERM after half of two captures, while flows and
+        I/Os are open: every record rtel-analyze gives for those halves
+        arrives (flows ended flush, I/Os truncated); then --flow-idle 200 ms
+        and 1.5 s of quiet: every flow is in the JSON file, ended idle,
+        before any signal (timers on the wall clock).
 erspan  rtel-collect -i lo --filter 'ip proto 47 and dst host 192.168.255.1'
         while rtel-sim's ERSPAN type III copies (GRE 0x22EB, IEEE 1588
         stamps, granularity 2) of rdma-erspan3 and of nvme-read --erspan 3
@@ -53,6 +58,7 @@ usage   bad arguments: exit 2 and a first line naming the option (--metrics
 Environment: RTEL_COLLECT, RTEL_ANALYZE, RTEL_SIM (programs; skip 77 if one is
 missing). Exit: 0 pass, 1 fail, 77 skip.
 """
+import collections
 import json
 import os
 import signal
@@ -368,6 +374,130 @@ def run_live(tmp):
             if json.loads(ln)["type"] == "flow"}
     if not ends <= {"flush", "idle"}:
         fail("live: flow ends %s" % ends)
+
+
+# ------------------------------------------------------------------ stop
+
+def live_start(args):
+    """rtel-collect -i h0=lo ARGS, once its start line is out (or skip)."""
+    p = subprocess.Popen([COLLECT, "-i", "h0=lo", "--slot", "9216",
+                          "--queue", "65536", "--filter", "udp port 4791"]
+                         + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    if "started" not in line:
+        p.kill()
+        _o, err = p.communicate()
+        if "ermission" in (line + err) or "permitted" in (line + err):
+            print("cannot capture on lo: %s: skipped" % (line + err).strip())
+            sys.exit(SKIP)
+        fail("no start line: %s%s" % (line, err))
+        return None
+    time.sleep(0.5)
+    return p
+
+
+def live_send(s, frames):
+    for i, (_ts, fr) in enumerate(frames):
+        s.send(fr)
+        if i % 200 == 199:
+            time.sleep(0.001)
+
+
+def live_stop(p, what):
+    p.send_signal(signal.SIGTERM)
+    try:
+        _o, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("%s: no exit 30 s after SIGTERM" % what)
+        return None
+    if p.returncode != 0:
+        fail("%s: exit %d after SIGTERM: %s" % (what, p.returncode, err))
+    return err
+
+
+def run_stop(tmp):
+    """The two lifecycle cases of the issue, live on lo. (a) Stop in the
+    middle: half of a capture (RDMA flows with loss, then NVMe-oF reads) is
+    sent, then SIGTERM while flows and I/Os are open: every record that
+    rtel-analyze gives for that half (flows ending flush, I/Os truncated)
+    arrives, none more. (b) Idle: a whole RDMA capture is sent with
+    --flow-idle 200 ms; 1.5 s later, with no packet since and before any
+    signal, every flow has arrived in the JSON file, ended idle - the
+    worker timers run on the wall clock while the wire is quiet."""
+    try:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind(("lo", 0))
+    except (PermissionError, OSError, AttributeError) as e:
+        print("no raw socket on lo (%s): CAP_NET_RAW needed: skipped" % e)
+        sys.exit(SKIP)
+    rdma = simulate(tmp, "rdma-loss-before")[0]
+    nvme = simulate(tmp, "nvme-read")[0]
+    # (a) the first half of each capture, in one pcap as rtel-analyze's input
+    frames, want = [], []
+    idle = "5000000000"
+    for name, c in (("half-rdma", rdma), ("half-nvme", nvme)):
+        fr = pcap_frames(c)
+        fr = fr[:len(fr) // 2]
+        frames += fr
+        half = os.path.join(tmp, name + ".pcap")
+        write_pcap(half, fr)
+        want += [ln.replace('"obs":"%s"' % name, '"obs":"h0"')
+                 for ln in analyze([half], ["--flow-idle", idle])]
+    out = os.path.join(tmp, "stop.json")
+    p = live_start(["-j", "2", "--flow-idle", idle, "--json", out] + RECS)
+    if p is None:
+        return
+    t0 = time.time()
+    live_send(s, frames)
+    time.sleep(1.0)
+    if live_stop(p, "stop") is None:
+        return
+    with open(out) as f:
+        got = f.read().splitlines()
+    recs = [json.loads(ln) for ln in got if ln.strip()]
+    flushed = sum(1 for r in recs if r["type"] == "flow" and
+                  r.get("end") == "flush")
+    truncated = sum(1 for r in recs if r["type"] == "io" and
+                    r.get("state") == "truncated")
+    if not flushed or not truncated:
+        fail("stop: nothing was open at SIGTERM (%d flows flushed, %d I/Os "
+             "truncated): the test proves nothing" % (flushed, truncated))
+    elif compare("stop in the middle (%d flow/io records)"
+                 % len(timeless(want)), timeless(want), timeless(got)):
+        print("ok: SIGTERM mid-capture: %d frames, every open record arrived "
+              "(%d flows flushed, %d I/Os truncated) as rtel-analyze on the "
+              "same half (%.1f s)" % (len(frames), flushed, truncated,
+                                      time.time() - t0))
+    # (b) idle flows end on the wall clock
+    frames = pcap_frames(rdma)
+    want = [ln.replace('"obs":"%s"' % os.path.basename(rdma)[:-5],
+                       '"obs":"h0"') for ln in analyze([rdma])]
+    nflows = sum(1 for ln in want if json.loads(ln)["type"] == "flow")
+    out = os.path.join(tmp, "idle.json")
+    p = live_start(["-j", "2", "--flow-idle", "200000000", "--json", out,
+                    "--flows"])
+    if p is None:
+        return
+    live_send(s, frames)
+    time.sleep(1.5)
+    with open(out) as f:
+        got = [json.loads(ln) for ln in f.read().splitlines() if ln.strip()]
+    flows = [r for r in got if r["type"] == "flow"]
+    live_stop(p, "idle")
+    ends = collections.Counter(r.get("end") for r in flows)
+    keys = lambda rs: sorted((r["src"], r["dst"], r["dqpn"], r["packets"])
+                             for r in rs)
+    if len(flows) != nflows or set(ends) != {"idle"}:
+        fail("idle: %d of %d flows in the file 1.5 s after the last packet "
+             "(before SIGTERM), ends %s" % (len(flows), nflows, dict(ends)))
+    elif keys(flows) != keys([json.loads(ln) for ln in want
+                              if json.loads(ln)["type"] == "flow"]):
+        fail("idle: the flows that ended idle are not rtel-analyze's")
+    else:
+        print("ok: idle: all %d flows ended idle on the wall clock, before "
+              "any signal, with no packet after the last" % nflows)
 
 
 # ------------------------------------------------------------------ erspan
@@ -844,13 +974,14 @@ def run_usage(tmp):
 
 def main():
     if len(sys.argv) != 2 or sys.argv[1] not in ("files", "live", "erspan",
-                                                 "poll", "rotate", "usage"):
+                                                 "poll", "rotate", "usage",
+                                                 "stop"):
         print(__doc__)
         return 2
     need_programs()
     with tempfile.TemporaryDirectory(prefix="rtel-collect.") as tmp:
         {"files": run_files, "live": run_live, "erspan": run_erspan,
-         "poll": run_poll, "rotate": run_rotate,
+         "poll": run_poll, "rotate": run_rotate, "stop": run_stop,
          "usage": run_usage}[sys.argv[1]](tmp)
     if failures:
         print("%d failure(s)" % len(failures))

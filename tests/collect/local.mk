@@ -24,6 +24,7 @@ TESTS += \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
 	tests/collect/collect-live.test \
+	tests/collect/collect-stop.test \
 	tests/collect/collect-erspan.test \
 	tests/collect/collect-poll.test \
 	tests/collect/collect-metrics.test \
@@ -40,5 +41,6 @@ EXTRA_DIST += \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
 	tests/collect/collect-live.test \
+	tests/collect/collect-stop.test \
 	tests/collect/collect-erspan.test \
 	tests/collect/collect-poll.test
