@@ -530,7 +530,10 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
       } else {
         rtel__flow_cm_conn(&ctx->ft, &conn);
       }
-      rtel__nvme_cm_conn(&ctx->nvme, &conn);
+      if ((rv = rtel__nvme_cm_conn(&ctx->nvme, &conn)) != 0) {
+        ctx->failed = 1;
+        return rv;
+      }
     }
     return 0;
   }

@@ -391,12 +391,12 @@ static int port_is_nvme(const rtel__nvme *n, uint64_t sid) {
   return 0;
 }
 
-void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
+int rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
   nq *q;
   int rv;
 
   if ((n->flags & RTEL_NVME_DISABLE) || !port_is_nvme(n, c->service_id)) {
-    return;
+    return 0;
   }
   /* the requester is the host; commands go to the responder's QP */
   q = queue_find(n, c->obs, c->req_ip, c->rsp_ip, c->rsp_qpn);
@@ -404,7 +404,7 @@ void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
     q = queue_new(n, c->obs, c->port, c->req_ip, c->rsp_ip, c->rsp_qpn,
                   Q_CONFIRMED, &rv);
     if (q == NULL) {
-      return;
+      return rv;
     }
   }
   q->state = Q_CONFIRMED;
@@ -413,6 +413,7 @@ void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
   }
   queue_set_hqpn(n, q, c->req_qpn);
   n->env.stats->nvme_queues_cm++;
+  return 0;
 }
 
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,

@@ -55,8 +55,9 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt);
 
 /* A connection seen in RDMA CM: an NVMe-oF queue if its service ID names
- * an NVMe-oF port. */
-void rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c);
+ * an NVMe-oF port. Returns 0, or the fatal error of a delivery (a full
+ * queue table evicts a queue, whose I/Os end evicted). */
+int rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c);
 
 rtel_tstamp rtel__nvme_expiry(const rtel__nvme *n);
 int rtel__nvme_expire(rtel__nvme *n, rtel_tstamp now);
