@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rocetel/rocetel.h>
 
@@ -91,6 +93,8 @@ typedef struct run {
   int io_header_done;
   int seg_header_done;
   int sum_header_done;
+  /* records delivered, printed or not: for the hints at the end */
+  uint64_t nflows, nmsgs, nios, nsegs, naggs;
   ipfix_export *ipfix; /* or NULL */
   report *rep;         /* --report: or NULL */
   rtel_tstamp now;     /* the latest packet time: IPFIX export time */
@@ -144,9 +148,18 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
            hd->reth_rkey, hd->reth_dmalen);
   }
   if (hd->flags & RTEL_HD_F_AETH) {
-    static const char *const kinds[] = {"ACK", "RNR-NAK", "reserved", "NAK"};
-    printf(" %s(%u) msn=%" PRIu32, kinds[RTEL_AETH_KIND(hd->aeth_syndrome)],
-           RTEL_AETH_VALUE(hd->aeth_syndrome), hd->aeth_msn);
+    /* the syndrome's name, with the value that goes with it */
+    const char *name = rtel_aeth_str(hd->aeth_syndrome);
+    printf(" %s", name);
+    if (strcmp(name, "ack") == 0) {
+      printf(" credits=%u", RTEL_AETH_VALUE(hd->aeth_syndrome));
+    } else if (strcmp(name, "rnr_nak") == 0) {
+      printf(" timer=%u", RTEL_AETH_VALUE(hd->aeth_syndrome));
+    } else if (strcmp(name, "nak_reserved") == 0 ||
+               strcmp(name, "reserved") == 0) {
+      printf(" syndrome=%#04x", hd->aeth_syndrome);
+    }
+    printf(" msn=%" PRIu32, hd->aeth_msn);
   }
   if (hd->flags & RTEL_HD_F_DETH) {
     printf(" sqpn=%#" PRIx32 " qkey=%#" PRIx32, hd->deth_sqpn, hd->deth_qkey);
@@ -199,6 +212,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   int paired = (f->flags & RTEL_FLOW_F_PAIRED) != 0;
   (void)ctx;
+  r->nflows++;
   if (r->ipfix) {
     (void)ipfix_export_flow(r->ipfix, f, r->now);
   }
@@ -248,6 +262,7 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   run *r = user_data;
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   (void)ctx;
+  r->nmsgs++;
   if (r->ipfix) {
     (void)ipfix_export_msg(r->ipfix, m, r->now);
   }
@@ -283,22 +298,31 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   return 0;
 }
 
-static const char *text_nvme_op(uint8_t opcode, uint32_t flags, char *buf) {
-  if (!(flags & (RTEL_IO_F_FABRICS | RTEL_IO_F_ADMIN))) {
-    switch (opcode) {
-    case RTEL_NVME_OP_READ:
-      return "read";
-    case RTEL_NVME_OP_WRITE:
-      return "write";
-    case RTEL_NVME_OP_FLUSH:
-      return "flush";
-    default:
-      break;
-    }
+/* The command of an I/O record in text: the library's name (admin and
+ * Fabrics commands too); "-" for an orphan (its command was not seen). */
+static const char *text_nvme_op(uint8_t opcode, uint8_t fctype, uint32_t flags,
+                                uint32_t state) {
+  if (state == RTEL_IO_ORPHAN) {
+    return "-";
   }
-  sprintf(buf, "%s0x%02x",
-          (flags & RTEL_IO_F_FABRICS) ? "fab:" : "op:", opcode);
-  return buf;
+  return rtel_nvme_cmd_str(opcode, fctype, (flags & RTEL_IO_F_ADMIN) != 0);
+}
+
+/* " status=NAME[,dnr][,more][,crd=N]" for a non-zero NVMe status. */
+static void text_nvme_status(uint16_t status, uint8_t opcode) {
+  if (status == 0) {
+    return;
+  }
+  printf(" status=%s", rtel_nvme_status_str(status, opcode));
+  if (status & 0x4000u) {
+    fputs(",dnr", stdout);
+  }
+  if (status & 0x2000u) {
+    fputs(",more", stdout);
+  }
+  if (status & 0x1800u) {
+    printf(",crd=%u", (unsigned)((status >> 11) & 3u));
+  }
 }
 
 static void text_dur(int64_t d) {
@@ -311,9 +335,10 @@ static void text_dur(int64_t d) {
 
 static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   run *r = user_data;
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
   uint32_t af = (io->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
+  r->nios++;
   if (r->ipfix) {
     (void)ipfix_export_io(r->ipfix, io, r->now);
   }
@@ -330,25 +355,23 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
     return 0;
   }
   if (!r->io_header_done) {
-    printf("%-*s %-15s %-15s %8s %6s %-9s %10s %12s %8s %-9s %10s %10s %10s "
+    printf("%-*s %-15s %-15s %8s %6s %-12s %10s %12s %8s %-9s %10s %10s %10s "
            "%10s\n",
            (int)strlen(OBS(r, io->obs)), "OBS", "HOST", "TARGET", "TQPN",
            "CID", "OP", "NSID", "SLBA", "BYTES", "STATE", "IOL_NS", "DAL_NS",
            "DPL_NS", "XFER_NS");
     r->io_header_done = 1;
   }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " %6u %-9s %10" PRIu32 " %12" PRIu64
+  printf("%-3s %-15s %-15s %#8" PRIx32 " %6u %-12s %10" PRIu32 " %12" PRIu64
          " %8" PRIu64 " %-9s",
          OBS(r, io->obs), host, target, io->target_qpn, io->cid,
-         text_nvme_op(io->opcode, io->flags, opb), io->nsid, io->slba,
-         io->bytes, rj_io_state_str(io->state));
+         text_nvme_op(io->opcode, io->fctype, io->flags, io->state), io->nsid,
+         io->slba, io->bytes, rj_io_state_str(io->state));
   text_dur(io->iol);
   text_dur(io->dal);
   text_dur(io->dpl);
   text_dur(io->xfer);
-  if (io->nvme_status) {
-    printf(" status=%#x", io->nvme_status);
-  }
+  text_nvme_status(io->nvme_status, io->opcode);
   putchar('\n');
   return 0;
 }
@@ -356,9 +379,10 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
 static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
                       void *user_data) {
   run *r = user_data;
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], opb[16];
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
   uint32_t af = (sg->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
+  r->nsegs++;
   if (r->ipfix) {
     (void)ipfix_export_segment(r->ipfix, sg, r->now);
   }
@@ -385,9 +409,11 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
          " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
          "\n",
          host, target, sg->target_qpn, sg->cid,
-         text_nvme_op(sg->opcode, sg->flags, opb), OBS(r, sg->compute_obs),
-         OBS(r, sg->storage_obs), sg->iol1, sg->iol2, sg->rtt, sg->compute,
-         sg->network, sg->storage);
+         (sg->flags & RTEL_IO_F_FABRICS)
+             ? "fabrics"
+             : text_nvme_op(sg->opcode, 0, sg->flags, RTEL_IO_COMPLETE),
+         OBS(r, sg->compute_obs), OBS(r, sg->storage_obs), sg->iol1, sg->iol2,
+         sg->rtt, sg->compute, sg->network, sg->storage);
   return 0;
 }
 
@@ -406,6 +432,7 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   const char *dir = g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read";
   (void)ctx;
+  r->naggs++;
   if (r->ipfix) {
     (void)ipfix_export_aggregate(r->ipfix, g, r->now);
   }
@@ -586,6 +613,137 @@ static int write_report(const char *path, report *rep) {
   return 0;
 }
 
+/* The default flow table of an offline run: large enough that a capture
+ * of a large fabric is not split by evictions, small enough that a small
+ * capture costs little. A flow needs a frame, and a frame takes at least
+ * 32 bytes of a capture file (a 16-byte record header and a RoCE header),
+ * so |FILE size| / 32 flows can never overflow; at least 4096 (the
+ * library's default), at most 1048576 (about 830 MB: each flow costs about
+ * 800 bytes, rtel_settings(3)) and at most a quarter of the physical
+ * memory. A FILE that is not a regular file (a pipe) counts as large. */
+#define FLOWS_MIN 4096u
+#define FLOWS_MAX 1048576u
+#define FLOW_BYTES 1024u /* the memory budget of a flow, pairs included */
+
+static uint32_t default_max_flows(const input *in, size_t nin) {
+  uint64_t bytes = 0, n, cap = FLOWS_MAX;
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  size_t i;
+  for (i = 0; i < nin; i++) {
+    struct stat sb;
+    if (in[i].pc == NULL) {
+      continue;
+    }
+    if (stat(in[i].path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      bytes = UINT64_MAX;
+      break;
+    }
+    bytes += (uint64_t)sb.st_size;
+  }
+  if (pages > 0 && psize > 0 &&
+      (uint64_t)pages / 4 * (uint64_t)psize / FLOW_BYTES < cap) {
+    cap = (uint64_t)pages / 4 * (uint64_t)psize / FLOW_BYTES;
+  }
+  n = bytes / 32;
+  if (n > cap) {
+    n = cap;
+  }
+  return (uint32_t)(n < FLOWS_MIN ? FLOWS_MIN : n);
+}
+
+/* On stderr: the records that a full table split or lost, and the option
+ * that raises its bound. */
+static void overflow_notes(const rtel_settings *set,
+                           const rtel_ctx_stats *st) {
+  if (st->flows_evicted || st->pairs_evicted) {
+    fprintf(stderr,
+            PROG ": %" PRIu64 " flows evicted from the full flow table "
+                 "(%" PRIu32 " flows; %" PRIu64 " QP pairs evicted from "
+                 "the pair table of %" PRIu32 "): their records are split "
+                 "(end evicted); raise the bound with --max-flows\n",
+            st->flows_evicted, set->max_flows, st->pairs_evicted,
+            set->max_qp_pairs ? set->max_qp_pairs : 2 * set->max_flows);
+  }
+  if (st->ios_evicted) {
+    fprintf(stderr,
+            PROG ": %" PRIu64 " I/Os evicted from the full table of "
+                 "outstanding I/Os (%" PRIu32 " I/Os; state evicted): raise "
+                 "the bound with --max-ios\n",
+            st->ios_evicted, set->max_ios);
+  }
+}
+
+/* The link types the library decodes (rtel_pkt_decode(3)). */
+static int linktype_supported(uint32_t linktype) {
+  return linktype == RTEL_LINK_ETHERNET || linktype == RTEL_LINK_RAW ||
+         linktype == RTEL_LINK_LINUX_SLL || linktype == RTEL_LINK_LINUX_SLL2;
+}
+
+/* "FILE" or "FILE, FILE, ..." of the inputs that were read, on stderr. */
+static void hint_files(const run *r) {
+  size_t i, n = 0;
+  for (i = 0; i < r->nin; i++) {
+    if (r->in[i].pc) {
+      fprintf(stderr, "%s%s", n++ ? ", " : "", r->in[i].path);
+    }
+  }
+}
+
+/* One line on stderr for each kind of record asked for that the captures
+ * gave none of, with the likely reason. */
+static void hints(const options *opt, const run *r, const rtel_ctx_stats *st) {
+  static const char *const what[] = {"--packets", "--flows",    "--messages",
+                                     "--ios",     "--segments", "--summary"};
+  int asked[6];
+  uint64_t got[6];
+  size_t k;
+  asked[0] = opt->packets;
+  asked[1] = opt->flows;
+  asked[2] = opt->messages;
+  asked[3] = opt->ios;
+  asked[4] = opt->segments;
+  asked[5] = opt->summary;
+  got[0] = st->pkts_roce;
+  got[1] = r->nflows;
+  got[2] = r->nmsgs;
+  got[3] = r->nios;
+  got[4] = r->nsegs;
+  got[5] = r->naggs;
+  for (k = 0; k < 6; k++) {
+    if (!asked[k] || got[k] != 0) {
+      continue;
+    }
+    fprintf(stderr, PROG ": hint: %s: nothing to print: ", what[k]);
+    hint_files(r);
+    if (st->pkts == 0) {
+      fputs(" holds no packets", stderr);
+    } else if (st->pkts_roce == 0) {
+      fprintf(stderr,
+              " holds no RoCE packet (%" PRIu64 " frames: %" PRIu64
+              " not RoCE, %" PRIu64 " malformed; RoCEv2 on another UDP port "
+              "than %" PRIu32 ": --roce-port)",
+              st->pkts, st->pkts_not_roce, st->pkts_malformed, opt->roce_port);
+    } else if (k == 1 || k == 2) {
+      fprintf(stderr,
+              " holds %" PRIu64 " RoCE packets but no RDMA data packet "
+              "(SEND, WRITE, READ RESPONSE)",
+              st->pkts_roce);
+    } else if (k == 4 && r->nin < 2) {
+      fputs(": --segments joins the I/Os that two FILEs (observation "
+            "points) saw",
+            stderr);
+    } else if (k == 4 && r->nios != 0) {
+      fputs(" hold no I/O seen at two observation points", stderr);
+    } else {
+      fprintf(stderr,
+              " holds %" PRIu64 " RoCE packets but no NVMe-oF I/O (no "
+              "NVMe-oF/RDMA command or response)",
+              st->pkts_roce);
+    }
+    fputc('\n', stderr);
+  }
+}
+
 /* One context sees every input, each an observation point (id = index);
  * packets are handed over in timestamp order across the inputs, as a
  * collector receiving from several mirrors would. Returns 0, or 1 if an
@@ -602,6 +760,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
   run r;
   size_t i;
   int rv = 0, status = 0, scheduled = 0;
+  size_t nopen = 0;
 
   for (i = 0; i < nin; i++) {
     errbuf[0] = '\0';
@@ -609,11 +768,31 @@ static int analyze(const options *opt, input *in, size_t nin) {
     in[i].pc = pcap_open_offline_with_tstamp_precision(
         in[i].path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (in[i].pc == NULL) {
-      fprintf(stderr, PROG ": %s: %s\n", in[i].path, errbuf);
+      /* libpcap names the file in some of its messages: once is enough */
+      size_t n = strlen(in[i].path);
+      const char *msg = errbuf;
+      if (strncmp(msg, in[i].path, n) == 0 && strncmp(msg + n, ": ", 2) == 0) {
+        msg += n + 2;
+      }
+      fprintf(stderr, PROG ": %s: %s\n", in[i].path,
+              *msg ? msg : "cannot be opened");
       status = 1;
       continue;
     }
     in[i].linktype = pcap_input_linktype(pcap_datalink(in[i].pc));
+    if (!linktype_supported(in[i].linktype)) {
+      int dlt = pcap_datalink(in[i].pc);
+      const char *name = pcap_datalink_val_to_name(dlt);
+      fprintf(stderr,
+              PROG ": %s: unsupported link type %s (%d): only Ethernet, raw "
+                   "IP and Linux cooked (SLL, SLL2) captures are read\n",
+              in[i].path, name ? name : "?", dlt);
+      pcap_close(in[i].pc);
+      in[i].pc = NULL;
+      status = 1;
+      continue;
+    }
+    nopen++;
     if (read_ahead(&in[i]) != 0) {
       status = 1;
     }
@@ -621,13 +800,15 @@ static int analyze(const options *opt, input *in, size_t nin) {
       in[i].first_ts = ts_of(in[i].ph);
     }
   }
+  if (nopen == 0) {
+    return 1; /* nothing to analyse: each file's error is on stderr */
+  }
   rtel_settings_default(&settings);
   settings.decode_flags = opt->decode_flags;
   settings.roce_udp_port = opt->roce_port;
-  if (opt->max_flows) {
-    settings.max_flows = opt->max_flows;
-    settings.max_qp_pairs = 0; /* the default: 2 x max_flows */
-  }
+  settings.max_flows =
+      opt->max_flows ? opt->max_flows : default_max_flows(in, nin);
+  settings.max_qp_pairs = 0; /* the default: 2 x max_flows */
   if (opt->flow_idle_ns) {
     settings.flow_idle_timeout = opt->flow_idle_ns;
   }
@@ -765,7 +946,8 @@ static int analyze(const options *opt, input *in, size_t nin) {
     /* the timer loop an embedder runs: due timers before the packet */
     if (rtel_ctx_get_expiry(ctx) <= pi.ts &&
         (rv = rtel_ctx_handle_expiry(ctx, pi.ts)) != 0) {
-      fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
+              next->frame, rtel_strerror(rv));
       status = 1;
       break;
     }
@@ -786,8 +968,12 @@ static int analyze(const options *opt, input *in, size_t nin) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     status = 1;
   }
-  if (opt->stats && rtel_ctx_get_stats(ctx, &st) == 0) {
-    print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
+  if (rtel_ctx_get_stats(ctx, &st) == 0) {
+    if (opt->stats) {
+      print_stats(opt, nin == 1 ? in[0].obs : "all", &st);
+    }
+    hints(opt, &r, &st);
+    overflow_notes(&settings, &st);
   }
   if (r.rep) {
     if (rtel_ctx_get_stats(ctx, &st) == 0) {
@@ -830,19 +1016,20 @@ static void usage(FILE *f) {
       "  --ios               one record per NVMe-oF I/O\n"
       "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
       "  --summary           per host/target latency percentiles\n"
-      "  --interval NS       summary period in ns (default: whole run)\n"
+      "  --interval DUR      summary period (default: whole run)\n"
       "  --compute-side NAME  observation point nearest the hosts\n"
       "  --storage-side NAME  observation point nearest the storage\n"
-      "  --io-timeout NS     I/O response timeout in ns (default 5 s)\n"
+      "  --io-timeout DUR    I/O response timeout (default 5s)\n"
       "  --poll P/SLOT       polling schedule: P inputs per SLOT (e.g. "
       "1/10ms)\n"
-      "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct fnr\n"
-      "                      retx_ratio cnp_rate; fet<VALUE); units ns us ms "
-      "s\n"
-      "                      k M G\n"
-      "  --max-flows N       flow table capacity (default 4096)\n"
+      "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct: a\n"
+      "                      duration; fnr retx_ratio: a plain number;\n"
+      "                      cnp_rate, fet<VALUE: a rate, units k M G)\n"
+      "  --max-flows N       flow table capacity (default: from the FILE "
+      "sizes,\n"
+      "                      4096 to 1048576)\n"
       "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
-      "  --flow-idle NS      flow idle timeout in ns (default 100 ms)\n"
+      "  --flow-idle DUR     flow idle timeout (default 100ms)\n"
       "  --no-flows          no flow table (no flows, no messages)\n"
       "  --stats             per-file counters (default without "
       "--packets)\n"
@@ -868,7 +1055,9 @@ static void usage(FILE *f) {
       "                      records (flow message io segment summary), "
       "exit\n"
       "  -h, --help          this text\n"
-      "  --version           program and library versions\n");
+      "  --version           program and library versions\n"
+      "DUR: a duration, NUMBER[ns|us|ms|s] (a plain number is ns), e.g. "
+      "1.5ms\n");
 }
 
 static int usage_error(const char *fmt, ...)
@@ -887,45 +1076,165 @@ static int usage_error(const char *fmt, ...) {
   return 2;
 }
 
-/* A number with an optional unit: ns, us, ms, s (times), k, M, G (rates).
- * Returns 0 and stores it, or -1. */
-static int parse_value(const char *v, double *out) {
-  char *end;
-  double x, mul = 1;
-  errno = 0;
-  x = strtod(v, &end);
-  if (errno || end == v || !(x >= 0)) {
+/* The largest duration an option takes, in ns (about 292 years): any
+ * capture time plus it still fits a 64-bit timestamp. */
+#define DURATION_MAX ((uint64_t)INT64_MAX)
+
+/* A plain decimal integer (digits only: no sign, no blank, no base
+ * prefix) from |lo| to |hi|. Returns 0 and stores it, or -1. */
+static int parse_uint(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
+  uint64_t n = 0;
+  if (v == NULL || *v == '\0') {
     return -1;
   }
-  if (*end == '\0' || strcmp(end, "ns") == 0) {
-    mul = 1;
-  } else if (strcmp(end, "us") == 0) {
-    mul = 1e3;
-  } else if (strcmp(end, "ms") == 0) {
-    mul = 1e6;
-  } else if (strcmp(end, "s") == 0) {
-    mul = 1e9;
-  } else if (strcmp(end, "k") == 0) {
-    mul = 1e3;
-  } else if (strcmp(end, "M") == 0) {
-    mul = 1e6;
-  } else if (strcmp(end, "G") == 0) {
-    mul = 1e9;
-  } else {
+  for (; *v; v++) {
+    if (*v < '0' || *v > '9' || n > (UINT64_MAX - (uint64_t)(*v - '0')) / 10) {
+      return -1;
+    }
+    n = n * 10 + (uint64_t)(*v - '0');
+  }
+  if (n < lo || n > hi) {
     return -1;
   }
-  *out = x * mul;
+  *out = n;
   return 0;
 }
 
-/* --alarm [port:]METRIC>VALUE or fet<VALUE */
-static int parse_alarm(const char *v, struct alarm_opt *a) {
+/* A decimal number DIGITS[.DIGITS] at the start of |v| (no sign, no
+ * blank, no exponent). Returns the length of the number, or 0. */
+static size_t decimal_len(const char *v) {
+  size_t n = 0;
+  while (v[n] >= '0' && v[n] <= '9') {
+    n++;
+  }
+  if (n == 0) {
+    return 0;
+  }
+  if (v[n] == '.') {
+    size_t f = n + 1;
+    while (v[f] >= '0' && v[f] <= '9') {
+      f++;
+    }
+    if (f == n + 1) {
+      return 0;
+    }
+    n = f;
+  }
+  return n;
+}
+
+/* The ns in one unit of a time: ns us ms s; none (a plain number) is ns.
+ * Returns 0 for a unit that is not a time. */
+static uint64_t time_unit(const char *u) {
+  if (*u == '\0' || strcmp(u, "ns") == 0) {
+    return 1;
+  }
+  if (strcmp(u, "us") == 0) {
+    return 1000;
+  }
+  if (strcmp(u, "ms") == 0) {
+    return 1000000;
+  }
+  if (strcmp(u, "s") == 0) {
+    return 1000000000;
+  }
+  return 0;
+}
+
+/* A duration: NUMBER[UNIT], UNIT ns us ms s (none: ns), a whole number of
+ * ns from 1 to DURATION_MAX. Returns 0 and stores it in ns, or -1. */
+static int parse_duration(const char *v, uint64_t *out) {
+  size_t n = v ? decimal_len(v) : 0;
+  const char *dot;
+  uint64_t ip = 0, frac = 0, pow10 = 1, mul, ns;
+  size_t i;
+  if (n == 0 || (mul = time_unit(v + n)) == 0) {
+    return -1;
+  }
+  for (i = 0; i < n && v[i] != '.'; i++) {
+    if (ip > (UINT64_MAX - (uint64_t)(v[i] - '0')) / 10) {
+      return -1;
+    }
+    ip = ip * 10 + (uint64_t)(v[i] - '0');
+  }
+  dot = v[i] == '.' ? v + i : NULL;
+  if (dot) {
+    for (i++; i < n; i++) {
+      if (pow10 == 1000000000) {
+        return -1; /* more than 9 decimals */
+      }
+      frac = frac * 10 + (uint64_t)(v[i] - '0');
+      pow10 *= 10;
+    }
+    if (frac * mul % pow10 != 0) {
+      return -1; /* not a whole number of ns */
+    }
+  }
+  if (ip > DURATION_MAX / mul) {
+    return -1;
+  }
+  ns = ip * mul + frac * mul / pow10;
+  if (ns == 0 || ns > DURATION_MAX) {
+    return -1;
+  }
+  *out = ns;
+  return 0;
+}
+
+/* What an alarm value may be written with: a time (ns us ms s, none:
+ * ns), a rate (k M G, none: per second) or a plain number. */
+enum { VAL_TIME, VAL_RATE, VAL_PLAIN };
+
+/* An alarm value: a positive decimal NUMBER[UNIT] whose unit fits |kind|.
+ * Returns 0 and stores it, or -1. */
+static int parse_value(const char *v, int kind, double *out) {
+  size_t n = decimal_len(v);
+  const char *u = v + n;
+  double x, mul = 0;
+  if (n == 0) {
+    return -1;
+  }
+  if (kind == VAL_TIME) {
+    uint64_t ns;
+    if (parse_duration(v, &ns) != 0) {
+      return -1;
+    }
+    *out = (double)ns;
+    return 0;
+  }
+  if (*u == '\0') {
+    mul = 1;
+  } else if (kind == VAL_RATE) {
+    mul = strcmp(u, "k") == 0   ? 1e3
+          : strcmp(u, "M") == 0 ? 1e6
+          : strcmp(u, "G") == 0 ? 1e9
+                                : 0;
+  }
+  if (mul == 0) {
+    return -1;
+  }
+  x = strtod(v, NULL) * mul; /* the digits strtod reads are v[0..n) */
+  if (!(x > 0) || x > 1e300) {
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+/* --alarm [port:]METRIC>VALUE or fet<VALUE. Returns NULL, or why |v| is
+ * not one (in |why|, for the message). */
+static const char *parse_alarm(const char *v, struct alarm_opt *a, char *why,
+                               size_t whylen) {
   static const char *const names[] = {NULL,  "iol",        "dal",
                                       "dpl", "fct",        "fnr",
                                       "fet", "retx_ratio", "cnp_rate"};
-  const char *op;
+  static const char *const kinds[] = {"a time (unit ns, us, ms or s)",
+                                      "a rate (unit k, M or G, or none)",
+                                      "a plain number (no unit)"};
+  const char *op, *val;
   size_t n;
   uint32_t m;
+  int kind;
   a->scope = RTEL_SCOPE_PAIR;
   if (strncmp(v, "port:", 5) == 0) {
     a->scope = RTEL_SCOPE_PORT;
@@ -935,7 +1244,7 @@ static int parse_alarm(const char *v, struct alarm_opt *a) {
   }
   op = strpbrk(v, "<>");
   if (op == NULL) {
-    return -1;
+    return "not METRIC>VALUE (or fet<VALUE)";
   }
   n = (size_t)(op - v);
   for (m = 1; m < sizeof(names) / sizeof(names[0]); m++) {
@@ -943,12 +1252,31 @@ static int parse_alarm(const char *v, struct alarm_opt *a) {
       break;
     }
   }
-  if (m == sizeof(names) / sizeof(names[0]) ||
-      (*op == '<') != (m == RTEL_METRIC_FET)) {
-    return -1;
+  if (m == sizeof(names) / sizeof(names[0])) {
+    return "unknown metric (iol dal dpl fct fnr fet retx_ratio cnp_rate)";
+  }
+  if ((*op == '<') != (m == RTEL_METRIC_FET)) {
+    return m == RTEL_METRIC_FET ? "fet alarms below a value: fet<VALUE"
+                                : "alarms above a value: METRIC>VALUE";
   }
   a->metric = m;
-  return parse_value(op + 1, &a->value) != 0 || a->value <= 0 ? -1 : 0;
+  kind = m == RTEL_METRIC_FET || m == RTEL_METRIC_CNP_RATE     ? VAL_RATE
+         : m == RTEL_METRIC_FNR || m == RTEL_METRIC_RETX_RATIO ? VAL_PLAIN
+                                                               : VAL_TIME;
+  val = op + 1;
+  if (parse_value(val, kind, &a->value) == 0) {
+    return NULL;
+  }
+  n = decimal_len(val);
+  if (n == 0 || (kind != VAL_TIME && val[n] == '\0')) {
+    return "VALUE is not a positive decimal number";
+  }
+  if (kind == VAL_TIME && time_unit(val + n) != 0) {
+    return "VALUE is not a whole number of ns from 1ns to 2^63-1ns";
+  }
+  snprintf(why, whylen, "%s takes %s, not '%s'", names[m], kinds[kind],
+           val + n);
+  return why;
 }
 
 int main(int argc, char **argv) {
@@ -984,29 +1312,44 @@ int main(int argc, char **argv) {
     } else if (strcmp(arg, "--poll") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
       const char *slash = v ? strchr(v, '/') : NULL;
-      char *end;
-      unsigned long per;
-      double slot;
+      char per_s[8];
+      uint64_t per, slot;
       if (v == NULL || slash == NULL) {
         free(inputs);
         return usage_error("%s", "--poll needs P/SLOT, e.g. 1/10ms");
       }
-      errno = 0;
-      per = strtoul(v, &end, 10);
-      if (errno || end != slash || per == 0 || per > 65535 ||
-          parse_value(slash + 1, &slot) != 0 || slot < 1) {
+      per_s[0] = '\0';
+      if ((size_t)(slash - v) < sizeof(per_s)) {
+        memcpy(per_s, v, (size_t)(slash - v));
+        per_s[slash - v] = '\0';
+      }
+      if (parse_uint(per_s, 1, 65535, &per) != 0 ||
+          parse_duration(slash + 1, &slot) != 0) {
         free(inputs);
-        return usage_error("invalid --poll '%s' (P/SLOT, e.g. 1/10ms)", v);
+        return usage_error("invalid --poll '%s' (P/SLOT: P 1-65535, SLOT a "
+                           "duration, e.g. 1/10ms)",
+                           v);
       }
       opt.poll_ports = (uint32_t)per;
-      opt.poll_slot_ns = (uint64_t)slot;
+      opt.poll_slot_ns = slot;
     } else if (strcmp(arg, "--alarm") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
-      if (v == NULL || opt.nalarms == 16 ||
-          parse_alarm(v, &opt.alarms[opt.nalarms]) != 0) {
+      char why[128];
+      const char *err = NULL;
+      if (v == NULL) {
         free(inputs);
-        return usage_error("invalid --alarm '%s' (e.g. iol>500us, fet<10G)",
-                           v ? v : "");
+        return usage_error("%s needs an argument", arg);
+      }
+      if (opt.nalarms == 16) {
+        free(inputs);
+        return usage_error("%s", "at most 16 --alarm");
+      }
+      err = parse_alarm(v, &opt.alarms[opt.nalarms], why, sizeof(why));
+      if (err != NULL) {
+        free(inputs);
+        return usage_error("invalid --alarm '%s': %s (e.g. iol>500us, "
+                           "fet<10G, fnr>0.01)",
+                           v, err);
       }
       opt.nalarms++;
     } else if (strcmp(arg, "--compute-side") == 0 ||
@@ -1020,39 +1363,40 @@ int main(int argc, char **argv) {
       } else {
         opt.storage_side = argv[++a];
       }
-    } else if (strcmp(arg, "--max-ios") == 0) {
+    } else if (strcmp(arg, "--max-ios") == 0 ||
+               strcmp(arg, "--max-flows") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
-      char *end;
-      unsigned long n;
-      errno = 0;
-      n = v ? strtoul(v, &end, 10) : 0;
-      if (v == NULL || errno || *end || end == v || n == 0 ||
-          n > (1ul << 26)) {
-        free(inputs);
-        return usage_error("invalid --max-ios '%s' (1-67108864)", v ? v : "");
-      }
-      opt.max_ios = (uint32_t)n;
-    } else if (strcmp(arg, "--max-flows") == 0 ||
-               strcmp(arg, "--flow-idle") == 0 ||
-               strcmp(arg, "--io-timeout") == 0 ||
-               strcmp(arg, "--interval") == 0) {
-      const char *v = a + 1 < argc ? argv[++a] : NULL;
-      char *end;
-      unsigned long long n;
+      uint64_t n;
       if (v == NULL) {
         free(inputs);
         return usage_error("%s needs an argument", arg);
       }
-      errno = 0;
-      n = strtoull(v, &end, 10);
-      if (errno || *end || end == v || n == 0 ||
-          (arg[2] == 'm' && n > (1u << 26))) {
+      if (parse_uint(v, 1, 1u << 26, &n) != 0) {
         free(inputs);
-        return usage_error("invalid value '%s' for %s", v, arg);
+        return usage_error("invalid value '%s' for %s (1-67108864)", v, arg);
       }
-      if (arg[2] == 'm') {
+      if (arg[6] == 'i') {
+        opt.max_ios = (uint32_t)n;
+      } else {
         opt.max_flows = (uint32_t)n;
-      } else if (arg[2] == 'f') {
+      }
+    } else if (strcmp(arg, "--flow-idle") == 0 ||
+               strcmp(arg, "--io-timeout") == 0 ||
+               strcmp(arg, "--interval") == 0) {
+      const char *v = a + 1 < argc ? argv[++a] : NULL;
+      uint64_t n;
+      if (v == NULL) {
+        free(inputs);
+        return usage_error("%s needs an argument", arg);
+      }
+      if (parse_duration(v, &n) != 0) {
+        free(inputs);
+        return usage_error("invalid value '%s' for %s (a duration: NUMBER "
+                           "with unit ns, us, ms or s, 1ns to %" PRIu64
+                           "ns; a plain number is ns)",
+                           v, arg, DURATION_MAX);
+      }
+      if (arg[2] == 'f') {
         opt.flow_idle_ns = n;
       } else if (arg[3] == 'n') {
         opt.interval_ns = n;
@@ -1087,17 +1431,14 @@ int main(int argc, char **argv) {
                strncmp(arg, "--roce-port=", 12) == 0) {
       const char *v =
           arg[11] == '=' ? arg + 12 : (a + 1 < argc ? argv[++a] : NULL);
-      char *end;
-      unsigned long port;
+      uint64_t port;
       if (v == NULL) {
         free(inputs);
         return usage_error("%s needs an argument", "--roce-port");
       }
-      errno = 0;
-      port = strtoul(v, &end, 10);
-      if (errno || *end || end == v || port == 0 || port > 65535) {
+      if (parse_uint(v, 1, 65535, &port) != 0) {
         free(inputs);
-        return usage_error("invalid port '%s' (1-65535)", v);
+        return usage_error("invalid value '%s' for --roce-port (1-65535)", v);
       }
       opt.roce_port = (uint32_t)port;
     } else if (strcmp(arg, "--ipfix") == 0 ||
@@ -1115,18 +1456,18 @@ int main(int argc, char **argv) {
     } else if (strcmp(arg, "--pen") == 0 || strcmp(arg, "--domain") == 0 ||
                strcmp(arg, "--mtu") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
-      char *end = NULL;
-      unsigned long long n = 0;
-      unsigned long long lo = arg[2] == 'p' ? 1 : arg[2] == 'm' ? 576 : 0;
-      unsigned long long hi = arg[2] == 'm' ? 65535 : 0xffffffffull;
-      if (v != NULL && *v >= '0' && *v <= '9') {
-        errno = 0;
-        n = strtoull(v, &end, 10);
-      }
-      if (v == NULL || end == NULL || *end || errno || n < lo || n > hi) {
+      uint64_t n = 0;
+      uint64_t lo = arg[2] == 'p' ? 1 : arg[2] == 'm' ? 576 : 0;
+      uint64_t hi = arg[2] == 'm' ? 65535 : 0xffffffffu;
+      if (v == NULL) {
         free(inputs);
-        return usage_error("invalid %s '%s' (%llu-%llu)", arg, v ? v : "", lo,
-                           hi);
+        return usage_error("%s needs an argument", arg);
+      }
+      if (parse_uint(v, lo, hi, &n) != 0) {
+        free(inputs);
+        return usage_error("invalid value '%s' for %s (%" PRIu64 "-%" PRIu64
+                           ")",
+                           v, arg, lo, hi);
       }
       if (arg[2] == 'p') {
         opt.ipfix.pen = (uint32_t)n;
@@ -1146,14 +1487,14 @@ int main(int argc, char **argv) {
       opt.report_ns = 1;
     } else if (strcmp(arg, "--report-top") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
-      char *end;
-      unsigned long n;
-      errno = 0;
-      n = v ? strtoul(v, &end, 10) : 0;
-      if (v == NULL || errno || *end || end == v || *v == '-' || n == 0 ||
-          n > REPORT_TOP_MAX) {
+      uint64_t n;
+      if (v == NULL) {
         free(inputs);
-        return usage_error("invalid --report-top '%s' (1-%d)", v ? v : "",
+        return usage_error("%s needs an argument", arg);
+      }
+      if (parse_uint(v, 1, REPORT_TOP_MAX, &n) != 0) {
+        free(inputs);
+        return usage_error("invalid value '%s' for --report-top (1-%d)", v,
                            REPORT_TOP_MAX);
       }
       opt.report_top = (size_t)n;
