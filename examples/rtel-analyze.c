@@ -1022,8 +1022,9 @@ static void usage(FILE *f) {
       "  --io-timeout DUR    I/O response timeout (default 5s)\n"
       "  --poll P/SLOT       polling schedule: P inputs per SLOT (e.g. "
       "1/10ms)\n"
-      "  --alarm [port:]METRIC>VALUE  alarm threshold (iol dal dpl fct: a\n"
-      "                      duration; fnr retx_ratio: a plain number;\n"
+      "  --alarm [port:|pair:]METRIC>VALUE  alarm threshold (iol dal dpl "
+      "fct:\n"
+      "                      a duration; fnr retx_ratio: a plain number;\n"
       "                      cnp_rate, fet<VALUE: a rate, units k M G)\n"
       "  --max-flows N       flow table capacity (default: from the FILE "
       "sizes,\n"
@@ -1221,7 +1222,7 @@ static int parse_value(const char *v, int kind, double *out) {
   return 0;
 }
 
-/* --alarm [port:]METRIC>VALUE or fet<VALUE. Returns NULL, or why |v| is
+/* --alarm [port:|pair:]METRIC>VALUE or fet<VALUE. Returns NULL, or why |v| is
  * not one (in |why|, for the message). */
 static const char *parse_alarm(const char *v, struct alarm_opt *a, char *why,
                                size_t whylen) {
