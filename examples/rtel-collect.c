@@ -175,6 +175,7 @@ typedef struct worker {
   uint64_t pkts;          /* handed to the context */
   _Atomic uint64_t drops; /* ring full (written by the reader) */
   uint64_t clipped;       /* copies cut to the slot size */
+  uint64_t cpu_ns;        /* the thread's CPU time, set when it ends */
   uint64_t ts_src[2];     /* TS_CAPTURE, TS_ERSPAN */
   uint64_t recs[5];       /* flow, message, io, segment, summary */
   uint64_t flow_end[9];   /* flow records by RTEL_END_* (all, exported
@@ -777,6 +778,16 @@ static size_t drain(worker *w, size_t budget) {
   return n;
 }
 
+/* The CPU time of the calling thread, ns (for the summary: what each
+ * thread cost, the reader apart from the workers). */
+static uint64_t thread_cpu_ns(void) {
+  struct timespec t;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) {
+    return 0;
+  }
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void *worker_main(void *arg) {
   worker *w = arg;
   sigset_t all;
@@ -850,6 +861,7 @@ static void *worker_main(void *arg) {
   if (G.mt) {
     worker_publish(w, 1);
   }
+  w->cpu_ns = thread_cpu_ns();
   return NULL;
 }
 
@@ -1280,6 +1292,7 @@ typedef struct reader {
   rtel_tstamp first_ts;
   rtel_tstamp last_ts; /* the latest packet time */
   uint64_t pkts;
+  uint64_t cpu_ns; /* the reader's CPU time up to the end of the input */
 } reader;
 
 static void publish_offset(rtel_tstamp ts) {
@@ -1792,11 +1805,12 @@ static void summary(const options *opt, reader *rd, int status) {
                  ", clipped %" PRIu64 ", records %" PRIu64 " (flows %" PRIu64
                  ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
                  ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
-                 " capture %" PRIu64 "%s%s\n",
+                 " capture %" PRIu64 "%s, cpu %.3f s%s\n",
             k, w->pkts, cm_get(&w->drops), w->clipped, rec, w->recs[0],
             w->recs[1], w->recs[2], w->recs[3], w->recs[4],
             w->ts_src[TS_ERSPAN], w->ts_src[TS_CAPTURE],
-            opt->poll_ports ? unsched(w) : "", w->failed ? ", FAILED" : "");
+            opt->poll_ports ? unsched(w) : "", (double)w->cpu_ns / 1e9,
+            w->failed ? ", FAILED" : "");
     for (i = 0; i < opt->nipfix; i++) {
       const uint64_t *c = w->xcount[i];
       fprintf(stderr,
@@ -1823,7 +1837,10 @@ static void summary(const options *opt, reader *rd, int status) {
                  " failed, %" PRIu64 " late\n",
             SL.slots, SL.calls, SL.failures, SL.late);
   }
-  fprintf(stderr, PROG ": %" PRIu64 " packets, exit %d\n", rd->pkts, status);
+  fprintf(stderr,
+          PROG ": %" PRIu64 " packets, reader cpu %.3f s (read, decode, "
+               "shard), exit %d\n",
+          rd->pkts, (double)rd->cpu_ns / 1e9, status);
 }
 
 /* ------------------------------------------------------------ metrics */
@@ -2636,6 +2653,7 @@ int main(int argc, char **argv) {
     }
     status = opt.live ? read_live(&rd) : read_files(&rd);
   }
+  rd.cpu_ns = thread_cpu_ns();
 
   /* stop: drain the rings, flush every context, close the outputs */
   {

@@ -7,6 +7,7 @@
 #   make bench-flow             flow table: 10^3 and 10^6 concurrent flows
 #   make bench-nvme             NVMe-oF correlator: 64 and 4096 queues
 #   make bench BENCH_SECONDS=3  longer timed runs (CPU seconds per case)
+#   make bench-collect          rtel-collect with 1 and 2 workers
 #
 # All three share bench_util.[ch] (timing, burst loop, result lines,
 # counting allocator, byte writers).
@@ -31,7 +32,15 @@ tests_bench_bench_nvme_SOURCES = tests/bench/bench_nvme.c \
 tests_bench_bench_nvme_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_nvme_LDADD = lib/librocetel.la
 
-EXTRA_DIST += tests/bench/README.md
+EXTRA_DIST += tests/bench/README.md tests/bench/collect-scale.py
+
+# make bench-collect: rtel-collect with 1 and 2 workers on a 1M-packet
+# capture of 128-byte mirror copies (tests/bench/collect-scale.py).
+.PHONY: bench-collect
+bench-collect: examples/rtel-collect$(EXEEXT) examples/rtel-analyze$(EXEEXT) \
+		examples/rtel-sim/rtel-sim$(EXEEXT)
+	$(PYTHON3) $(srcdir)/tests/bench/collect-scale.py --build $(abs_top_builddir) \
+		$(COLLECT_SCALE_ARGS)
 
 .PHONY: bench bench-flow bench-nvme
 bench-flow: tests/bench/bench_flow$(EXEEXT)
