@@ -895,13 +895,18 @@ static uint32_t fs_role(uint32_t obs) {
 }
 
 /* An unused complete record of |obs| that is the I/O of |s|, with |iol|. */
-static fs_io *fs_twin(const rtel_segment_record *s, uint32_t obs,
-                      int64_t iol) {
+/* An unused complete record that segment |s| may have joined at |obs|
+ * with latency |iol|; with |flags| not UINT32_MAX, one with those RTEL_IO_F_*
+ * bits (the same command can be complete twice at one point with the same
+ * IOL and key, on a queue known once by guess and once by Connect). */
+static fs_io *fs_twin(const rtel_segment_record *s, uint32_t obs, int64_t iol,
+                      uint32_t flags) {
   unsigned i;
   for (i = 0; i < F.ncio; i++) {
     fs_io *c = &F.cio[i];
     const rtel_io_record *r = &c->r;
     if (!c->used && r->obs == obs && r->iol == iol &&
+        (flags == UINT32_MAX || r->flags == flags) &&
         r->target_qpn == s->target_qpn && r->cid == s->cid &&
         r->opcode == s->opcode && r->nsid == s->nsid && r->slba == s->slba &&
         r->bytes == s->bytes && memcmp(r->host, s->host, 16) == 0 &&
@@ -938,10 +943,13 @@ static int fs_on_segment(rtel_ctx *ctx, const rtel_segment_record *s,
     FS_CHECK(s->iol1 >= s->iol2);
   }
   /* two complete records, each joined once */
-  a = fs_twin(s, s->compute_obs, s->iol1);
+  a = fs_twin(s, s->compute_obs, s->iol1, s->flags);
+  if (a == NULL) {
+    a = fs_twin(s, s->compute_obs, s->iol1, UINT32_MAX);
+  }
   FS_CHECK(a != NULL);
   a->used = 1;
-  b = fs_twin(s, s->storage_obs, s->iol2);
+  b = fs_twin(s, s->storage_obs, s->iol2, UINT32_MAX);
   FS_CHECK(b != NULL);
   b->used = 1;
   FS_CHECK(s->flags == a->r.flags);
