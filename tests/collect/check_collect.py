@@ -296,13 +296,20 @@ def timeless(lines):
     return out
 
 
-def run_live(tmp):
+def lo_socket():
+    """An AF_PACKET socket bound to lo to send frames with, or skip (77)
+    without CAP_NET_RAW."""
     try:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
         s.bind(("lo", 0))
     except (PermissionError, OSError, AttributeError) as e:
         print("no raw socket on lo (%s): CAP_NET_RAW needed: skipped" % e)
         sys.exit(SKIP)
+    return s
+
+
+def run_live(tmp):
+    s = lo_socket()
     # one observation point per capture, sent one after the other (the
     # flows of the two do not meet: different addresses and QPs)
     caps = [simulate(tmp, "rdma-loss-before")[0],
@@ -334,12 +341,8 @@ def run_live(tmp):
         fail("live: no start line: %s%s" % (line, err))
         return
     time.sleep(0.5)  # the capture is active before the line; be generous
-    sent = 0
-    for _ts, fr in frames:
-        s.send(fr)
-        sent += 1
-        if sent % 200 == 0:
-            time.sleep(0.001)  # no burst beyond the socket buffers
+    live_send(s, frames)  # no burst beyond the socket buffers
+    sent = len(frames)
     time.sleep(1.0)
     p.send_signal(signal.SIGTERM)
     try:
@@ -426,12 +429,7 @@ def run_stop(tmp):
     --flow-idle 200 ms; 1.5 s later, with no packet since and before any
     signal, every flow has arrived in the JSON file, ended idle - the
     worker timers run on the wall clock while the wire is quiet."""
-    try:
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind(("lo", 0))
-    except (PermissionError, OSError, AttributeError) as e:
-        print("no raw socket on lo (%s): CAP_NET_RAW needed: skipped" % e)
-        sys.exit(SKIP)
+    s = lo_socket()
     rdma = simulate(tmp, "rdma-loss-before")[0]
     nvme = simulate(tmp, "nvme-read")[0]
     # (a) the first half of each capture, in one pcap as rtel-analyze's input
@@ -620,12 +618,7 @@ def erspan_once(tmp, s, name, frames, extra):
 
 
 def run_erspan(tmp):
-    try:
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind(("lo", 0))
-    except (PermissionError, OSError, AttributeError) as e:
-        print("no raw socket on lo (%s): CAP_NET_RAW needed: skipped" % e)
-        sys.exit(SKIP)
+    s = lo_socket()
     cases = [("rdma-erspan3", ()),
              ("nvme-read", ("--erspan", "3"))]
     for scenario, simopts in cases:
