@@ -24,7 +24,6 @@ TESTS += \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
 	tests/collect/collect-live.test \
-	tests/collect/collect-stop.test \
 	tests/collect/collect-erspan.test \
 	tests/collect/collect-poll.test \
 	tests/collect/collect-metrics.test \
@@ -41,6 +40,5 @@ EXTRA_DIST += \
 	tests/collect/collect-files.test \
 	tests/collect/collect-rotate.test \
 	tests/collect/collect-live.test \
-	tests/collect/collect-stop.test \
 	tests/collect/collect-erspan.test \
 	tests/collect/collect-poll.test
