@@ -37,6 +37,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#  include <linux/futex.h>
+#  include <sys/syscall.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +50,7 @@
 #include "ipfix-export.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
+#include "table-mem.h"
 
 #define PROG "rtel-collect"
 
@@ -144,13 +149,61 @@ typedef struct slot {
   uint8_t data[]; /* slot_size bytes */
 } slot;
 
+/* The indexes each side publishes are written once per batch, not per
+ * packet (RING_BATCH): a store the other core reads moves its cache
+ * line, and per packet that costs more than the copy. Each side keeps
+ * its own position and a cached copy of the other's in its own line. */
 typedef struct ring {
-  _Alignas(64) atomic_size_t head; /* written by the reader */
-  _Alignas(64) atomic_size_t tail; /* written by the worker */
+  _Alignas(64) atomic_size_t head; /* published by the reader */
+  _Alignas(64) atomic_size_t tail; /* published by the worker */
+  /* the reader's own line */
+  _Alignas(64) size_t prod; /* next slot the reader fills */
+  size_t tail_seen;         /* tail, as the reader last read it */
+  /* the worker sleeps on it (1) when its ring is empty; the reader wakes
+   * it (ring_wake) */
+  _Alignas(64) atomic_uint sleeping;
+  /* constant after setup */
   _Alignas(64) size_t mask;
+  size_t wake; /* RING_WAKE, at most half the ring */
   size_t stride;
   uint8_t *mem;
 } ring;
+
+/* Packets a side hands over before it publishes its index (the reader
+ * also publishes whenever its input pauses, so nothing waits for a
+ * batch to fill). */
+#define RING_BATCH 32
+
+/* A sleeping worker is woken when this many packets wait for it, or when
+ * the input pauses (every wake-up is a system call on both sides: one
+ * per packet would cost more than the packet). */
+#define RING_WAKE 1024
+
+static void sleep_ns(uint64_t ns);
+
+/* Sleep until woken or |ns| have passed, if |*word| is still |val|. */
+static void ring_wait(atomic_uint *word, unsigned val, uint64_t ns) {
+#ifdef __linux__
+  struct timespec t;
+  t.tv_sec = (time_t)(ns / 1000000000u);
+  t.tv_nsec = (long)(ns % 1000000000u);
+  (void)syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAIT_PRIVATE, val,
+                &t, NULL, 0);
+#else
+  (void)word;
+  (void)val;
+  sleep_ns(ns);
+#endif
+}
+
+static void ring_wake_word(atomic_uint *word) {
+#ifdef __linux__
+  (void)syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAKE_PRIVATE, 1,
+                NULL, NULL, 0);
+#else
+  (void)word;
+#endif
+}
 
 static slot *ring_slot(const ring *q, size_t i) {
   return (slot *)(void *)(q->mem + (i & q->mask) * q->stride);
@@ -170,21 +223,23 @@ typedef struct worker {
   uint64_t xcount[MAX_IPFIX][4]; /* records, lost, messages, send errors */
   rj_buf jb;
   uint64_t jb_lines;
-  rtel_tstamp now;        /* timer clock (packet time), never decreasing */
-  uint64_t next_tick;     /* monotonic ns */
-  uint64_t pkts;          /* handed to the context */
-  _Atomic uint64_t drops; /* ring full (written by the reader) */
-  uint64_t clipped;       /* copies cut to the slot size */
-  uint64_t cpu_ns;        /* the thread's CPU time, set when it ends */
-  uint64_t ts_src[2];     /* TS_CAPTURE, TS_ERSPAN */
-  uint64_t recs[5];       /* flow, message, io, segment, summary */
-  uint64_t flow_end[9];   /* flow records by RTEL_END_* (all, exported
-                           * or not) */
-  int failed;             /* the context failed (reported) */
-  int scheduled;          /* --poll: ports and schedule set */
-  rtel_ctx_stats stats;   /* at the end */
-  cm_index *mix;          /* --metrics: this worker's label sets */
-  cm_snap snap;           /* --metrics: its counters (wsnap) */
+  rtel_tstamp now;         /* timer clock (packet time), never decreasing */
+  uint64_t next_tick;      /* monotonic ns */
+  uint64_t pkts;           /* handed to the context */
+  _Atomic uint64_t drops;  /* ring full (written by the reader) */
+  uint64_t clipped;        /* copies cut to the slot size */
+  uint64_t cpu_ns;         /* the thread's CPU time, set when it ends */
+  uint64_t drained_mono;   /* when its ring ran dry after the input ended */
+  uint64_t drained_cpu_ns; /* its CPU time then (before the flush) */
+  uint64_t ts_src[2];      /* TS_CAPTURE, TS_ERSPAN */
+  uint64_t recs[5];        /* flow, message, io, segment, summary */
+  uint64_t flow_end[9];    /* flow records by RTEL_END_* (all, exported
+                            * or not) */
+  int failed;              /* the context failed (reported) */
+  int scheduled;           /* --poll: ports and schedule set */
+  rtel_ctx_stats stats;    /* at the end */
+  cm_index *mix;           /* --metrics: this worker's label sets */
+  cm_snap snap;            /* --metrics: its counters (wsnap) */
 } worker;
 
 /* What a worker publishes for --metrics (words only: a cm_snap). */
@@ -746,7 +801,6 @@ static size_t drain(worker *w, size_t budget) {
       }
       t++;
       n++;
-      atomic_store_explicit(&q->tail, t, memory_order_release);
       continue;
     }
     if (!w->failed) {
@@ -773,8 +827,11 @@ static size_t drain(worker *w, size_t budget) {
     w->clipped += s->clipped;
     t++;
     n++;
-    atomic_store_explicit(&q->tail, t, memory_order_release);
+    if (n % RING_BATCH == 0) {
+      atomic_store_explicit(&q->tail, t, memory_order_release);
+    }
   }
+  atomic_store_explicit(&q->tail, t, memory_order_release);
   return n;
 }
 
@@ -820,15 +877,26 @@ static void *worker_main(void *arg) {
     }
     if (done && atomic_load_explicit(&w->q.head, memory_order_acquire) ==
                     atomic_load_explicit(&w->q.tail, memory_order_relaxed)) {
+      w->drained_mono = mono_ns();
+      w->drained_cpu_ns = thread_cpu_ns();
       break;
     }
-    /* nothing to do: spin a little, then sleep longer and longer (50 us
-     * to 5 ms); the ring holds what arrives meanwhile */
-    if (++idle < 64) {
-      sched_yield();
-    } else {
-      unsigned k = idle - 64 < 7 ? idle - 64 : 7;
-      sleep_ns(50000ull << k > 5000000ull ? 5000000ull : 50000ull << k);
+    /* nothing to do: sleep until the reader has RING_WAKE packets for
+     * this worker or its input pauses, at most 50 us to 5 ms (longer and
+     * longer while idle: the timers and the ticks need the worker too).
+     * No spinning: with more threads than cores a spinning worker takes
+     * the core the reader needs. */
+    {
+      unsigned k = idle < 7 ? idle : 7;
+      idle++;
+      atomic_store(&w->q.sleeping, 1);
+      if (atomic_load(&w->q.head) ==
+              atomic_load_explicit(&w->q.tail, memory_order_relaxed) &&
+          !atomic_load(&G.done)) {
+        ring_wait(&w->q.sleeping, 1,
+                  50000ull << k > 5000000ull ? 5000000ull : 50000ull << k);
+      }
+      atomic_store(&w->q.sleeping, 0);
     }
   }
   /* the end: every record still open, marked flushed */
@@ -875,12 +943,14 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   w->opt = opt;
   rj_init(&w->jb);
   w->q.mask = opt->depth - 1;
+  w->q.wake = opt->depth / 2 < RING_WAKE ? opt->depth / 2 : RING_WAKE;
   w->q.stride = (sizeof(slot) + opt->slot_size + 63) & ~(size_t)63;
   w->q.mem = aligned_alloc(64, w->q.stride * opt->depth);
   if (w->q.mem == NULL) {
     fprintf(stderr, PROG ": out of memory (rings: -j, --queue, --slot)\n");
     return -1;
   }
+  memset(w->q.mem, 0, w->q.stride * opt->depth); /* real pages now */
   atomic_init(&w->q.head, 0);
   atomic_init(&w->q.tail, 0);
   atomic_init(&w->drops, 0);
@@ -914,7 +984,7 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   cb.on_io = on_io;
   cb.on_segment = on_segment;
   cb.on_io_aggregate = on_io_aggregate;
-  rv = rtel_ctx_new(&w->ctx, &s, &cb, NULL, w);
+  rv = rtel_ctx_new(&w->ctx, &s, &cb, table_mem(), w);
   if (rv != 0) {
     fprintf(stderr, PROG ": worker %u: %s\n", id, rtel_strerror(rv));
     return -1;
@@ -1292,7 +1362,11 @@ typedef struct reader {
   rtel_tstamp first_ts;
   rtel_tstamp last_ts; /* the latest packet time */
   uint64_t pkts;
-  uint64_t cpu_ns; /* the reader's CPU time up to the end of the input */
+  unsigned unpublished;  /* packets in rings, not yet published */
+  unsigned batch;        /* publish every |batch| packets (1: a pipe) */
+  uint64_t cpu_ns;       /* the reader's CPU time up to the end of the input */
+  uint64_t setup_cpu_ns; /* of it, before the first read (contexts) */
+  uint64_t start_mono;   /* the first read */
 } reader;
 
 static void publish_offset(rtel_tstamp ts) {
@@ -1306,15 +1380,58 @@ static void publish_offset(rtel_tstamp ts) {
  * than the worker takes to free a slot) unless stopped. */
 static slot *ring_claim(worker *w, int live) {
   ring *q = &w->q;
-  size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
-  while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
-    if (live || atomic_load(&stop_flag)) {
-      cm_add(&w->drops, 1);
-      return NULL;
+  size_t h = q->prod;
+  if (h - q->tail_seen > q->mask) {
+    /* full as last seen: look again, and let the worker see what is
+     * there before waiting for it */
+    atomic_store(&q->head, h);
+    if (atomic_load(&q->sleeping)) {
+      ring_wake_word(&q->sleeping);
     }
-    sleep_ns(20000);
+    while (h - (q->tail_seen =
+                    atomic_load_explicit(&q->tail, memory_order_acquire)) >
+           q->mask) {
+      if (live || atomic_load(&stop_flag)) {
+        cm_add(&w->drops, 1);
+        return NULL;
+      }
+      sleep_ns(20000);
+    }
   }
   return ring_slot(q, h);
+}
+
+/* The slot ring_claim() returned is filled: hand it over (published by
+ * rings_publish()). */
+static void ring_commit(ring *q) { q->prod++; }
+
+/* Publish what every ring holds, then the reader's clock: every RING_BATCH
+ * packets and whenever the input pauses (a live batch ends, a replay
+ * waits, the files end), so that no packet waits for a batch to fill.
+ * The clock goes last: a worker that reads the clock and then its ring's
+ * head has every packet up to that time (its timers never run ahead of a
+ * packet still held back). */
+static void rings_publish(reader *rd, int pause) {
+  unsigned k;
+  for (k = 0; k < G.nw; k++) {
+    ring *q = &G.w[k].q;
+    if (atomic_load_explicit(&q->head, memory_order_relaxed) != q->prod) {
+      atomic_store(&q->head, q->prod);
+    }
+    /* the head is stored before the flag is read, and the worker stores
+     * the flag before it reads the head (both sequentially consistent):
+     * one of the two sees the other, so no worker sleeps on a packet */
+    if (atomic_load(&q->sleeping) &&
+        (pause ||
+         q->prod - atomic_load_explicit(&q->tail, memory_order_relaxed) >=
+             q->wake)) {
+      ring_wake_word(&q->sleeping);
+    }
+  }
+  rd->unpublished = 0;
+  if (rd->last_ts != atomic_load_explicit(&G.clock, memory_order_relaxed)) {
+    atomic_store_explicit(&G.clock, rd->last_ts, memory_order_release);
+  }
 }
 
 /* --poll: the reader's schedule context at time |t| (see "slots"): its
@@ -1348,7 +1465,6 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
     return;
   }
   for (k = 0; k < G.nw; k++) {
-    ring *q = &G.w[k].q;
     slot *s = ring_claim(&G.w[k], rd->opt->live);
     if (s) {
       s->ts = t;
@@ -1356,9 +1472,7 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
       s->caplen = s->wire_len = 0;
       s->tssrc = TS_CAPTURE;
       s->clipped = 0;
-      atomic_store_explicit(
-          &q->head, atomic_load_explicit(&q->head, memory_order_relaxed) + 1,
-          memory_order_release);
+      ring_commit(&G.w[k].q);
     }
   }
 }
@@ -1373,7 +1487,7 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   worker *w;
   ring *q;
   slot *s;
-  size_t h, len;
+  size_t len;
   (void)rtel_pkt_decode(&hd, &rd->dopt, data, ph->caplen, ph->len);
   if (opt->tsmode == TSMODE_AUTO && (hd.flags & RTEL_HD_F_ERSPAN_TS)) {
     rtel_tstamp e = erspan_time(in, &hd, ts);
@@ -1411,7 +1525,6 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   if ((s = ring_claim(w, opt->live)) == NULL) {
     return;
   }
-  h = atomic_load_explicit(&q->head, memory_order_relaxed);
   len = ph->caplen < opt->slot_size ? ph->caplen : opt->slot_size;
   memcpy(s->data, data, len);
   s->ts = ts;
@@ -1422,10 +1535,12 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   s->tssrc = tssrc;
   s->clipped = len < ph->caplen;
   s->mark = 0;
-  atomic_store_explicit(&q->head, h + 1, memory_order_release);
+  ring_commit(q);
   if (ts > rd->last_ts) {
     rd->last_ts = ts;
-    atomic_store_explicit(&G.clock, ts, memory_order_release);
+  }
+  if (++rd->unpublished >= rd->batch) {
+    rings_publish(rd, rd->batch == 1);
   }
 }
 
@@ -1449,6 +1564,15 @@ static int read_files(reader *rd) {
   const options *opt = rd->opt;
   size_t i;
   int status = 0;
+  /* a pipe may pause for as long as its writer likes: what came through
+   * is handed over at once; regular files are read in batches */
+  rd->batch = RING_BATCH;
+  for (i = 0; i < opt->nin; i++) {
+    struct stat st;
+    if (fstat(pcap_fileno(opt->in[i].pc), &st) != 0 || !S_ISREG(st.st_mode)) {
+      rd->batch = 1;
+    }
+  }
   for (i = 0; i < opt->nin; i++) {
     if (read_ahead(&opt->in[i]) != 0) {
       status = 1;
@@ -1474,6 +1598,9 @@ static int read_files(reader *rd) {
         publish_offset(ts);
       } else if (ts > rd->first_ts) {
         uint64_t due = rd->first_mono + (ts - rd->first_ts), m;
+        if (mono_ns() < due) {
+          rings_publish(rd, 1); /* what came before the pause */
+        }
         while ((m = mono_ns()) < due && !atomic_load(&stop_flag)) {
           uint64_t d = due - m;
           sleep_ns(d > 100000000u ? 100000000u : d);
@@ -1488,6 +1615,7 @@ static int read_files(reader *rd) {
       status = 1;
     }
   }
+  rings_publish(rd, 1);
   return status;
 }
 
@@ -1551,6 +1679,7 @@ static int read_live(reader *rd) {
         atomic_store(&stop_flag, 1);
       }
     }
+    rings_publish(rd, 1); /* the kernel's buffers are empty for now */
     /* --metrics: the kernel's drops, once a second (pcap_stats is the
      * reader's: the handle is not shared) */
     if (G.mt && mono_ns() >= next_stats) {
@@ -1805,12 +1934,13 @@ static void summary(const options *opt, reader *rd, int status) {
                  ", clipped %" PRIu64 ", records %" PRIu64 " (flows %" PRIu64
                  ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
                  ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
-                 " capture %" PRIu64 "%s, cpu %.3f s%s\n",
+                 " capture %" PRIu64 "%s, cpu %.3f s (%.3f s before the "
+                 "final flush)%s\n",
             k, w->pkts, cm_get(&w->drops), w->clipped, rec, w->recs[0],
             w->recs[1], w->recs[2], w->recs[3], w->recs[4],
             w->ts_src[TS_ERSPAN], w->ts_src[TS_CAPTURE],
             opt->poll_ports ? unsched(w) : "", (double)w->cpu_ns / 1e9,
-            w->failed ? ", FAILED" : "");
+            (double)w->drained_cpu_ns / 1e9, w->failed ? ", FAILED" : "");
     for (i = 0; i < opt->nipfix; i++) {
       const uint64_t *c = w->xcount[i];
       fprintf(stderr,
@@ -1837,10 +1967,25 @@ static void summary(const options *opt, reader *rd, int status) {
                  " failed, %" PRIu64 " late\n",
             SL.slots, SL.calls, SL.failures, SL.late);
   }
-  fprintf(stderr,
-          PROG ": %" PRIu64 " packets, reader cpu %.3f s (read, decode, "
-               "shard), exit %d\n",
-          rd->pkts, (double)rd->cpu_ns / 1e9, status);
+  {
+    /* the packet phase: from the first read to the last packet in a
+     * context (setup and the final flush apart) */
+    uint64_t end = 0, wall;
+    for (k = 0; k < G.nw; k++) {
+      if (G.w[k].drained_mono > end) {
+        end = G.w[k].drained_mono;
+      }
+    }
+    wall = end > rd->start_mono ? end - rd->start_mono : 0;
+    fprintf(stderr,
+            PROG ": %" PRIu64 " packets in %.3f s (%.3f Mpps, first read to "
+                 "last packet in a context), reader cpu %.3f s (read, "
+                 "decode, shard; setup %.3f s apart), exit %d\n",
+            rd->pkts, (double)wall / 1e9,
+            wall ? (double)rd->pkts * 1e3 / (double)wall : 0.0,
+            (double)(rd->cpu_ns - rd->setup_cpu_ns) / 1e9,
+            (double)rd->setup_cpu_ns / 1e9, status);
+  }
 }
 
 /* ------------------------------------------------------------ metrics */
@@ -2645,14 +2790,18 @@ int main(int argc, char **argv) {
   }
   memset(&rd, 0, sizeof(rd));
   rd.opt = &opt;
+  rd.batch = RING_BATCH;
   rd.dopt.flags = opt.decode_flags & ~RTEL_DECODE_VERIFY_ICRC;
   rd.dopt.roce_udp_port = opt.roce_port;
+  rd.setup_cpu_ns = thread_cpu_ns();
+  rd.start_mono = mono_ns();
   if (status == 0) {
     if (opt.live) {
       rd.dopt.linktype = 0;
     }
     status = opt.live ? read_live(&rd) : read_files(&rd);
   }
+  rings_publish(&rd, 1);
   rd.cpu_ns = thread_cpu_ns();
 
   /* stop: drain the rings, flush every context, close the outputs */
@@ -2665,7 +2814,10 @@ int main(int argc, char **argv) {
       }
     }
     atomic_store(&G.end_ts, end);
-    atomic_store_explicit(&G.done, 1, memory_order_release);
+    atomic_store(&G.done, 1);
+    for (k = 0; k < G.nw; k++) {
+      ring_wake_word(&G.w[k].q.sleeping); /* to flush, at once */
+    }
   }
   for (k = 0; k < started; k++) {
     pthread_join(G.w[k].thread, NULL);
