@@ -125,6 +125,10 @@ typedef struct options {
   uint32_t roce_port;
   uint32_t max_flows, max_ios;
   uint64_t flow_idle_ns, io_timeout_ns;
+  uint64_t interval_ns; /* --interval: summary period; 0: the whole run */
+  uint64_t origin_ns;   /* where the periods are aligned (see main) */
+  int primed;           /* files: the first packet of each is read */
+  int primed_status;    /* 1: a read error then */
   const char *compute_side, *storage_side;
   const char *metrics; /* --metrics ADDR:PORT */
   size_t max_series;
@@ -655,9 +659,12 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g0,
   if (!(w->opt->records & REC_SUM)) {
     return 0;
   }
-  /* one period, the whole run: it starts with the first packet of the
-   * collector, not with the first this worker's shard saw */
-  g.period_start = atomic_load(&G.first_ts);
+  /* the whole run, or the first period of --interval: it starts with the
+   * first packet of the collector, not with the first this worker's shard
+   * saw (every worker's periods have the same boundaries: the origin) */
+  if (w->opt->interval_ns == 0 || g.period_start < atomic_load(&G.first_ts)) {
+    g.period_start = atomic_load(&G.first_ts);
+  }
   w->recs[4]++;
   for (i = 0; i < w->opt->nipfix; i++) {
     (void)ipfix_export_aggregate(w->ipfix[i], &g, rec_now(w));
@@ -975,6 +982,8 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   if (opt->io_timeout_ns) {
     s.io_timeout = opt->io_timeout_ns;
   }
+  s.report_interval = opt->interval_ns;
+  s.period_origin = opt->origin_ns;
   if (opt->nin > s.max_ports) {
     s.max_ports = (uint32_t)opt->nin;
   }
@@ -1573,9 +1582,13 @@ static int read_files(reader *rd) {
       rd->batch = 1;
     }
   }
-  for (i = 0; i < opt->nin; i++) {
-    if (read_ahead(&opt->in[i]) != 0) {
-      status = 1;
+  if (opt->primed) {
+    status = opt->primed_status;
+  } else {
+    for (i = 0; i < opt->nin; i++) {
+      if (read_ahead(&opt->in[i]) != 0) {
+        status = 1;
+      }
     }
   }
   while (!atomic_load(&stop_flag)) {
@@ -1827,7 +1840,8 @@ static void usage(FILE *f) {
       "                      RTEL_START, RTEL_STOP (port ids), "
       "RTEL_START_NAMES ...\n"
       "Measurement (as rtel-analyze(1)):\n"
-      "  --max-flows N  --max-ios N  --flow-idle NS  --io-timeout NS\n"
+      "  --max-flows N  --max-ios N  --flow-idle DUR  --io-timeout DUR\n"
+      "  --interval DUR      --summary period (default: the whole run)\n"
       "  --compute-side NAME  --storage-side NAME  --roce-port N  --icrc  "
       "--no-decap\n"
       "  -h, --help          this text\n"
@@ -2529,15 +2543,21 @@ int main(int argc, char **argv) {
           opt.max_ios = (uint32_t)n;
         }
       } else if (strcmp(arg, "--flow-idle") == 0 ||
-                 strcmp(arg, "--io-timeout") == 0) {
+                 strcmp(arg, "--io-timeout") == 0 ||
+                 strcmp(arg, "--interval") == 0) {
+        double d;
         NEED_ARG();
-        if (parse_u64(v, 1, UINT64_MAX / 4, &n) != 0) {
-          return usage_error("invalid %s '%s' (ns, >= 1)", arg, v);
+        if (parse_slot(v, &d) != 0) {
+          return usage_error("invalid %s '%s' (a duration: a number and "
+                             "ns, us, ms or s; none: ns)",
+                             arg, v);
         }
         if (arg[2] == 'f') {
-          opt.flow_idle_ns = n;
+          opt.flow_idle_ns = (uint64_t)d;
+        } else if (arg[2] == 'i' && arg[3] == 'o') {
+          opt.io_timeout_ns = (uint64_t)d;
         } else {
-          opt.io_timeout_ns = n;
+          opt.interval_ns = (uint64_t)d;
         }
       } else if (strcmp(arg, "--compute-side") == 0 ||
                  strcmp(arg, "--storage-side") == 0) {
@@ -2671,6 +2691,29 @@ int main(int argc, char **argv) {
   rv = open_inputs(&opt);
   if (rv != 0) {
     return rv == -2 ? 2 : 1;
+  }
+  if (opt.interval_ns && opt.live) {
+    /* live: periods on whole multiples of the interval of the capture
+     * clock (on the minute with 60s), the same on every worker and every
+     * collector that uses the same interval */
+    opt.origin_ns = opt.interval_ns;
+  } else if (opt.interval_ns) {
+    /* files: periods from the first packet of the run, as rtel-analyze
+     * --interval makes them (the records are the same): the first packet
+     * of every file is read before the contexts are made */
+    rtel_tstamp first = RTEL_TSTAMP_NONE;
+    for (k = 0; k < opt.nin; k++) {
+      input *in = &opt.in[k];
+      if (read_ahead(in) != 0) {
+        opt.primed_status = 1;
+      }
+      if (in->ph && pcap_input_ts(in->ph, in->nano) < first) {
+        first = pcap_input_ts(in->ph, in->nano);
+      }
+    }
+    opt.primed = 1;
+    opt.origin_ns =
+        first == RTEL_TSTAMP_NONE || first == 0 ? opt.interval_ns : first;
   }
   G.nw = opt.jobs;
   G.w = calloc(G.nw, sizeof(*G.w));

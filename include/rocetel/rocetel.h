@@ -853,7 +853,8 @@ typedef struct rtel_settings {
   /** UDP destination port of VXLAN. Default 4789. */
   uint32_t vxlan_udp_port;
   /** Period of the on_stats callback, in ns; 0 disables it. The first
-   * period starts at the first packet's timestamp. */
+   * period starts at the first packet's timestamp (or see
+   * period_origin). */
   rtel_tstamp stats_interval;
   /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
   uint32_t flow_flags;
@@ -899,7 +900,7 @@ typedef struct rtel_settings {
   uint16_t nvme_ports[4];
   /** Period of the I/O aggregates (on_io_aggregate), in ns; 0 means one
    * period that ends at rtel_ctx_flush(). Periods are aligned to the first
-   * packet's timestamp. */
+   * packet's timestamp, or to period_origin. */
   rtel_tstamp report_interval;
   /** Capacity of the aggregation table: (observation point, host, target,
    * namespace) keys, the per-pair totals included. Each key costs about
@@ -937,6 +938,16 @@ typedef struct rtel_settings {
    * (a few ms), below flow_idle_timeout. A resend later than this after
    * its message's last packet counts in the flow as orphaned. */
   rtel_tstamp msg_settle_ns;
+  /** Where the periods of stats_interval and report_interval are aligned:
+   * their boundaries are the times period_origin + k x interval (k any
+   * integer), and the first period begins at the boundary at or before
+   * the context's first packet. Default 0: the first period begins at the
+   * first packet (boundaries at first packet + k x interval). Contexts
+   * that share an origin share their periods, so their aggregates add up
+   * (one context per thread, or per switch): an origin of the interval
+   * itself puts the boundaries at whole multiples of it since the epoch
+   * of the packet timestamps (on the minute, with 60 s). */
+  rtel_tstamp period_origin;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 

@@ -93,7 +93,7 @@ def need_programs():
 
 
 def simulate(tmp, scenario, seed=7, extra=()):
-    out = os.path.join(tmp, scenario)
+    out = os.path.join(tmp, scenario + "".join(extra).replace("-", "_"))
     if not os.path.isdir(out):
         subprocess.run([SIM, "--scenario", scenario, "--seed", str(seed),
                         "--out", out] + list(extra), check=True,
@@ -144,23 +144,37 @@ def run_files(tmp):
         ("nvme-lost-rsp", ()),
         ("nvme-two-obs", ("--compute-side", "h0", "--storage-side", "t0")),
         ("mixed", ()),
+        # summaries per period: every worker's periods begin where
+        # rtel-analyze's do (the run's first packet), whatever packet its
+        # own shard saw first (three hosts at the target's port: the
+        # workers' shards begin at different packets)
+        ("nvme-read", ("--interval", "200us"),
+         ("--hosts", "4", "--nvme-hosts", "3", "--obs", "t0")),
     ]
-    for scenario, extra in cases:
-        pcaps = simulate(tmp, scenario)
+    for n, case in enumerate(cases):
+        scenario, extra = case[0], case[1]
+        pcaps = simulate(tmp, scenario, extra=case[2] if len(case) > 2 else ())
         want = analyze(pcaps, extra)
         if len(want) < 10:
             fail("%s: rtel-analyze wrote only %d records" % (scenario,
                                                            len(want)))
+        if "--interval" in extra:
+            starts = set(json.loads(ln).get("period_start_ns") for ln in want
+                         if "period_start_ns" in json.loads(ln))
+            if len(starts) < 3:
+                fail("%s --interval: only %d periods" % (scenario,
+                                                         len(starts)))
         rargs = []
         for p in pcaps:
             rargs += ["-r", p]
         for j in (1, 2, 5):
-            out = os.path.join(tmp, "%s-j%d.json" % (scenario, j))
+            out = os.path.join(tmp, "%d-%s-j%d.json" % (n, scenario, j))
             r = subprocess.run([COLLECT, "-j", str(j), "--slot", "9216",
                                 "--json", out] + RECS + list(extra) + rargs,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
-            label = "%s -j %d" % (scenario, j)
+            label = "%s%s -j %d" % (scenario, " --interval" if "--interval"
+                                    in extra else "", j)
             if r.returncode != 0:
                 fail("%s: exit %d: %s" % (label, r.returncode, r.stderr))
                 continue
