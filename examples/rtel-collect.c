@@ -135,7 +135,8 @@ typedef struct options {
   uint64_t linger_ns;  /* after the end of the files; UINT64_MAX: forever */
   uint32_t poll_ports; /* --poll P/SLOT: P ports per slot; 0: full mode */
   uint64_t poll_slot_ns;
-  const char *on_slot; /* --on-slot CMD */
+  const char *on_slot;      /* --on-slot CMD */
+  uint64_t hook_timeout_ns; /* --on-slot-timeout (default 10 s) */
 } options;
 
 /* ------------------------------------------------------------ ring */
@@ -1065,7 +1066,9 @@ typedef struct slotter {
   slot_ev *head, *tail;
   int quit;
   rj_buf jb;
-  uint64_t slots, calls, failures, late;
+  /* counted by the reader (slots) and the slot thread, read by the
+   * summary and --metrics */
+  _Atomic uint64_t slots, calls, failures, late, timeouts;
   int reported; /* a hook failure was written */
 } slotter;
 
@@ -1104,7 +1107,7 @@ static void hook_failed(slotter *sl, const char *fmt, ...)
 
 static void hook_failed(slotter *sl, const char *fmt, ...) {
   va_list ap;
-  sl->failures++;
+  cm_add(&sl->failures, 1);
   if (sl->reported) {
     return;
   }
@@ -1130,11 +1133,11 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
   sigset_t none, def;
   pid_t pid;
   int rv, st;
-  sl->calls++;
+  cm_add(&sl->calls, 1);
   if (G.opt->live && atomic_load(&G.have_offset)) {
     int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
     if (ev->end != RTEL_TSTAMP_NONE && m > 0 && (uint64_t)m > ev->end) {
-      sl->late++; /* its slot is over: the hooks are behind */
+      cm_add(&sl->late, 1); /* its slot is over: the hooks are behind */
     }
   }
   snprintf(num[0], sizeof(num[0]), "RTEL_SLOT=%" PRIu64, ev->slot);
@@ -1179,8 +1182,11 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
   sigaddset(&def, SIGPIPE);
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &def);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  /* its own process group: a timeout ends what it started too */
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+                                    POSIX_SPAWN_SETSIGDEF |
+                                    POSIX_SPAWN_SETPGROUP);
   rv = posix_spawnp(&pid, G.opt->on_slot, &fa, &at, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
@@ -1188,7 +1194,33 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
     hook_failed(sl, "%s", strerror(rv));
     goto out;
   }
-  while ((rv = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+  /* wait, at most --on-slot-timeout: then SIGTERM to its process group
+   * (a script's children too), SIGKILL a second later */
+  {
+    uint64_t t0 = mono_ns(), limit = G.opt->hook_timeout_ns;
+    int sent = 0;
+    for (;;) {
+      uint64_t m;
+      rv = waitpid(pid, &st, WNOHANG);
+      if (rv != 0 && !(rv < 0 && errno == EINTR)) {
+        break;
+      }
+      m = mono_ns() - t0;
+      if (sent == 0 && m >= limit) {
+        (void)kill(-pid, SIGTERM);
+        sent = 1;
+        cm_add(&sl->timeouts, 1);
+      } else if (sent == 1 && m >= limit + 1000000000ull) {
+        (void)kill(-pid, SIGKILL);
+        sent = 2;
+      }
+      sleep_ns(m < 10000000u ? 1000000u : 10000000u);
+    }
+    if (sent && rv > 0) {
+      hook_failed(sl, "slot %" PRIu64 ": still running after %.3f s: ended",
+                  ev->slot, (double)limit / 1e9);
+      goto out;
+    }
   }
   if (rv < 0) {
     hook_failed(sl, "waitpid: %s", strerror(errno));
@@ -1211,7 +1243,7 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   size_t n = ev->nstarted + ev->nstopped;
   slot_ev *e = malloc(sizeof(*e) + (n ? n : 1) * sizeof(uint32_t));
   (void)ctx;
-  sl->slots++;
+  cm_add(&sl->slots, 1);
   if (e == NULL) {
     hook_failed(sl, "slot %" PRIu64 ": out of memory", ev->slot);
     return 0;
@@ -1466,11 +1498,11 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
   if (rtel_ctx_get_expiry(sl->ctx) > t) {
     return;
   }
-  before = sl->slots;
+  before = cm_get(&sl->slots);
   if ((rv = rtel_ctx_handle_expiry(sl->ctx, t)) != 0) {
     fprintf(stderr, PROG ": --poll: %s\n", rtel_strerror(rv));
   }
-  if (!marks || sl->slots == before) {
+  if (!marks || cm_get(&sl->slots) == before) {
     return;
   }
   for (k = 0; k < G.nw; k++) {
@@ -1839,6 +1871,8 @@ static void usage(FILE *f) {
       "RTEL_SLOT,\n"
       "                      RTEL_START, RTEL_STOP (port ids), "
       "RTEL_START_NAMES ...\n"
+      "  --on-slot-timeout DUR  a hook still running this long is ended "
+      "(default 10s)\n"
       "Measurement (as rtel-analyze(1)):\n"
       "  --max-flows N  --max-ios N  --flow-idle DUR  --io-timeout DUR\n"
       "  --interval DUR      --summary period (default: the whole run)\n"
@@ -1978,8 +2012,9 @@ static void summary(const options *opt, reader *rd, int status) {
   if (opt->poll_ports) {
     fprintf(stderr,
             PROG ": slots %" PRIu64 ", hook calls %" PRIu64 ", %" PRIu64
-                 " failed, %" PRIu64 " late\n",
-            SL.slots, SL.calls, SL.failures, SL.late);
+                 " failed, %" PRIu64 " late, %" PRIu64 " timed out\n",
+            cm_get(&SL.slots), cm_get(&SL.calls), cm_get(&SL.failures),
+            cm_get(&SL.late), cm_get(&SL.timeouts));
   }
   {
     /* the packet phase: from the first read to the last packet in a
@@ -2332,6 +2367,34 @@ static void metrics_render(rj_buf *b, void *arg) {
       sample_u64(b, jm[j].name, cm_get(jm[j].v));
     }
   }
+  if (opt->poll_ports) {
+    const struct {
+      const char *name, *help;
+      _Atomic uint64_t *v;
+    } sm[] = {
+        {"rtel_collect_slots_total", "Polling slots begun (--poll)",
+         &SL.slots},
+        {"rtel_collect_hook_calls_total", "Runs of the --on-slot hook",
+         &SL.calls},
+        {"rtel_collect_hook_failures_total",
+         "Runs of the --on-slot hook that failed (could not run, exit status "
+         "not 0, killed, timed out)",
+         &SL.failures},
+        {"rtel_collect_hook_late_total",
+         "Runs of the --on-slot hook begun after their slot had ended",
+         &SL.late},
+        {"rtel_collect_hook_timeouts_total",
+         "Runs of the --on-slot hook ended by --on-slot-timeout",
+         &SL.timeouts},
+    };
+    for (j = 0; j < sizeof(sm) / sizeof(sm[0]); j++) {
+      if (j > 0 && !opt->on_slot) {
+        break;
+      }
+      cm_family(b, sm[j].name, C_, sm[j].help);
+      sample_u64(b, sm[j].name, cm_get(sm[j].v));
+    }
+  }
   if (cm_table_render(G.mt, b, G.names.obs, G.names.nobs) != 0) {
     b->oom = 1;
   }
@@ -2531,6 +2594,15 @@ int main(int argc, char **argv) {
           return usage_error("%s needs an argument", arg);
         }
         opt.on_slot = v;
+      } else if (strcmp(arg, "--on-slot-timeout") == 0) {
+        double d;
+        NEED_ARG();
+        if (parse_slot(v, &d) != 0) {
+          return usage_error("invalid %s '%s' (a duration: a number and "
+                             "ns, us, ms or s; none: ns)",
+                             arg, v);
+        }
+        opt.hook_timeout_ns = (uint64_t)d;
       } else if (strcmp(arg, "--max-flows") == 0 ||
                  strcmp(arg, "--max-ios") == 0) {
         NEED_ARG();
@@ -2636,6 +2708,12 @@ int main(int argc, char **argv) {
   }
   if (opt.on_slot && !opt.poll_ports) {
     return usage_error("%s", "--on-slot needs --poll");
+  }
+  if (opt.hook_timeout_ns && !opt.on_slot) {
+    return usage_error("%s", "--on-slot-timeout needs --on-slot");
+  }
+  if (opt.hook_timeout_ns == 0) {
+    opt.hook_timeout_ns = 10000000000ull;
   }
   if (opt.max_series == 0) {
     opt.max_series = 1024;
