@@ -1069,10 +1069,17 @@ typedef struct slotter {
   /* counted by the reader (slots) and the slot thread, read by the
    * summary and --metrics */
   _Atomic uint64_t slots, calls, failures, late, timeouts;
-  int reported; /* a hook failure was written */
+  _Atomic uint64_t dropped; /* events not queued: SLOT_QUEUE_MAX waiting */
+  size_t pending;           /* events queued (under mu) */
+  int reported;             /* a hook failure was written */
 } slotter;
 
 static slotter SL;
+
+/* Most slot events waiting for the slot thread (hooks behind: each runs
+ * for up to --on-slot-timeout); past it an event is dropped, its record
+ * and its hook run both, and counted. */
+#define SLOT_QUEUE_MAX 1024
 
 /* "KEY=v1 v2 ...": the ids (names 0) or names of |n| ports */
 static char *env_ports(const char *key, const uint32_t *ids, size_t n,
@@ -1260,6 +1267,13 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   e->ev.started = e->ids;
   e->ev.stopped = e->ids + ev->nstarted;
   pthread_mutex_lock(&sl->mu);
+  if (sl->pending >= SLOT_QUEUE_MAX) {
+    pthread_mutex_unlock(&sl->mu);
+    cm_add(&sl->dropped, 1);
+    free(e);
+    return 0;
+  }
+  sl->pending++;
   if (sl->tail) {
     sl->tail->next = e;
   } else {
@@ -1284,6 +1298,7 @@ static void *slot_main(void *arg) {
     }
     e = sl->head;
     if (e) {
+      sl->pending--;
       sl->head = e->next;
       if (sl->head == NULL) {
         sl->tail = NULL;
@@ -2012,9 +2027,10 @@ static void summary(const options *opt, reader *rd, int status) {
   if (opt->poll_ports) {
     fprintf(stderr,
             PROG ": slots %" PRIu64 ", hook calls %" PRIu64 ", %" PRIu64
-                 " failed, %" PRIu64 " late, %" PRIu64 " timed out\n",
+                 " failed, %" PRIu64 " late, %" PRIu64 " timed out, %" PRIu64
+                 " dropped (hooks behind)\n",
             cm_get(&SL.slots), cm_get(&SL.calls), cm_get(&SL.failures),
-            cm_get(&SL.late), cm_get(&SL.timeouts));
+            cm_get(&SL.late), cm_get(&SL.timeouts), cm_get(&SL.dropped));
   }
   {
     /* the packet phase: from the first read to the last packet in a
@@ -2386,10 +2402,13 @@ static void metrics_render(rj_buf *b, void *arg) {
         {"rtel_collect_hook_timeouts_total",
          "Runs of the --on-slot hook ended by --on-slot-timeout",
          &SL.timeouts},
+        {"rtel_collect_slot_events_dropped_total",
+         "Slot records and hook runs dropped: 1024 waiting (hooks behind)",
+         &SL.dropped},
     };
     for (j = 0; j < sizeof(sm) / sizeof(sm[0]); j++) {
-      if (j > 0 && !opt->on_slot) {
-        break;
+      if (j > 0 && j < 5 && !opt->on_slot) {
+        continue; /* the hook's */
       }
       cm_family(b, sm[j].name, C_, sm[j].help);
       sample_u64(b, sm[j].name, cm_get(sm[j].v));
