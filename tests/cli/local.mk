@@ -8,8 +8,10 @@
 # status and standard error: ios (text op and status names), numeric
 # (option values), units (durations, alarm units), errors (wording of file
 # errors, hints), overflow (flow table evictions), aeth (AETH names in
-# --packets). Each exits 77 (skip) without python3, rtel-analyze or
-# rtel-sim.
+# --packets), text (units and alignment of the tables), summary (periods and
+# flush rows), stats (counters per file), roles (point names and roles),
+# slots (polling slot lines). Each exits 77 (skip) without python3,
+# rtel-analyze or rtel-sim.
 if HAVE_PCAP
 TESTS += \
 	tests/cli/cli-ios.test \
@@ -17,7 +19,12 @@ TESTS += \
 	tests/cli/cli-units.test \
 	tests/cli/cli-errors.test \
 	tests/cli/cli-overflow.test \
-	tests/cli/cli-aeth.test
+	tests/cli/cli-aeth.test \
+	tests/cli/cli-text.test \
+	tests/cli/cli-summary.test \
+	tests/cli/cli-stats.test \
+	tests/cli/cli-roles.test \
+	tests/cli/cli-slots.test
 endif
 
 EXTRA_DIST += \
@@ -27,4 +34,9 @@ EXTRA_DIST += \
 	tests/cli/cli-units.test \
 	tests/cli/cli-errors.test \
 	tests/cli/cli-overflow.test \
-	tests/cli/cli-aeth.test
+	tests/cli/cli-aeth.test \
+	tests/cli/cli-text.test \
+	tests/cli/cli-summary.test \
+	tests/cli/cli-stats.test \
+	tests/cli/cli-roles.test \
+	tests/cli/cli-slots.test
