@@ -1996,6 +1996,15 @@ int main(int argc, char **argv) {
   const char *pmacct = NULL; /* --pmacct-primitives TYPE */
 
   memset(&opt, 0, sizeof(opt));
+  {
+    /* a pipe or a terminal gets each line as it is made (a reader of
+     * --format json on a pipe sees every record at once); a file gets
+     * the C library's full buffering */
+    struct stat sb;
+    if (fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      setvbuf(stdout, NULL, _IOLBF, 0);
+    }
+  }
   opt.format = FMT_TEXT;
   opt.ipfix.pen = RTEL_IPFIX_PEN_DOCUMENTATION;
   opt.roce_port = RTEL_ROCEV2_UDP_PORT;

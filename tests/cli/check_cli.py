@@ -46,6 +46,9 @@ man/rtel-analyze.1 promises.
   slots     --poll 1/SLOT on three inputs: slot N at first frame + N * SLOT
             measures input N mod 3, named with the ones that start and stop;
             --poll 2/SLOT: two at a time, round robin
+  stdin     '-' reads standard input; on a pipe every --packets record comes
+            out while the input is still open, equal to the same packets
+            read from a file
 
 Environment: RTEL_ANALYZE, RTEL_SIM (from make check). Exit status: 0 pass,
 1 fail, 77 skip (a program is not built).
@@ -53,11 +56,13 @@ Environment: RTEL_ANALYZE, RTEL_SIM (from make check). Exit status: 0 pass,
 import json
 import os
 import re
+import select
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 ANA = os.environ.get("RTEL_ANALYZE", "")
 SIM = os.environ.get("RTEL_SIM", "")
@@ -839,6 +844,58 @@ def check_slots(tmp):
        "--poll 2/100us: two inputs a slot, by name (%r)" % lines[:3])
 
 
+def check_stdin(tmp):
+    """'-' reads standard input; into a pipe, each line leaves as soon as
+    it is made: the first 20 packets of a capture written into rtel-
+    analyze's standard input, which stays open, come out as 20 --packets
+    records before the input ends (buffered, they would wait for the
+    exit), equal to reading the same 20 packets from a file."""
+    out = sim(tmp, "stdin", "rdma-clean")
+    with open(os.path.join(out, "h0.pcap"), "rb") as f:
+        data = f.read()
+    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") \
+        else ">"
+    off, n = 24, 0
+    while n < 20:
+        off += 16 + struct.unpack(endian + "I", data[off + 8:off + 12])[0]
+        n += 1
+    head = data[:off]
+    part = os.path.join(tmp, "first20.pcap")
+    with open(part, "wb") as f:
+        f.write(head)
+    rc, want, _err = run(["--format", "json", "--packets", "x=" + part])
+    want = [json.loads(ln) for ln in want.splitlines()]
+    p = subprocess.Popen([ANA, "--format", "json", "--packets", "x=-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdin.write(head)
+    p.stdin.flush()
+    got, buf = [], b""
+    deadline = time.monotonic() + 20
+    while len(got) < len(want) and time.monotonic() < deadline:
+        r, _w, _x = select.select([p.stdout], [], [], 0.5)
+        if r:
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\n" in buf:
+                ln, buf = buf.split(b"\n", 1)
+                got.append(json.loads(ln))
+    early = len(got)
+    p.stdin.close()
+    rest = p.stdout.read()
+    p.stderr.read()
+    p.wait(timeout=60)
+    got += [json.loads(ln) for ln in (buf + rest).splitlines()]
+    ok(rc == 0 and len(want) == 20 and early == 20,
+       "'-' on a pipe: %d of %d --packets records out while the input is "
+       "still open" % (early, len(want)))
+    ok(p.returncode == 0 and got == want,
+       "'-': the records equal those of the same packets read from a file "
+       "(exit %d)" % p.returncode)
+
+
 CHECKS = {
     "ios": check_ios,
     "numeric": check_numeric,
@@ -851,6 +908,7 @@ CHECKS = {
     "stats": check_stats,
     "roles": check_roles,
     "slots": check_slots,
+    "stdin": check_stdin,
 }
 
 

@@ -10,8 +10,8 @@
 # errors, hints), overflow (flow table evictions), aeth (AETH names in
 # --packets), text (units and alignment of the tables), summary (periods and
 # flush rows), stats (counters per file), roles (point names and roles),
-# slots (polling slot lines). Each exits 77 (skip) without python3,
-# rtel-analyze or rtel-sim.
+# slots (polling slot lines), stdin ('-', lines flushed on a pipe). Each
+# exits 77 (skip) without python3, rtel-analyze or rtel-sim.
 if HAVE_PCAP
 TESTS += \
 	tests/cli/cli-ios.test \
@@ -24,7 +24,8 @@ TESTS += \
 	tests/cli/cli-summary.test \
 	tests/cli/cli-stats.test \
 	tests/cli/cli-roles.test \
-	tests/cli/cli-slots.test
+	tests/cli/cli-slots.test \
+	tests/cli/cli-stdin.test
 endif
 
 EXTRA_DIST += \
@@ -39,4 +40,5 @@ EXTRA_DIST += \
 	tests/cli/cli-summary.test \
 	tests/cli/cli-stats.test \
 	tests/cli/cli-roles.test \
-	tests/cli/cli-slots.test
+	tests/cli/cli-slots.test \
+	tests/cli/cli-stdin.test
