@@ -40,6 +40,11 @@ tests_check_internal_LDADD = tests/librtel_test.la \
 	lib/librocetel_core.la $(CHECK_LIBS)
 endif
 
+# The arm64 CRC paths (PMULL, tables): the cases of tests/icrc_cases.c
+# cross-compiled and run under qemu-aarch64 (skips without them).
+TESTS += tests/icrc-arm64.sh
+EXTRA_DIST += tests/icrc-arm64.sh tests/icrc_arm64.c
+
 # Manual pages (man/): lint, and one page per public name.
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
