@@ -374,6 +374,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   if (rv != 0) {
     return rv;
   }
+  rtel__decode_cfg_keep(&dcfg); /* the CRC path: decided once, kept here */
   if (mem == NULL && (mem = rtel__mem_default()) == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT; /* a build without a default */
   }
