@@ -1176,6 +1176,12 @@ typedef struct rtel_ctx_stats {
 /** lost_upstream is a lower bound: more PSN gaps were open at once than
  * the flow keeps (4), and the oldest was forgotten. */
 #define RTEL_FLOW_F_LOST_LB 0x10u
+/** A READ RESPONSE flow (ops is RTEL_OP_READ_RESP): its data answers the
+ * READ REQUESTs of the destination QP. Part of the flow key: a QP's
+ * SENDs and WRITEs and the READ RESPONSEs it returns on the same
+ * connection are two flows with the same obs, src, dst and dqpn, told
+ * apart by this bit. Messages of such a flow have it too. */
+#define RTEL_FLOW_F_RESPONSE 0x20u
 
 #define RTEL_FLOW_RECORD_V1 1
 #define RTEL_FLOW_RECORD_VERSION RTEL_FLOW_RECORD_V1
