@@ -39,6 +39,10 @@ tests_check_internal_LDADD = tests/librtel_test.la \
 	lib/librocetel_core.la $(CHECK_LIBS)
 endif
 
+# How the Python tests read the JSON records of the programs: by the
+# schema docs/rtel-records.schema.json (tests/json checks the schema).
+EXTRA_DIST += tests/rtel_records.py
+
 # Manual pages (man/): lint, and one page per public name.
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
