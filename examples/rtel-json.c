@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JSON lines of the example programs (rtel-json.h): moved here from
- * rtel-analyze.c so that rtel-analyze and rtel-collect share one printer
- * per record type.
+ * JSON lines of the example programs (rtel-json.h): one printer per record
+ * type, shared by rtel-analyze, rtel-collect and switch-agent. The format
+ * is rtel-analyze(1), OUTPUT, and the JSON Schema
+ * docs/rtel-records.schema.json, which tests/json checks every line
+ * against. Its rules, which every printer below follows:
+ *
+ *  - an integer the library holds in 64 bits (timestamps, durations,
+ *    counters, byte counts, LBAs, 64-bit header fields), and every counter,
+ *    is a string of decimal digits (member(), u64(), i64()); every other
+ *    integer (32 bits at most) is a JSON number (u32()): no JSON number is
+ *    above 2^53, so parsers that read numbers as doubles lose nothing;
+ *  - a value that is not known or does not apply is left out (never null);
+ *  - a member name has one JSON type in every record type.
  */
 #define _DEFAULT_SOURCE 1
 
@@ -10,6 +20,7 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,17 +102,6 @@ void rj_printf(rj_buf *b, const char *fmt, ...) {
 
 /* ------------------------------------------------------------ values */
 
-static void print_addr(rj_buf *b, const rtel_pkt_hd *hd, const uint8_t *a) {
-  char buf[INET6_ADDRSTRLEN];
-  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
-    inet_ntop(AF_INET, a + 12, buf, sizeof(buf));
-  } else {
-    inet_ntop(AF_INET6, a, buf, sizeof(buf));
-  }
-  rj_puts(b, buf);
-}
-
 static void json_str(rj_buf *b, const char *s) {
   rj_putc(b, '"');
   for (; *s; s++) {
@@ -118,28 +118,85 @@ static void json_str(rj_buf *b, const char *s) {
   rj_putc(b, '"');
 }
 
-static void json_ts(rj_buf *b, const char *name, rtel_tstamp t) {
-  if (t == RTEL_TSTAMP_NONE) {
-    rj_printf(b, ",\"%s\":null", name);
-  } else {
-    rj_printf(b, ",\"%s\":%" PRIu64, name, t);
+/* ,"name": (every member but the first, "type", starts so) */
+static void member(rj_buf *b, const char *name) {
+  rj_printf(b, ",\"%s\":", name);
+}
+
+/* An integer of at most 32 bits: a JSON number. */
+static void u32(rj_buf *b, const char *name, uint32_t v) {
+  rj_printf(b, ",\"%s\":%" PRIu32, name, v);
+}
+
+/* A 64-bit integer or a counter: a string of decimal digits. */
+static void u64(rj_buf *b, const char *name, uint64_t v) {
+  rj_printf(b, ",\"%s\":\"%" PRIu64 "\"", name, v);
+}
+
+static void i64(rj_buf *b, const char *name, int64_t v) {
+  rj_printf(b, ",\"%s\":\"%" PRId64 "\"", name, v);
+}
+
+static void str(rj_buf *b, const char *name, const char *v) {
+  member(b, name);
+  json_str(b, v);
+}
+
+static void boolean(rj_buf *b, const char *name, int v) {
+  rj_printf(b, ",\"%s\":%s", name, v ? "true" : "false");
+}
+
+/* A fraction or a rate: a JSON number of 9 significant digits; left out
+ * if it is not finite (JSON has no NaN or infinity). */
+static void real(rj_buf *b, const char *name, double v) {
+  if (isfinite(v)) {
+    rj_printf(b, ",\"%s\":%.9g", name, v);
   }
 }
 
-static void json_dur(rj_buf *b, const char *name, int64_t d) {
-  if (d == RTEL_DURATION_NONE) {
-    rj_printf(b, ",\"%s\":null", name);
-  } else {
-    rj_printf(b, ",\"%s\":%" PRId64, name, d);
+/* A timestamp, a duration, a QP: left out when there is none. */
+static void ts(rj_buf *b, const char *name, rtel_tstamp t) {
+  if (t != RTEL_TSTAMP_NONE) {
+    u64(b, name, t);
   }
 }
 
-static void json_qpn(rj_buf *b, const char *name, uint32_t q) {
-  if (q == RTEL_QPN_NONE) {
-    rj_printf(b, ",\"%s\":null", name);
-  } else {
-    rj_printf(b, ",\"%s\":%" PRIu32, name, q);
+static void dur(rj_buf *b, const char *name, int64_t d) {
+  if (d != RTEL_DURATION_NONE) {
+    i64(b, name, d);
   }
+}
+
+static void qpn(rj_buf *b, const char *name, uint32_t q) {
+  if (q != RTEL_QPN_NONE) {
+    u32(b, name, q);
+  }
+}
+
+static void addr(rj_buf *b, const char *name, uint32_t flow_flags,
+                 const uint8_t *a) {
+  char s[INET6_ADDRSTRLEN];
+  rj_format_addr(s, flow_flags, a);
+  str(b, name, s);
+}
+
+/* The port of a record and its coverage window (rtel_flow_record(3)). */
+static void coverage(rj_buf *b, uint32_t port, rtel_tstamp start,
+                     rtel_tstamp end) {
+  u32(b, "port", port);
+  ts(b, "coverage_start_ns", start);
+  ts(b, "coverage_end_ns", end);
+}
+
+static void print_addr(rj_buf *b, const rtel_pkt_hd *hd, const uint8_t *a) {
+  char buf[INET6_ADDRSTRLEN];
+  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
+    inet_ntop(AF_INET, a + 12, buf, sizeof(buf));
+  } else {
+    inet_ntop(AF_INET6, a, buf, sizeof(buf));
+  }
+  json_str(b, buf);
 }
 
 const char *rj_icrc_str(uint32_t st) {
@@ -204,74 +261,27 @@ const char *rj_ops_str(uint32_t ops) {
   return names[ops & 7u];
 }
 
-const char *rj_end_str(uint32_t end) {
-  switch (end) {
-  case RTEL_END_IDLE:
-    return "idle";
-  case RTEL_END_ACTIVE:
-    return "active";
-  case RTEL_END_EVICTED:
-    return "evicted";
-  case RTEL_END_FLUSH:
-    return "flush";
-  case RTEL_END_TRUNCATED:
-    return "truncated";
-  case RTEL_END_ACKED:
-    return "acked";
-  case RTEL_END_SETTLED:
-    return "settled";
-  case RTEL_END_OVERFLOW:
-    return "overflow";
-  default:
-    return "unknown";
+/* The library's words (rtel_end_str(3)): every program says the same. */
+const char *rj_end_str(uint32_t end) { return rtel_end_str(end); }
+
+const char *rj_io_state_str(uint32_t st) { return rtel_io_state_str(st); }
+
+const char *rj_metric_name(uint32_t m) { return rtel_metric_str(m); }
+
+/* A latency distribution: count, then (when there was a value) min, mean,
+ * the percentiles and max, in ns. */
+static void latency(rj_buf *b, const char *name, const rtel_latency *l) {
+  rj_printf(b, ",\"%s\":{\"count\":\"%" PRIu64 "\"", name, l->count);
+  if (l->count) {
+    i64(b, "min_ns", l->min);
+    i64(b, "mean_ns", l->mean);
+    i64(b, "p50_ns", l->p50);
+    i64(b, "p90_ns", l->p90);
+    i64(b, "p99_ns", l->p99);
+    i64(b, "p999_ns", l->p999);
+    i64(b, "max_ns", l->max);
   }
-}
-
-const char *rj_io_state_str(uint32_t st) {
-  switch (st) {
-  case RTEL_IO_COMPLETE:
-    return "complete";
-  case RTEL_IO_TIMEOUT:
-    return "timeout";
-  case RTEL_IO_ORPHAN:
-    return "orphan";
-  case RTEL_IO_EVICTED:
-    return "evicted";
-  case RTEL_IO_TRUNCATED:
-    return "truncated";
-  default:
-    return "unknown";
-  }
-}
-
-/* "read", "write", "flush", or the opcode as a JSON number */
-static void json_nvme_op(rj_buf *b, uint8_t opcode, uint32_t flags) {
-  if (flags & RTEL_IO_F_FABRICS) {
-    rj_printf(b, "%u", opcode);
-  } else if (opcode == RTEL_NVME_OP_READ && !(flags & RTEL_IO_F_ADMIN)) {
-    rj_puts(b, "\"read\"");
-  } else if (opcode == RTEL_NVME_OP_WRITE && !(flags & RTEL_IO_F_ADMIN)) {
-    rj_puts(b, "\"write\"");
-  } else if (opcode == RTEL_NVME_OP_FLUSH && !(flags & RTEL_IO_F_ADMIN)) {
-    rj_puts(b, "\"flush\"");
-  } else {
-    rj_printf(b, "%u", opcode);
-  }
-}
-
-static void json_lat(rj_buf *b, const char *name, const rtel_latency *l) {
-  rj_printf(b,
-            ",\"%s\":{\"count\":%" PRIu64 ",\"min\":%" PRId64
-            ",\"mean\":%" PRId64 ",\"p50\":%" PRId64 ",\"p90\":%" PRId64
-            ",\"p99\":%" PRId64 ",\"p99.9\":%" PRId64 ",\"max\":%" PRId64 "}",
-            name, l->count, l->min, l->mean, l->p50, l->p90, l->p99, l->p999,
-            l->max);
-}
-
-const char *rj_metric_name(uint32_t m) {
-  static const char *const names[] = {
-      "?", "iol", "dal", "dpl", "fct", "fnr", "fet", "retx_ratio", "cnp_rate"};
-  return m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+  rj_putc(b, '}');
 }
 
 /* ------------------------------------------------------------ records */
@@ -286,48 +296,54 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
                 {RTEL_ENCAP_ERSPAN3, "erspan3"},
                 {RTEL_ENCAP_VXLAN, "vxlan"},
                 {RTEL_ENCAP_GRE_TEB, "gre-teb"}};
-  size_t i;
+  size_t i, k = 0;
 
-  rj_puts(b, "{\"type\":\"packet\",\"obs\":");
-  json_str(b, OBS(n, pi->obs));
-  rj_printf(b,
-            ",\"frame\":%" PRIu64 ",\"ts_ns\":%" PRIu64 ",\"len\":%" PRIu32
-            ",\"caplen\":%" PRIu32 ",\"roce\":%" PRIu32,
-            frame, pi->ts, hd->wire_len, hd->cap_len, hd->roce);
-  rj_puts(b, ",\"src\":\"");
+  rj_puts(b, "{\"type\":\"packet\"");
+  str(b, "obs", OBS(n, pi->obs));
+  u32(b, "port", pi->port);
+  u64(b, "frame", frame);
+  u64(b, "ts_ns", pi->ts);
+  u32(b, "len", hd->wire_len);
+  u32(b, "caplen", hd->cap_len);
+  u32(b, "roce_version", hd->roce);
+  member(b, "src");
   print_addr(b, hd, hd->src);
-  rj_puts(b, "\",\"dst\":\"");
+  member(b, "dst");
   print_addr(b, hd, hd->dst);
-  rj_putc(b, '"');
   if (hd->roce == 2) {
-    rj_printf(b, ",\"sport\":%u,\"dport\":%u", hd->sport, hd->dport);
+    u32(b, "sport", hd->sport);
+    u32(b, "dport", hd->dport);
   }
+  rj_puts(b, ",\"vlans\":[");
   if (hd->flags & RTEL_HD_F_VLAN) {
-    rj_puts(b, ",\"vlan\":[");
     for (i = 0; i < hd->nvlan; i++) {
       rj_printf(b, "%s%u", i ? "," : "", hd->vlan_tci[i] & 0x0fffu);
     }
-    rj_putc(b, ']');
   }
-  if (hd->nencap) {
-    rj_puts(b, ",\"encap\":[");
-    for (i = 0; i < hd->nencap; i++) {
-      size_t j;
-      for (j = 0; j < sizeof(encaps) / sizeof(encaps[0]); j++) {
-        if (hd->encap_list[i] == encaps[j].bit) {
-          rj_printf(b, "%s\"%s\"", i ? "," : "", encaps[j].name);
-        }
+  rj_puts(b, "],\"encap\":[");
+  for (i = 0; i < hd->nencap; i++) {
+    size_t j;
+    for (j = 0; j < sizeof(encaps) / sizeof(encaps[0]); j++) {
+      if (hd->encap_list[i] == encaps[j].bit) {
+        rj_printf(b, "%s\"%s\"", k++ ? "," : "", encaps[j].name);
       }
     }
-    rj_putc(b, ']');
   }
-  rj_printf(
-      b,
-      ",\"dscp\":%u,\"ecn\":%u,\"opcode\":%u,\"se\":%u,\"m\":%u,\"pad\":%u"
-      ",\"tver\":%u,\"pkey\":%u,\"fecn\":%u,\"becn\":%u,\"dqpn\":%" PRIu32
-      ",\"a\":%u,\"psn\":%" PRIu32,
-      hd->dscp, hd->ecn, hd->opcode, hd->se, hd->m, hd->pad, hd->tver,
-      hd->pkey, hd->fecn, hd->becn, hd->dqpn, hd->ackreq, hd->psn);
+  rj_putc(b, ']');
+  u32(b, "dscp", hd->dscp);
+  u32(b, "ecn", hd->ecn);
+  u32(b, "opcode", hd->opcode);
+  str(b, "opcode_name", rtel_opcode_str(hd->opcode));
+  u32(b, "se", hd->se);
+  u32(b, "m", hd->m);
+  u32(b, "pad", hd->pad);
+  u32(b, "tver", hd->tver);
+  u32(b, "pkey", hd->pkey);
+  u32(b, "fecn", hd->fecn);
+  u32(b, "becn", hd->becn);
+  u32(b, "dqpn", hd->dqpn);
+  u32(b, "a", hd->ackreq);
+  u32(b, "psn", hd->psn);
   if (hd->flags & RTEL_HD_F_RDETH) {
     rj_printf(b, ",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", hd->rdeth_eecnxt);
   }
@@ -344,306 +360,320 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
   }
   if (hd->flags & RTEL_HD_F_RETH) {
     rj_printf(b,
-              ",\"reth\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
+              ",\"reth\":{\"va\":\"%" PRIu64 "\",\"rkey\":%" PRIu32
               ",\"len\":%" PRIu32 "}",
               hd->reth_va, hd->reth_rkey, hd->reth_dmalen);
   }
   if (hd->flags & RTEL_HD_F_ATOMICETH) {
     rj_printf(b,
-              ",\"atomic\":{\"va\":\"0x%016" PRIx64 "\",\"rkey\":%" PRIu32
-              ",\"swap\":\"0x%016" PRIx64 "\",\"cmp\":\"0x%016" PRIx64 "\"}",
+              ",\"atomic\":{\"va\":\"%" PRIu64 "\",\"rkey\":%" PRIu32
+              ",\"swap\":\"%" PRIu64 "\",\"cmp\":\"%" PRIu64 "\"}",
               hd->atomic_va, hd->atomic_rkey, hd->atomic_swap, hd->atomic_cmp);
   }
   if (hd->flags & RTEL_HD_F_AETH) {
-    rj_printf(b, ",\"aeth\":{\"syndrome\":%u,\"msn\":%" PRIu32 "}",
-              hd->aeth_syndrome, hd->aeth_msn);
+    rj_printf(b, ",\"aeth\":{\"syndrome\":%u", hd->aeth_syndrome);
+    str(b, "syndrome_name", rtel_aeth_str(hd->aeth_syndrome));
+    rj_printf(b, ",\"msn\":%" PRIu32 "}", hd->aeth_msn);
   }
   if (hd->flags & RTEL_HD_F_ATOMICACKETH) {
-    rj_printf(b, ",\"atomicack\":{\"orig\":\"0x%016" PRIx64 "\"}",
+    rj_printf(b, ",\"atomicack\":{\"orig\":\"%" PRIu64 "\"}",
               hd->atomicack_orig);
   }
   if (hd->flags & RTEL_HD_F_IMMDT) {
-    rj_printf(b, ",\"imm\":%" PRIu32, hd->imm);
+    u32(b, "imm", hd->imm);
   }
   if (hd->flags & RTEL_HD_F_IETH) {
-    rj_printf(b, ",\"ieth\":%" PRIu32, hd->ieth_rkey);
+    u32(b, "ieth", hd->ieth_rkey);
   }
-  rj_printf(b, ",\"payload_len\":%" PRIu32 ",\"icrc\":\"%s\"", hd->payload_len,
-            rj_icrc_str(hd->icrc_status));
-  if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
-    rj_puts(b, ",\"truncated\":true");
-  }
+  u32(b, "payload_len", hd->payload_len);
+  str(b, "icrc", rj_icrc_str(hd->icrc_status));
+  boolean(b, "headers_truncated", (hd->flags & RTEL_HD_F_HDR_TRUNC) != 0);
   if (hd->flags & RTEL_HD_F_CM) {
     const char *name = rj_cm_attr_name(hd->cm_attr);
     uint32_t f = hd->cm_fields;
-    rj_puts(b, ",\"cm\":{\"attr\":");
+    rj_printf(b, ",\"cm\":{\"attr_id\":%" PRIu32, hd->cm_attr);
     if (name) {
-      json_str(b, name);
-    } else {
-      rj_printf(b, "%" PRIu32, hd->cm_attr);
+      str(b, "attr", name);
     }
-    rj_printf(b, ",\"tid\":\"0x%016" PRIx64 "\"", hd->mad_tid);
+    u64(b, "tid", hd->mad_tid);
     if (f & RTEL_CM_F_LCID) {
-      rj_printf(b, ",\"lcid\":%" PRIu32, hd->cm_lcid);
+      u32(b, "lcid", hd->cm_lcid);
     }
     if (f & RTEL_CM_F_RCID) {
-      rj_printf(b, ",\"rcid\":%" PRIu32, hd->cm_rcid);
+      u32(b, "rcid", hd->cm_rcid);
     }
     if (f & RTEL_CM_F_LOCAL_QPN) {
-      rj_printf(b, ",\"local_qpn\":%" PRIu32, hd->cm_local_qpn);
+      u32(b, "local_qpn", hd->cm_local_qpn);
     }
     if (f & RTEL_CM_F_START_PSN) {
-      rj_printf(b, ",\"start_psn\":%" PRIu32, hd->cm_start_psn);
+      u32(b, "start_psn", hd->cm_start_psn);
     }
     if (f & RTEL_CM_F_SERVICE_ID) {
-      rj_printf(b, ",\"service_id\":\"0x%016" PRIx64 "\"", hd->cm_service_id);
+      u64(b, "service_id", hd->cm_service_id);
     }
     if (f & RTEL_CM_F_REMOTE_QPN) {
-      rj_printf(b, ",\"remote_qpn\":%" PRIu32, hd->cm_remote_qpn);
+      u32(b, "remote_qpn", hd->cm_remote_qpn);
     }
     if (f & RTEL_CM_F_REJ_REASON) {
-      rj_printf(b, ",\"rej_reason\":%" PRIu32, hd->cm_rej_reason);
+      u32(b, "rej_reason", hd->cm_rej_reason);
     }
     rj_putc(b, '}');
   }
   rj_puts(b, "}\n");
 }
+
 void rj_flow(rj_buf *b, const rj_names *n, const rtel_flow_record *f) {
-  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
   int paired = (f->flags & RTEL_FLOW_F_PAIRED) != 0;
-  rj_format_addr(src, f->flags, f->src);
-  rj_format_addr(dst, f->flags, f->dst);
-  rj_puts(b, "{\"type\":\"flow\",\"obs\":");
-  json_str(b, OBS(n, f->obs));
-  rj_printf(b, ",\"src\":\"%s\",\"dst\":\"%s\",\"sport\":%u,\"dqpn\":%" PRIu32,
-            src, dst, f->sport, f->dqpn);
+  rj_puts(b, "{\"type\":\"flow\"");
+  str(b, "obs", OBS(n, f->obs));
+  coverage(b, f->port, f->coverage_start, f->coverage_end);
+  addr(b, "src", f->flags, f->src);
+  addr(b, "dst", f->flags, f->dst);
+  u32(b, "sport", f->sport);
+  u32(b, "dqpn", f->dqpn);
   if (paired) {
-    rj_printf(b, ",\"peer_qpn\":%" PRIu32, f->peer_qpn);
-  } else {
-    rj_puts(b, ",\"peer_qpn\":null");
+    qpn(b, "peer_qpn", f->peer_qpn);
   }
-  rj_printf(b, ",\"op\":\"%s\",\"dscp\":%u", rj_ops_str(f->ops), f->dscp);
+  str(b, "op", rj_ops_str(f->ops));
+  u32(b, "dscp", f->dscp);
   if (f->flags & RTEL_FLOW_F_VLAN) {
-    rj_printf(b, ",\"vlan\":%u", f->vlan);
+    u32(b, "vlan", f->vlan);
   }
-  rj_printf(
-      b,
-      ",\"first_ts_ns\":%" PRIu64 ",\"last_ts_ns\":%" PRIu64
-      ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-      ",\"retx_packets\":%" PRIu64 ",\"retx_bytes\":%" PRIu64
-      ",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu64 ",\"naks_rnr\":%" PRIu64
-      ",\"naks_fatal\":%" PRIu64,
-      f->first_ts, f->last_ts, f->fct, f->bytes, f->packets, f->retx_packets,
-      f->retx_bytes, f->fet_bps, f->naks_seq, f->naks_rnr, f->naks_fatal);
+  u64(b, "first_ts_ns", f->first_ts);
+  u64(b, "last_ts_ns", f->last_ts);
+  u64(b, "fct_ns", f->fct);
+  u64(b, "bytes", f->bytes);
+  u64(b, "packets", f->packets);
+  u64(b, "retx_packets", f->retx_packets);
+  u64(b, "retx_bytes", f->retx_bytes);
+  u64(b, "fet_bps", f->fet_bps);
+  u64(b, "naks_seq", f->naks_seq);
+  u64(b, "naks_rnr", f->naks_rnr);
+  u64(b, "naks_fatal", f->naks_fatal);
   if (paired) {
-    rj_printf(b, ",\"fnr\":%.9g", f->fnr);
-  } else {
-    rj_puts(b, ",\"fnr\":null");
+    real(b, "fnr", f->fnr);
   }
-  rj_printf(b, ",\"port\":%" PRIu32, f->port);
-  json_ts(b, "coverage_start_ns", f->coverage_start);
-  json_ts(b, "coverage_end_ns", f->coverage_end);
-  rj_printf(b,
-            ",\"retx_ratio\":%.9g,\"cnps\":%" PRIu64 ",\"ecn_ce\":%" PRIu64
-            ",\"fecn\":%" PRIu64 ",\"becn\":%" PRIu64 ",\"psn_gaps\":%" PRIu64
-            ",\"losses_upstream\":%" PRIu64 ",\"losses_downstream\":%" PRIu64
-            ",\"retx_after_nak\":%" PRIu64 ",\"retx_after_timeout\":%" PRIu64
-            ",\"messages\":%" PRIu64 ",\"end\":\"%s\"",
-            f->retx_ratio, f->cnps, f->ecn_ce, f->fecn, f->becn, f->psn_gaps,
-            f->losses_upstream, f->losses_downstream, f->retx_after_nak,
-            f->retx_after_timeout, f->messages, rj_end_str(f->end));
-  rj_printf(
-      b,
-      ",\"retx_after_rnr\":%" PRIu64 ",\"lost_upstream\":%" PRIu64
-      ",\"lost_upstream_lower_bound\":%s,\"orphan_packets\":%" PRIu64 "}\n",
-      f->retx_after_rnr, f->lost_upstream,
-      (f->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false", f->orphan_packets);
+  real(b, "retx_ratio", f->retx_ratio);
+  u64(b, "cnps", f->cnps);
+  u64(b, "ecn_ce", f->ecn_ce);
+  u64(b, "fecn_packets", f->fecn);
+  u64(b, "becn_packets", f->becn);
+  u64(b, "psn_gaps", f->psn_gaps);
+  u64(b, "losses_upstream", f->losses_upstream);
+  u64(b, "losses_downstream", f->losses_downstream);
+  u64(b, "retx_after_nak", f->retx_after_nak);
+  u64(b, "retx_after_timeout", f->retx_after_timeout);
+  u64(b, "retx_after_rnr", f->retx_after_rnr);
+  u64(b, "messages", f->messages);
+  str(b, "end", rj_end_str(f->end));
+  u64(b, "lost_upstream", f->lost_upstream);
+  boolean(b, "lost_upstream_lower_bound",
+          (f->flags & RTEL_FLOW_F_LOST_LB) != 0);
+  u64(b, "orphan_packets", f->orphan_packets);
+  rj_puts(b, "}\n");
 }
 
 void rj_message(rj_buf *b, const rj_names *n, const rtel_msg_record *m) {
-  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-  rj_format_addr(src, m->flags, m->src);
-  rj_format_addr(dst, m->flags, m->dst);
-  rj_puts(b, "{\"type\":\"message\",\"obs\":");
-  json_str(b, OBS(n, m->obs));
-  rj_printf(b, ",\"src\":\"%s\",\"dst\":\"%s\",\"dqpn\":%" PRIu32, src, dst,
-            m->dqpn);
+  rj_puts(b, "{\"type\":\"message\"");
+  str(b, "obs", OBS(n, m->obs));
+  coverage(b, m->port, m->coverage_start, m->coverage_end);
+  addr(b, "src", m->flags, m->src);
+  addr(b, "dst", m->flags, m->dst);
+  u32(b, "dqpn", m->dqpn);
   if (m->flags & RTEL_FLOW_F_PAIRED) {
-    rj_printf(b, ",\"peer_qpn\":%" PRIu32, m->peer_qpn);
-  } else {
-    rj_puts(b, ",\"peer_qpn\":null");
+    qpn(b, "peer_qpn", m->peer_qpn);
   }
-  rj_printf(
-      b,
-      ",\"op\":\"%s\",\"first_psn\":%" PRIu32 ",\"last_psn\":%" PRIu32
-      ",\"reth_len\":%" PRIu32 ",\"first_ts_ns\":%" PRIu64
-      ",\"last_ts_ns\":%" PRIu64 ",\"fct_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
-      ",\"packets\":%" PRIu64 ",\"retx_packets\":%" PRIu64
-      ",\"retx_bytes\":%" PRIu64 ",\"complete\":%s",
-      rj_ops_str(m->op), m->first_psn, m->last_psn, m->reth_len, m->first_ts,
-      m->last_ts, m->fct, m->bytes, m->packets, m->retx_packets, m->retx_bytes,
-      (m->flags & RTEL_MSG_F_INCOMPLETE) ? "false" : "true");
-  rj_printf(
-      b,
-      ",\"end\":\"%s\",\"fet_bps\":%" PRIu64 ",\"naks_seq\":%" PRIu32
-      ",\"naks_rnr\":%" PRIu32 ",\"naks_fatal\":%" PRIu32 ",\"cnps\":%" PRIu32
-      ",\"ecn_ce\":%" PRIu32 ",\"losses_upstream\":%" PRIu32
-      ",\"losses_downstream\":%" PRIu32 ",\"losses_nak\":%" PRIu32
-      ",\"losses_rnr\":%" PRIu32 ",\"losses_timeout\":%" PRIu32
-      ",\"lost_upstream\":%" PRIu32 ",\"lost_upstream_lower_bound\":%s}\n",
-      rj_end_str(m->end), m->fet_bps, m->naks_seq, m->naks_rnr, m->naks_fatal,
-      m->cnps, m->ecn_ce, m->losses_upstream, m->losses_downstream,
-      m->losses_nak, m->losses_rnr, m->losses_timeout, m->lost_upstream,
-      (m->flags & RTEL_FLOW_F_LOST_LB) ? "true" : "false");
+  str(b, "op", rj_ops_str(m->op));
+  u32(b, "first_psn", m->first_psn);
+  u32(b, "last_psn", m->last_psn);
+  u32(b, "reth_len", m->reth_len);
+  u64(b, "first_ts_ns", m->first_ts);
+  u64(b, "last_ts_ns", m->last_ts);
+  u64(b, "fct_ns", m->fct);
+  u64(b, "bytes", m->bytes);
+  u64(b, "packets", m->packets);
+  u64(b, "retx_packets", m->retx_packets);
+  u64(b, "retx_bytes", m->retx_bytes);
+  boolean(b, "complete", !(m->flags & RTEL_MSG_F_INCOMPLETE));
+  str(b, "end", rj_end_str(m->end));
+  u64(b, "fet_bps", m->fet_bps);
+  u64(b, "naks_seq", m->naks_seq);
+  u64(b, "naks_rnr", m->naks_rnr);
+  u64(b, "naks_fatal", m->naks_fatal);
+  u64(b, "cnps", m->cnps);
+  u64(b, "ecn_ce", m->ecn_ce);
+  u64(b, "losses_upstream", m->losses_upstream);
+  u64(b, "losses_downstream", m->losses_downstream);
+  u64(b, "losses_nak", m->losses_nak);
+  u64(b, "losses_rnr", m->losses_rnr);
+  u64(b, "losses_timeout", m->losses_timeout);
+  u64(b, "lost_upstream", m->lost_upstream);
+  boolean(b, "lost_upstream_lower_bound",
+          (m->flags & RTEL_FLOW_F_LOST_LB) != 0);
+  rj_puts(b, "}\n");
 }
 
 void rj_io(rj_buf *b, const rj_names *n, const rtel_io_record *io) {
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
   uint32_t af = (io->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
-  rj_format_addr(host, af, io->host);
-  rj_format_addr(target, af, io->target);
-  rj_puts(b, "{\"type\":\"io\",\"obs\":");
-  json_str(b, OBS(n, io->obs));
-  rj_printf(b, ",\"host\":\"%s\",\"target\":\"%s\"", host, target);
-  json_qpn(b, "host_qpn", io->host_qpn);
-  json_qpn(b, "target_qpn", io->target_qpn);
-  rj_printf(b, ",\"cid\":%u", io->cid);
+  /* an orphan (a response whose command was not seen) knows only its
+   * CID, status and response: the command's members are left out */
+  int cmd = io->state != RTEL_IO_ORPHAN;
+  rj_puts(b, "{\"type\":\"io\"");
+  str(b, "obs", OBS(n, io->obs));
+  coverage(b, io->port, io->coverage_start, io->coverage_end);
+  addr(b, "host", af, io->host);
+  addr(b, "target", af, io->target);
+  qpn(b, "host_qpn", io->host_qpn);
+  qpn(b, "target_qpn", io->target_qpn);
+  u32(b, "cid", io->cid);
   if (io->flags & RTEL_IO_F_QID) {
-    rj_printf(b, ",\"qid\":%u", io->qid);
+    u32(b, "qid", io->qid);
   }
-  rj_puts(b, ",\"op\":");
-  if (io->state == RTEL_IO_ORPHAN) {
-    rj_puts(b, "null"); /* no command: the opcode is unknown */
-  } else {
-    json_nvme_op(b, io->opcode, io->flags);
+  if (cmd) {
+    str(b, "op",
+        rtel_nvme_cmd_str(io->opcode, io->fctype,
+                          (io->flags & RTEL_IO_F_ADMIN) != 0));
+    u32(b, "nvme_opcode", io->opcode);
+    if (io->flags & RTEL_IO_F_FABRICS) {
+      u32(b, "nvme_fctype", io->fctype);
+    }
+    u32(b, "nsid", io->nsid);
+    u64(b, "slba", io->slba);
+    u32(b, "nlb", io->nlb);
+    u64(b, "bytes", io->bytes);
   }
-  rj_printf(b,
-            ",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64 ",\"nlb\":%" PRIu32
-            ",\"bytes\":%" PRIu64 ",\"nvme_status\":%u,\"state\":\"%s\""
-            ",\"incapsule\":%s",
-            io->nsid, io->slba, io->nlb, io->bytes, io->nvme_status,
-            rj_io_state_str(io->state),
-            (io->flags & RTEL_IO_F_INCAPSULE) ? "true" : "false");
-  json_ts(b, "t_cmd_ns", io->t_cmd);
-  json_ts(b, "t_rsp_ns", io->t_rsp);
-  json_ts(b, "t_data_first_ns", io->t_data_first);
-  json_ts(b, "t_data_last_ns", io->t_data_last);
-  json_ts(b, "t_rdreq_ns", io->t_rdreq);
-  json_dur(b, "iol_ns", io->iol);
-  json_dur(b, "dal_ns", io->dal);
-  json_dur(b, "dpl_ns", io->dpl);
-  json_dur(b, "xfer_ns", io->xfer);
-  rj_printf(b, ",\"port\":%" PRIu32, io->port);
-  json_ts(b, "coverage_start_ns", io->coverage_start);
-  json_ts(b, "coverage_end_ns", io->coverage_end);
+  u32(b, "nvme_status", io->nvme_status);
+  str(b, "nvme_status_name",
+      rtel_nvme_status_str(io->nvme_status, io->opcode));
+  str(b, "state", rj_io_state_str(io->state));
+  if (cmd) {
+    boolean(b, "incapsule", (io->flags & RTEL_IO_F_INCAPSULE) != 0);
+  }
+  ts(b, "t_cmd_ns", io->t_cmd);
+  ts(b, "t_rsp_ns", io->t_rsp);
+  ts(b, "t_data_first_ns", io->t_data_first);
+  ts(b, "t_data_last_ns", io->t_data_last);
+  ts(b, "t_rdreq_ns", io->t_rdreq);
+  dur(b, "iol_ns", io->iol);
+  dur(b, "dal_ns", io->dal);
+  dur(b, "dpl_ns", io->dpl);
+  dur(b, "xfer_ns", io->xfer);
   rj_puts(b, "}\n");
 }
 
 void rj_segment(rj_buf *b, const rj_names *n, const rtel_segment_record *sg) {
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
   uint32_t af = (sg->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
-  rj_format_addr(host, af, sg->host);
-  rj_format_addr(target, af, sg->target);
-  rj_printf(b,
-            "{\"type\":\"segments\",\"host\":\"%s\",\"target\":\"%s\","
-            "\"target_qpn\":%" PRIu32 ",\"cid\":%u,\"op\":",
-            host, target, sg->target_qpn, sg->cid);
-  json_nvme_op(b, sg->opcode, sg->flags);
-  rj_puts(b, ",\"compute_obs\":");
-  json_str(b, OBS(n, sg->compute_obs));
-  rj_puts(b, ",\"storage_obs\":");
-  json_str(b, OBS(n, sg->storage_obs));
-  rj_printf(b,
-            ",\"roles\":\"%s\",\"nsid\":%" PRIu32 ",\"slba\":%" PRIu64
-            ",\"bytes\":%" PRIu64 ",\"iol1_ns\":%" PRId64
-            ",\"iol2_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64
-            ",\"compute_ns\":%" PRId64 ",\"network_ns\":%" PRId64
-            ",\"storage_ns\":%" PRId64 "}\n",
-            sg->roles_configured ? "configured" : "inferred", sg->nsid,
-            sg->slba, sg->bytes, sg->iol1, sg->iol2, sg->rtt, sg->compute,
-            sg->network, sg->storage);
+  rj_puts(b, "{\"type\":\"segment\"");
+  str(b, "compute_obs", OBS(n, sg->compute_obs));
+  str(b, "storage_obs", OBS(n, sg->storage_obs));
+  str(b, "roles", sg->roles_configured ? "configured" : "inferred");
+  addr(b, "host", af, sg->host);
+  addr(b, "target", af, sg->target);
+  u32(b, "target_qpn", sg->target_qpn);
+  u32(b, "cid", sg->cid);
+  /* the record has no Fabrics command type: "fabrics", as in the text */
+  str(b, "op",
+      (sg->flags & RTEL_IO_F_FABRICS)
+          ? "fabrics"
+          : rtel_nvme_cmd_str(sg->opcode, 0,
+                              (sg->flags & RTEL_IO_F_ADMIN) != 0));
+  u32(b, "nvme_opcode", sg->opcode);
+  u32(b, "nsid", sg->nsid);
+  u64(b, "slba", sg->slba);
+  u64(b, "bytes", sg->bytes);
+  i64(b, "iol1_ns", sg->iol1);
+  i64(b, "iol2_ns", sg->iol2);
+  i64(b, "rtt_ns", sg->rtt);
+  i64(b, "compute_ns", sg->compute);
+  i64(b, "network_ns", sg->network);
+  i64(b, "storage_ns", sg->storage);
+  rj_puts(b, "}\n");
 }
 
 void rj_aggregate(rj_buf *b, const rj_names *n, const rtel_io_aggregate *g) {
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
   uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
-  const char *dir = g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read";
-  rj_format_addr(host, af, g->host);
-  rj_format_addr(target, af, g->target);
-  rj_puts(b, "{\"type\":\"summary\",\"obs\":");
-  json_str(b, OBS(n, g->obs));
-  rj_printf(b, ",\"host\":\"%s\",\"target\":\"%s\",\"nsid\":", host, target);
-  if (g->nsid == RTEL_NSID_ALL) {
-    rj_puts(b, "null");
-  } else {
-    rj_printf(b, "%" PRIu32, g->nsid);
+  rj_puts(b, "{\"type\":\"summary\"");
+  str(b, "obs", OBS(n, g->obs));
+  addr(b, "host", af, g->host);
+  addr(b, "target", af, g->target);
+  if (g->nsid != RTEL_NSID_ALL) {
+    u32(b, "nsid", g->nsid); /* left out: every namespace of the pair */
   }
-  rj_printf(b,
-            ",\"op\":\"%s\",\"period_start_ns\":%" PRIu64
-            ",\"period_end_ns\":%" PRIu64 ",\"count\":%" PRIu64
-            ",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64
-            ",\"timeouts\":%" PRIu64,
-            dir, g->period_start, g->period_end, g->count, g->bytes, g->errors,
-            g->timeouts);
-  json_lat(b, "iol_ns", &g->iol);
-  json_lat(b, "dal_ns", &g->dal);
+  str(b, "op", rtel_nvme_cmd_str((uint8_t)g->opcode, 0, 0));
+  u64(b, "period_start_ns", g->period_start);
+  u64(b, "period_end_ns", g->period_end);
+  u64(b, "count", g->count);
+  u64(b, "bytes", g->bytes);
+  u64(b, "errors", g->errors);
+  u64(b, "timeouts", g->timeouts);
+  latency(b, "iol", &g->iol);
+  latency(b, "dal", &g->dal);
   if (g->opcode == RTEL_NVME_OP_WRITE) {
-    json_lat(b, "dpl_ns", &g->dpl);
+    latency(b, "dpl", &g->dpl);
   }
   rj_puts(b, "}\n");
 }
 
-void rj_slot(rj_buf *b, const rj_names *n, const rtel_slot_event *ev) {
+/* A list of ports: their ids, or the names of their observation points. */
+static void ports(rj_buf *b, const char *name, const rj_names *n,
+                  const uint32_t *ids, size_t nids, int names) {
   size_t i;
-  rj_printf(b, "{\"type\":\"slot\",\"slot\":%" PRIu64 ",\"start_ns\":%" PRIu64,
-            ev->slot, ev->start);
-  json_ts(b, "end_ns", ev->end);
-  rj_puts(b, ",\"started\":[");
-  for (i = 0; i < ev->nstarted; i++) {
-    rj_printf(b, "%s", i ? "," : "");
-    json_str(b, OBS(n, ev->started[i]));
+  member(b, name);
+  rj_putc(b, '[');
+  for (i = 0; i < nids; i++) {
+    if (i) {
+      rj_putc(b, ',');
+    }
+    if (names) {
+      json_str(b, OBS(n, ids[i]));
+    } else {
+      rj_printf(b, "%" PRIu32, ids[i]);
+    }
   }
-  rj_puts(b, "],\"stopped\":[");
-  for (i = 0; i < ev->nstopped; i++) {
-    rj_printf(b, "%s", i ? "," : "");
-    json_str(b, OBS(n, ev->stopped[i]));
-  }
-  rj_puts(b, "]}\n");
+  rj_putc(b, ']');
+}
+
+void rj_slot(rj_buf *b, const rj_names *n, const rtel_slot_event *ev) {
+  rj_puts(b, "{\"type\":\"slot\"");
+  u64(b, "slot", ev->slot);
+  u64(b, "start_ns", ev->start);
+  ts(b, "end_ns", ev->end);
+  ports(b, "started", n, ev->started, ev->nstarted, 0);
+  ports(b, "stopped", n, ev->stopped, ev->nstopped, 0);
+  ports(b, "started_names", n, ev->started, ev->nstarted, 1);
+  ports(b, "stopped_names", n, ev->stopped, ev->nstopped, 1);
+  rj_puts(b, "}\n");
 }
 
 void rj_alarm(rj_buf *b, const rj_names *n, const rtel_alarm *al) {
-  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-  const char *state = al->state == RTEL_ALARM_RAISED ? "raised" : "cleared";
   uint32_t af = 0;
   if (al->flow) {
     af = al->flow->flags & RTEL_FLOW_F_IPV6;
   } else if (al->io && (al->io->flags & RTEL_IO_F_IPV6)) {
     af = RTEL_FLOW_F_IPV6;
   }
-  rj_format_addr(src, af, al->src);
-  rj_format_addr(dst, af, al->dst);
-  rj_puts(b, "{\"type\":\"alarm\",\"obs\":");
-  json_str(b, OBS(n, al->obs));
-  rj_printf(b,
-            ",\"state\":\"%s\",\"metric\":\"%s\",\"kind\":\"%s\","
-            "\"scope\":\"%s\"",
-            state, rj_metric_name(al->metric),
-            al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold",
-            al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
+  rj_puts(b, "{\"type\":\"alarm\"");
+  str(b, "obs", OBS(n, al->obs));
+  u32(b, "port", al->port);
+  str(b, "state", al->state == RTEL_ALARM_RAISED ? "raised" : "cleared");
+  str(b, "metric", rj_metric_name(al->metric));
+  str(b, "kind", al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold");
+  str(b, "scope", al->scope == RTEL_SCOPE_PORT ? "port" : "pair");
   if (al->scope == RTEL_SCOPE_PAIR) {
-    rj_printf(b, ",\"src\":\"%s\",\"dst\":\"%s\"", src, dst);
+    addr(b, "src", af, al->src);
+    addr(b, "dst", af, al->dst);
   }
-  rj_printf(b,
-            ",\"port\":%" PRIu32
-            ",\"value\":%.9g,\"limit\":%.9g,\"ts_ns\":%" PRIu64 "}\n",
-            al->port, al->value, al->limit, al->ts);
+  real(b, "value", al->value);
+  real(b, "limit", al->limit);
+  u64(b, "ts_ns", al->ts);
+  rj_puts(b, "}\n");
 }
 
 /* ------------------------------------------------------------ counters */
 
 size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *out, size_t max) {
   const rj_row rows[] = {
-      {"pkts", st->pkts},
+      {"packets", st->pkts},
       {"bytes", st->bytes},
       {"roce", st->pkts_roce},
       {"rocev1", st->pkts_rocev1},
@@ -654,8 +684,8 @@ size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *out, size_t max) {
       {"ip_fragments", st->pkts_ip_fragments},
       {"erspan", st->pkts_erspan},
       {"vxlan", st->pkts_vxlan},
-      {"cnp", st->pkts_cnp},
-      {"cm", st->pkts_cm},
+      {"cnps", st->pkts_cnp},
+      {"cm_mads", st->pkts_cm},
       {"icrc_ok", st->icrc_ok},
       {"icrc_bad", st->icrc_bad},
       {"icrc_truncated", st->icrc_truncated},
@@ -664,7 +694,7 @@ size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *out, size_t max) {
       {"unknown_tver", st->pkts_unknown_tver},
       {"flows_created", st->flows_created},
       {"flows_evicted", st->flows_evicted},
-      {"flows_untracked_pkts", st->flows_untracked_pkts},
+      {"flows_untracked_packets", st->flows_untracked_pkts},
       {"pairs_cm", st->pairs_cm},
       {"pairs_psn", st->pairs_psn},
       {"pairs_evicted", st->pairs_evicted},
@@ -693,7 +723,7 @@ size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *out, size_t max) {
       {"alarms_raised", st->alarms_raised},
       {"alarms_cleared", st->alarms_cleared},
       {"alarms_dropped", st->alarms_dropped},
-      {"msgs_overflow", st->msgs_overflow},
+      {"messages_overflow", st->msgs_overflow},
   };
   size_t i, nrows = sizeof(rows) / sizeof(rows[0]);
   for (i = 0; i < nrows && i < max; i++) {
@@ -706,17 +736,17 @@ void rj_stats(rj_buf *b, const char *obs, const rtel_ctx_stats *st) {
   rj_row rows[RJ_STATS_ROWS];
   size_t i, nrows = rj_stats_rows(st, rows, RJ_STATS_ROWS);
   int first = 1;
-  rj_puts(b, "{\"type\":\"stats\",\"obs\":");
-  json_str(b, obs);
+  rj_puts(b, "{\"type\":\"stats\"");
+  str(b, "obs", obs);
   for (i = 0; i < nrows; i++) {
-    rj_printf(b, ",\"%s\":%" PRIu64, rows[i].name, rows[i].v);
+    u64(b, rows[i].name, rows[i].v);
   }
   rj_puts(b, ",\"malformed_by_reason\":{");
   for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
     if (st->malformed[i]) {
       rj_printf(b, "%s", first ? "" : ",");
       json_str(b, rtel_malformed_str((uint32_t)i));
-      rj_printf(b, ":%" PRIu64, st->malformed[i]);
+      rj_printf(b, ":\"%" PRIu64 "\"", st->malformed[i]);
       first = 0;
     }
   }

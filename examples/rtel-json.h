@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * JSON lines of the example programs: the one printer of each record
- * type, shared by rtel-analyze --format json and rtel-collect --json, so
- * that both write the same field names and values (rtel-analyze(1),
- * OUTPUT). Each function appends one whole line ("{...}\n") to a growable
- * buffer; the caller writes the buffer (a single write() keeps lines
- * whole). Observation point ids are named through |obs| (|nobs| names;
- * an id beyond gives "?").
+ * type, shared by rtel-analyze --format json, rtel-collect --json and
+ * switch-agent --json, so that all write the same member names and values
+ * (rtel-analyze(1), OUTPUT; the JSON Schema docs/rtel-records.schema.json).
+ * Each function appends one whole line ("{...}\n") to a growable buffer;
+ * the caller writes the buffer (a single write() keeps lines whole).
+ * Observation point ids are named through |obs| (|nobs| names; an id
+ * beyond gives "?"); so are the port ids of a slot record (the programs
+ * give each port the observation point of the same id).
  */
 #ifndef RTEL_EXAMPLES_RTEL_JSON_H
 #define RTEL_EXAMPLES_RTEL_JSON_H
@@ -64,7 +66,8 @@ typedef struct rj_row {
 #define RJ_STATS_ROWS 64
 size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *rows, size_t max);
 
-/* Names both outputs use. */
+/* Names both outputs (text and JSON) use. rj_end_str, rj_io_state_str and
+ * rj_metric_name are the library's words (rtel_end_str(3)). */
 const char *rj_icrc_str(uint32_t st);
 const char *rj_cm_attr_name(uint32_t attr); /* NULL if unknown */
 const char *rj_ops_str(uint32_t ops);

@@ -23,7 +23,12 @@
  * sleeps, so the captures are replayed as fast as they can be read.
  *
  * Output: one line per event, "type key=value ..." (times in us since the
- * start), or JSON lines with --json (times in ns).
+ * start), or JSON lines with --json: the flow, io, slot and alarm records
+ * of rtel-analyze --format json (the printers of rtel-json.c; the
+ * observation point of each port is named after it, "Ethernet1/N"), and
+ * the agent's own mirror, trace, port_summary and agent_summary records,
+ * under the same rules (rtel-analyze(1), OUTPUT; the schema
+ * docs/rtel-records.schema.json).
  */
 #define _DEFAULT_SOURCE 1 /* u_char & co. in <pcap/pcap.h> */
 
@@ -36,6 +41,8 @@
 #include <string.h>
 
 #include <rocetel/rocetel.h>
+
+#include "rtel-json.h"
 
 #define PROG "switch-agent"
 #define MAX_PORTS 256
@@ -75,6 +82,11 @@ typedef struct agent {
   sw_port port[MAX_PORTS + 1]; /* 1-based, as on the front panel */
   rtel_tstamp t0, clock;       /* start, and the agent's (simulated) clock */
   uint64_t alarms;
+  /* --json: the line being written, and the names of the ports (each port
+   * is also an observation point, of the same id) */
+  rj_buf jb;
+  const char *port_names[MAX_PORTS + 1];
+  rj_names names;
 } agent;
 
 /* Names of the RTEL_ROLE_* values (end reasons, I/O states and metrics are
@@ -93,58 +105,55 @@ static sw_port *port_of(agent *ag, uint32_t id) {
 
 /* ------------------------------------------------------------ output */
 
-/* Every line is built from these: text "type k=v k=v", or a JSON object.
- * Ports are names in text and numbers in JSON; times are us since the
- * start in text and absolute ns in JSON; "-" or null: not applicable. */
+/* Every text line is built from these: "type k=v k=v". Ports are names;
+ * times are us since the start; "-": not applicable. */
 static void out_begin(const agent *ag, const char *type) {
-  printf(ag->json ? "{\"type\":\"%s\"" : "%s", type);
+  (void)ag;
+  printf("%s", type);
 }
-static void out_end(const agent *ag) { puts(ag->json ? "}" : ""); }
+static void out_end(const agent *ag) {
+  (void)ag;
+  putchar('\n');
+}
 static void out_str(const agent *ag, const char *k, const char *v) {
-  printf(ag->json ? ",\"%s\":\"%s\"" : " %s=%s", k, v);
+  (void)ag;
+  printf(" %s=%s", k, v);
 }
 static void out_u64(const agent *ag, const char *k, uint64_t v) {
-  printf(ag->json ? ",\"%s\":%" PRIu64 : " %s=%" PRIu64, k, v);
+  (void)ag;
+  printf(" %s=%" PRIu64, k, v);
 }
 static void out_num(const agent *ag, const char *k, double v) {
-  printf(ag->json ? ",\"%s\":%.9g" : " %s=%.6g", k, v);
+  (void)ag;
+  printf(" %s=%.6g", k, v);
 }
 static void out_time(const agent *ag, const char *k, rtel_tstamp t) {
   if (t == RTEL_TSTAMP_NONE) {
-    printf(ag->json ? ",\"%s\":null" : " %s=-", k);
-  } else if (ag->json) {
-    printf(",\"%s\":%" PRIu64, k, t);
+    printf(" %s=-", k);
   } else {
     printf(" %s=%+.3fus", k, (double)(int64_t)(t - ag->t0) / 1e3);
   }
 }
 static void out_dur(const agent *ag, const char *k, int64_t d) {
+  (void)ag;
   if (d == RTEL_DURATION_NONE) {
-    printf(ag->json ? ",\"%s\":null" : " %s=-", k);
+    printf(" %s=-", k);
   } else {
-    printf(ag->json ? ",\"%s\":%" PRId64 : " %s=%" PRId64 "ns", k, d);
+    printf(" %s=%" PRId64 "ns", k, d);
   }
 }
 static void out_port(agent *ag, const char *k, uint32_t id) {
   sw_port *p = port_of(ag, id);
-  if (ag->json || p == NULL) {
+  if (p == NULL) {
     out_u64(ag, k, id);
   } else {
     out_str(ag, k, p->name);
   }
 }
-/* A list of ports: JSON [1,2,3,7]; text Ethernet1/1-3,Ethernet1/7. */
+/* A list of ports: Ethernet1/1-3,Ethernet1/7. */
 static void out_ports(agent *ag, const char *k, const uint32_t *ids,
                       size_t n) {
   size_t i, j;
-  if (ag->json) {
-    printf(",\"%s\":[", k);
-    for (i = 0; i < n; i++) {
-      printf("%s%" PRIu32, i ? "," : "", ids[i]);
-    }
-    putchar(']');
-    return;
-  }
   printf(" %s=%s", k, n ? "" : "-");
   for (i = 0; i < n; i = j) {
     sw_port *p = port_of(ag, ids[i]);
@@ -163,6 +172,35 @@ static void out_addr(const agent *ag, const char *k, int ipv6,
   /* IPv4 addresses are stored IPv4-mapped: the last 4 of 16 bytes */
   inet_ntop(ipv6 ? AF_INET6 : AF_INET, ipv6 ? a : a + 12, s, sizeof(s));
   out_str(ag, k, s);
+}
+
+/* --json: writes the line that ag->jb holds. The records the library
+ * delivers are printed by rtel-json.c; the agent's own records follow the
+ * same rules (counters and times in ns as strings of digits, ports as
+ * numbers, nothing that is not known). */
+static void json_line(agent *ag) {
+  if (ag->jb.len) {
+    fwrite(ag->jb.p, 1, ag->jb.len, stdout);
+  }
+  rj_reset(&ag->jb);
+}
+
+/* {"type":"mirror",...}: the ports whose mirror session the agent turns
+ * on at |t| (from then on, plus the mirror lag): those the library
+ * measures. */
+static void json_mirror(agent *ag, rtel_ctx *ctx, rtel_tstamp t) {
+  uint32_t id;
+  int n = 0;
+  rj_printf(&ag->jb,
+            "{\"type\":\"mirror\",\"ts_ns\":\"%" PRIu64 "\",\"mirrored\":[",
+            t);
+  for (id = 1; id <= ag->nports; id++) {
+    if (rtel_ctx_port_measured(ctx, id)) {
+      rj_printf(&ag->jb, "%s%" PRIu32, n++ ? "," : "", id);
+    }
+  }
+  rj_puts(&ag->jb, "]}\n");
+  json_line(ag);
 }
 
 /* --------------------------------------------- step 5: ASIC mirrors */
@@ -208,6 +246,12 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
       measured++;
     }
   }
+  if (ag->json) {
+    rj_slot(&ag->jb, &ag->names, ev);
+    json_line(ag);
+    json_mirror(ag, ctx, ev->start);
+    return 0;
+  }
   out_begin(ag, "slot");
   out_u64(ag, "seq", ev->slot);
   out_time(ag, "start", ev->start);
@@ -230,6 +274,11 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   if (p) {
     p->flows++;
     p->truncated += f->end == RTEL_END_TRUNCATED;
+  }
+  if (ag->json) {
+    rj_flow(&ag->jb, &ag->names, f);
+    json_line(ag);
+    return 0;
   }
   out_begin(ag, "flow");
   out_port(ag, "port", f->port);
@@ -262,6 +311,11 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
     p->ios++;
     p->truncated += io->state == RTEL_IO_TRUNCATED;
   }
+  if (ag->json) {
+    rj_io(&ag->jb, &ag->names, io);
+    json_line(ag);
+    return 0;
+  }
   out_begin(ag, "io");
   out_port(ag, "port", io->port);
   out_str(ag, "op",
@@ -291,6 +345,11 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
            (al->io && (al->io->flags & RTEL_IO_F_IPV6));
   (void)ctx;
   ag->alarms++;
+  if (ag->json) {
+    rj_alarm(&ag->jb, &ag->names, al);
+    json_line(ag);
+    return 0;
+  }
   out_begin(ag, "alarm");
   out_str(ag, "state", al->state == RTEL_ALARM_RAISED ? "raised" : "cleared");
   out_str(ag, "metric", rtel_metric_str(al->metric));
@@ -370,7 +429,13 @@ static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
       .port = id,             /* the id given to rtel_ctx_add_port() */
       .linktype = p->linktype,
   };
-  if (ag->trace) {
+  if (ag->trace && ag->json) {
+    rj_printf(&ag->jb,
+              "{\"type\":\"trace\",\"port\":%" PRIu32 ",\"ts_ns\":\"%" PRIu64
+              "\"}\n",
+              id, pi.ts);
+    json_line(ag);
+  } else if (ag->trace) {
     out_begin(ag, "pkt");
     out_port(ag, "port", id);
     out_time(ag, "ts", pi.ts);
@@ -397,6 +462,21 @@ static void summary(agent *ag, rtel_ctx *ctx) {
     if (p->path == NULL && p->flows + p->ios == 0) {
       continue;
     }
+    if (ag->json) {
+      double cov = span ? (double)p->measured_ns / (double)span
+                        : rtel_ctx_port_measured(ctx, id);
+      rj_printf(
+          &ag->jb,
+          "{\"type\":\"port_summary\",\"port\":%" PRIu32
+          ",\"role\":\"%s\",\"slots\":\"%" PRIu64 "\",\"fed\":\"%" PRIu64
+          "\",\"not_mirrored\":\"%" PRIu64 "\",\"slipped\":\"%" PRIu64
+          "\",\"flows\":\"%" PRIu64 "\",\"ios\":\"%" PRIu64
+          "\",\"truncated_records\":\"%" PRIu64 "\",\"coverage\":%.9g}\n",
+          id, NAME(role_names, p->role), p->slots, p->fed, p->not_mirrored,
+          p->slipped, p->flows, p->ios, p->truncated, cov);
+      json_line(ag);
+      continue;
+    }
     out_begin(ag, "port_summary");
     out_port(ag, "port", id);
     out_str(ag, "role", NAME(role_names, p->role));
@@ -412,7 +492,17 @@ static void summary(agent *ag, rtel_ctx *ctx) {
                  : rtel_ctx_port_measured(ctx, id));
     out_end(ag);
   }
-  if (rtel_ctx_get_stats(ctx, &st) == 0) {
+  if (rtel_ctx_get_stats(ctx, &st) == 0 && ag->json) {
+    rj_printf(&ag->jb,
+              "{\"type\":\"agent_summary\",\"ports\":%" PRIu32
+              ",\"slots\":\"%" PRIu64 "\",\"packets\":\"%" PRIu64
+              "\",\"unscheduled\":\"%" PRIu64 "\",\"flows_evicted\":\"%" PRIu64
+              "\",\"alarm_events\":\"%" PRIu64 "\",\"end_ns\":\"%" PRIu64
+              "\"}\n",
+              ag->nports, st.slots, st.pkts, st.pkts_unscheduled,
+              st.flows_evicted, ag->alarms, ag->clock);
+    json_line(ag);
+  } else if (rtel_ctx_get_stats(ctx, &st) == 0) {
     out_begin(ag, "summary");
     out_u64(ag, "ports", ag->nports);
     out_u64(ag, "slots", st.slots);
@@ -475,10 +565,14 @@ static int run(agent *ag) {
       on[n++] = id;
     }
   }
-  out_begin(ag, "mirror");
-  out_time(ag, "at", ag->t0);
-  out_ports(ag, "on", on, n);
-  out_end(ag);
+  if (ag->json) {
+    json_mirror(ag, ctx, ag->t0);
+  } else {
+    out_begin(ag, "mirror");
+    out_time(ag, "at", ag->t0);
+    out_ports(ag, "on", on, n);
+    out_end(ag);
+  }
 
   /* Step 3: the alarms and the schedule. In polling mode the library
    * picks per_slot ports per slot, round robin; a port alarmed within
@@ -713,9 +807,11 @@ int main(int argc, char **argv) {
     }
     a++; /* the option's value */
   }
+  ag.port_names[0] = "?"; /* no port 0 */
   for (id = 1; id <= ag.nports; id++) {
     sw_port *p = &ag.port[id];
     snprintf(p->name, sizeof(p->name), "Ethernet1/%" PRIu32, id);
+    ag.port_names[id] = p->name;
     p->role = id <= 16               ? RTEL_ROLE_COMPUTE
               : id >= 49 && id <= 56 ? RTEL_ROLE_STORAGE
                                      : RTEL_ROLE_FABRIC;
@@ -781,7 +877,15 @@ int main(int argc, char **argv) {
       ag.port[id].shift = ag.t0 - ts_of(&ag.port[id]);
     }
   }
+  ag.names.obs = ag.port_names;
+  ag.names.nobs = ag.nports + 1;
+  rj_init(&ag.jb);
   status |= run(&ag);
+  if (ag.jb.oom) {
+    fprintf(stderr, PROG ": out of memory: JSON lines lost\n");
+    status = 1;
+  }
+  rj_free(&ag.jb);
   for (id = 1; id <= ag.nports; id++) {
     if (ag.port[id].pc) {
       pcap_close(ag.port[id].pc);

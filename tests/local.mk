@@ -44,6 +44,9 @@ endif
 # cross-compiled and run under qemu-aarch64 (skips without them).
 TESTS += tests/icrc-arm64.sh
 EXTRA_DIST += tests/icrc-arm64.sh tests/icrc_arm64.c
+# How the Python tests read the JSON records of the programs: by the
+# schema docs/rtel-records.schema.json (tests/json checks the schema).
+EXTRA_DIST += tests/rtel_records.py
 
 # Manual pages (man/): lint, and one page per public name.
 TESTS += tests/check-man.sh

@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Checks the JSON-lines output of examples/switch-agent for the properties
 the library promises (rtel-metrics(7), "POLLING SCHEDULER" and "ALARMS").
+The lines are read by tests/rtel_records.py (the records of
+rtel-analyze(1), OUTPUT, and the agent's mirror, trace, port_summary and
+agent_summary records): a line outside docs/rtel-records.schema.json fails.
 
   check_agent.py poll  OUT --ports N --per-slot P [--priority] [--lag NS]
   check_agent.py alarm OUT --expect some|none
@@ -13,7 +16,12 @@ it checked; exits 1 on the first property that does not hold.
 import argparse
 import json
 import math
+import os
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 IDLE_NS = 100_000_000  # the agent's flow idle timeout
 
@@ -24,6 +32,11 @@ def fail(msg):
 
 
 def load(path):
+    return rtel_records.load(path)
+
+
+def load_truth(path):
+    """The simulator's ground truth (its own format, rtel-sim(1))."""
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -34,14 +47,13 @@ def by_type(lines, t):
 
 def check_poll(lines, nports, per, priority, lag):
     """(a) coverage bound and seats, (b) mirror vs fed packets, (c) truncation."""
-    mirror = by_type(lines, "mirror")
-    if len(mirror) != 1 or lines[0]["type"] != "mirror":
-        fail("expected one initial 'mirror' line first")
-    on = set(mirror[0]["on"])
+    if lines[0]["type"] != "mirror":
+        fail("expected an initial 'mirror' line first")
+    on = set(lines[0]["mirrored"])
     slots = []          # (seq, start, measured set)
     last_slot = None
     fed_since_start = {}  # port -> packets fed in its current window
-    window_start = {p: mirror[0]["at"] for p in on}
+    window_start = {p: lines[0]["ts_ns"] for p in on}
     closed = []         # (port, start, stop) windows that ended
     off_at = {}         # port -> time its mirror was switched off
     truncated = 0
@@ -49,57 +61,68 @@ def check_poll(lines, nports, per, priority, lag):
     for r in lines:
         t = r["type"]
         if t == "slot":
-            if last_slot is not None and r["seq"] != last_slot["seq"] + 1:
+            if last_slot is not None and r["slot"] != last_slot["slot"] + 1:
                 fail("slot %d follows slot %d: a slot was skipped" %
-                     (r["seq"], last_slot["seq"]))
-            for p in r["off"]:
+                     (r["slot"], last_slot["slot"]))
+            for p in r["stopped"]:
                 if p not in on:
-                    fail("slot %d stops port %d, which was not measured" % (r["seq"], p))
+                    fail("slot %d stops port %d, which was not measured" % (r["slot"], p))
                 on.discard(p)
-                closed.append((p, window_start.pop(p), r["start"]))
-                off_at[p] = r["start"]
+                closed.append((p, window_start.pop(p), r["start_ns"]))
+                off_at[p] = r["start_ns"]
                 if fed_since_start.pop(p, 0) > 0:
                     stops_with_traffic += 1
-            for p in r["on"]:
+            for p in r["started"]:
                 if p in on:
-                    fail("slot %d starts port %d, which was measured" % (r["seq"], p))
+                    fail("slot %d starts port %d, which was measured" % (r["slot"], p))
                 on.add(p)
-                window_start[p] = r["start"]
+                window_start[p] = r["start_ns"]
                 off_at.pop(p, None)
-            if len(on) != r["measured"]:
-                fail("slot %d: %d ports after the on/off lists, %d reported measured"
-                     % (r["seq"], len(on), r["measured"]))
+            want = ["Ethernet1/%d" % p for p in r["started"]], \
+                ["Ethernet1/%d" % p for p in r["stopped"]]
+            if (r["started_names"], r["stopped_names"]) != want:
+                fail("slot %d: port names %s/%s, expected %s/%s" % (
+                    r["slot"], r["started_names"], r["stopped_names"], want[0], want[1]))
             if len(on) > per:
-                fail("slot %d measures %d ports, more than %d" % (r["seq"], len(on), per))
-            slots.append((r["seq"], r["start"], set(on)))
+                fail("slot %d measures %d ports, more than %d" % (r["slot"], len(on), per))
+            slots.append((r["slot"], r["start_ns"], set(on)))
             last_slot = r
-        elif t == "pkt":
+        elif t == "mirror" and last_slot is not None:
+            # the mirrors the agent programs at the slot: the ports the
+            # library measures, which the slot's lists must have left on
+            if r["ts_ns"] != last_slot["start_ns"] or set(r["mirrored"]) != on:
+                fail("slot %d: mirrors %s at %d, the started/stopped lists "
+                     "leave %s at %d" % (last_slot["slot"], r["mirrored"], r["ts_ns"],
+                                         sorted(on), last_slot["start_ns"]))
+        elif t == "trace":
             p = r["port"]
             if p not in on:
                 # (b): only a lagging mirror may copy a port that is off
-                if lag == 0 or r["ts"] - off_at.get(p, -10**30) >= lag:
+                if lag == 0 or r["ts_ns"] - off_at.get(p, -10**30) >= lag:
                     fail("packet of port %d at %d fed while its mirror was off"
-                         % (p, r["ts"]))
+                         % (p, r["ts_ns"]))
             else:
                 fed_since_start[p] = fed_since_start.get(p, 0) + 1
         elif t in ("flow", "io"):
             end = r.get("end", r.get("state"))
-            if t == "flow" and end == "truncated" and r["coverage_end"] is None:
+            if r["obs"] != "Ethernet1/%d" % r["port"]:
+                fail("%s of port %d at observation point %s" % (t, r["port"], r["obs"]))
+            if t == "flow" and end == "truncated" and r["coverage_end_ns"] is None:
                 fail("truncated flow without the end of its coverage: %s" % r)
-            if end == "truncated" and r["coverage_end"] is not None:
+            if end == "truncated" and r["coverage_end_ns"] is not None:
                 # (c): cut by the slot that just began, on a port it stopped
                 # (I/Os outstanding at the end are truncated by the flush)
-                if last_slot is None or r["port"] not in last_slot["off"]:
+                if last_slot is None or r["port"] not in last_slot["stopped"]:
                     fail("truncated %s of port %d not right after a slot that "
                          "stopped its port: %s" % (t, r["port"], r))
-                if r["coverage_end"] != last_slot["start"]:
+                if r["coverage_end_ns"] != last_slot["start_ns"]:
                     fail("truncated %s: coverage ends at %s, the slot began at %d"
-                         % (t, r["coverage_end"], last_slot["start"]))
-                if t == "flow" and not (r["coverage_start"] <= r["first"] <= r["last"]
-                                        < r["coverage_end"]):
+                         % (t, r["coverage_end_ns"], last_slot["start_ns"]))
+                if t == "flow" and not (r["coverage_start_ns"] <= r["first_ts_ns"]
+                                        <= r["last_ts_ns"] < r["coverage_end_ns"]):
                     fail("flow outside its coverage window: %s" % r)
                 truncated += 1
-    summary = by_type(lines, "summary")[-1]
+    summary = by_type(lines, "agent_summary")[-1]
     ports = by_type(lines, "port_summary")
 
     # (a): every port measured in every ceil(N/P) consecutive slots (with
@@ -125,12 +148,12 @@ def check_poll(lines, nports, per, priority, lag):
     # close, unless it ended idle before it
     for r in by_type(lines, "flow"):
         for (p, a, b) in closed:
-            if r["port"] == p and a <= r["first"] < b:
-                ok = (r["end"] == "truncated" and r["coverage_end"] == b) or \
-                     (r["end"] in ("idle", "evicted", "active") and r["last"] < b)
+            if r["port"] == p and a <= r["first_ts_ns"] < b:
+                ok = (r["end"] == "truncated" and r["coverage_end_ns"] == b) or \
+                     (r["end"] in ("idle", "evicted", "active") and r["last_ts_ns"] < b)
                 if not ok:
                     fail("flow of port %d began in [%d,%d) and ended %s, coverage "
-                         "end %s" % (p, a, b, r["end"], r["coverage_end"]))
+                         "end %s" % (p, a, b, r["end"], r["coverage_end_ns"]))
     if stops_with_traffic and truncated == 0:
         fail("%d ports stopped with traffic, and no record was truncated"
              % stops_with_traffic)
@@ -177,7 +200,7 @@ def check_alarm(lines, expect):
         # flows cut short (truncated by a slot boundary, evicted) are not
         # judged: their FCT is partial
         want = {(f["src"], f["dst"]) for f in by_type(lines, "flow")
-                if f["fct"] > limit and f.get("end") not in ("truncated", "evicted")}
+                if f["fct_ns"] > limit and f.get("end") not in ("truncated", "evicted")}
         got = {(a["src"], a["dst"]) for a in fct}
         if want - got:
             fail("pairs above the FCT limit without an alarm: %s" % sorted(want - got))
@@ -190,10 +213,10 @@ def check_full(lines, truth, obsmap, analyze):
     flows = by_type(lines, "flow")
     ios = by_type(lines, "io")
     slots = by_type(lines, "slot")
-    if len(slots) != 1 or slots[0]["off"] or slots[0]["end"] is not None:
+    if len(slots) != 1 or slots[0]["stopped"] or "end_ns" in slots[0]:
         fail("full mode: expected one open-ended slot stopping nothing")
     for r in flows + ios:
-        if r.get("end", r.get("state")) == "truncated" or r["coverage_end"] is not None:
+        if r.get("end", r.get("state")) == "truncated" or "coverage_end_ns" in r:
             fail("full mode: a truncated record: %s" % r)
     got = {}
     for f in flows:
@@ -202,7 +225,7 @@ def check_full(lines, truth, obsmap, analyze):
         got[k] = (p + f["packets"], b + f["bytes"])
     want, want_ios = {}, {}
     if truth:
-        for t in load(truth):
+        for t in load_truth(truth):
             if t["type"] not in ("flow", "io") or t["obs"] not in obsmap:
                 continue
             port = obsmap[t["obs"]]

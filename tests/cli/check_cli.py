@@ -53,7 +53,6 @@ man/rtel-analyze.1 promises.
 Environment: RTEL_ANALYZE, RTEL_SIM (from make check). Exit status: 0 pass,
 1 fail, 77 skip (a program is not built).
 """
-import json
 import os
 import re
 import select
@@ -63,6 +62,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 ANA = os.environ.get("RTEL_ANALYZE", "")
 SIM = os.environ.get("RTEL_SIM", "")
@@ -352,7 +354,7 @@ def check_errors(tmp):
 # ---------------------------------------------------------------- overflow
 
 def json_lines(out):
-    return [json.loads(x) for x in out.splitlines() if x.strip()]
+    return rtel_records.loads_lines(out)
 
 
 def check_overflow(tmp):
@@ -439,11 +441,14 @@ def check_aeth(tmp):
             want = " %s msn=%d" % (aeth_expected(r["aeth"]["syndrome"]),
                                    r["aeth"]["msn"])
             seen.add(want.split()[0])
+            if r["aeth"]["syndrome_name"] != want.split()[0]:
+                bad.append("frame %d: JSON syndrome_name %r, text %r" %
+                           (fr, r["aeth"]["syndrome_name"], want.split()[0]))
             if want not in rows.get(fr, ""):
                 bad.append("frame %d: want%r in %r" % (fr, want,
                                                        rows.get(fr, "")[-60:]))
         ok(n > 0 and not bad, "%s: %d AETH packets named as rtel_aeth_str "
-           "names them%s" % (scen, n, "; " + "; ".join(bad[:2]) if bad else ""))
+           "names them, in the text and in the JSON%s" % (scen, n, "; " + "; ".join(bad[:2]) if bad else ""))
         ok(not re.search(r"\b(ACK|NAK|RNR-NAK)\(", txt),
            "%s: no raw ACK(n)/NAK(n) codes" % scen)
     for want in ("ack", "rnr_nak", "nak_psn_sequence_error"):

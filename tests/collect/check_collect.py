@@ -57,7 +57,8 @@ usage   bad arguments: exit 2 and a first line naming the option (--metrics
         --metrics is tests/collect/check_metrics.py).
 
 Environment: RTEL_COLLECT, RTEL_ANALYZE, RTEL_SIM (programs; skip 77 if one is
-missing). Exit: 0 pass, 1 fail, 77 skip.
+missing). Exit: 0 pass, 1 fail, 77 skip. The JSON lines of both programs are
+read by tests/rtel_records.py (docs/rtel-records.schema.json).
 """
 import collections
 import json
@@ -69,6 +70,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 SKIP = 77
 COLLECT = os.environ.get("RTEL_COLLECT", "")
@@ -103,6 +108,7 @@ def simulate(tmp, scenario, seed=7, extra=()):
 
 
 def canon(line):
+    # the line as it is (its members in one order): records compare whole
     return json.dumps(json.loads(line), sort_keys=True)
 
 
@@ -290,12 +296,14 @@ def pcap_frames(path):
 TIMELESS_FLOW = ["type", "obs", "src", "dst", "sport", "dqpn", "peer_qpn",
                  "op", "dscp", "bytes", "packets", "retx_packets",
                  "retx_bytes", "naks_seq", "naks_rnr", "naks_fatal", "cnps",
-                 "ecn_ce", "fecn", "becn", "psn_gaps", "losses_upstream",
+                 "ecn_ce", "fecn_packets", "becn_packets", "psn_gaps",
+                 "losses_upstream",
                  "losses_downstream", "retx_after_nak", "retx_after_rnr",
                  "lost_upstream"]
 TIMELESS_IO = ["type", "obs", "host", "target", "host_qpn", "target_qpn",
-               "cid", "qid", "op", "nsid", "slba", "nlb", "bytes",
-               "nvme_status", "state", "incapsule"]
+               "cid", "qid", "op", "nvme_opcode", "nvme_fctype", "nsid",
+               "slba", "nlb", "bytes", "nvme_status", "nvme_status_name",
+               "state", "incapsule"]
 
 
 def timeless(lines):
@@ -303,7 +311,7 @@ def timeless(lines):
     for ln in lines:
         if not ln.strip():
             continue
-        r = json.loads(ln)
+        r = rtel_records.loads(ln)
         keys = {"flow": TIMELESS_FLOW, "io": TIMELESS_IO}.get(r["type"])
         if keys:
             out.append(json.dumps({k: r.get(k) for k in keys},
@@ -388,8 +396,8 @@ def run_live(tmp):
         print("ok: live on lo: %d frames, %d flow and I/O records as "
               "rtel-analyze (%.1f s)" % (sent, len(timeless(want)),
                                          time.time() - t0))
-    ends = {json.loads(ln).get("end") for ln in got
-            if json.loads(ln)["type"] == "flow"}
+    ends = {rtel_records.loads(ln).get("end") for ln in got
+            if rtel_records.loads(ln)["type"] == "flow"}
     if not ends <= {"flush", "idle"}:
         fail("live: flow ends %s" % ends)
 
@@ -469,7 +477,7 @@ def run_stop(tmp):
         return
     with open(out) as f:
         got = f.read().splitlines()
-    recs = [json.loads(ln) for ln in got if ln.strip()]
+    recs = [rtel_records.loads(ln) for ln in got if ln.strip()]
     flushed = sum(1 for r in recs if r["type"] == "flow" and
                   r.get("end") == "flush")
     truncated = sum(1 for r in recs if r["type"] == "io" and
@@ -487,7 +495,7 @@ def run_stop(tmp):
     frames = pcap_frames(rdma)
     want = [ln.replace('"obs":"%s"' % os.path.basename(rdma)[:-5],
                        '"obs":"h0"') for ln in analyze([rdma])]
-    nflows = sum(1 for ln in want if json.loads(ln)["type"] == "flow")
+    nflows = sum(1 for ln in want if rtel_records.loads(ln)["type"] == "flow")
     out = os.path.join(tmp, "idle.json")
     p = live_start(["-j", "2", "--flow-idle", "200000000", "--json", out,
                     "--flows"])
@@ -496,7 +504,7 @@ def run_stop(tmp):
     live_send(s, frames)
     time.sleep(1.5)
     with open(out) as f:
-        got = [json.loads(ln) for ln in f.read().splitlines() if ln.strip()]
+        got = [rtel_records.loads(ln) for ln in f.read().splitlines() if ln.strip()]
     flows = [r for r in got if r["type"] == "flow"]
     live_stop(p, "idle")
     ends = collections.Counter(r.get("end") for r in flows)
@@ -505,8 +513,8 @@ def run_stop(tmp):
     if len(flows) != nflows or set(ends) != {"idle"}:
         fail("idle: %d of %d flows in the file 1.5 s after the last packet "
              "(before SIGTERM), ends %s" % (len(flows), nflows, dict(ends)))
-    elif keys(flows) != keys([json.loads(ln) for ln in want
-                              if json.loads(ln)["type"] == "flow"]):
+    elif keys(flows) != keys([rtel_records.loads(ln) for ln in want
+                              if rtel_records.loads(ln)["type"] == "flow"]):
         fail("idle: the flows that ended idle are not rtel-analyze's")
     else:
         print("ok: idle: all %d flows ended idle on the wall clock, before "
@@ -622,7 +630,7 @@ def erspan_once(tmp, s, name, frames, extra):
     want = r.stdout.splitlines()
     with open(out) as f:
         got = f.read().splitlines()
-    kinds = sorted({json.loads(ln)["type"] for ln in want})
+    kinds = sorted({rtel_records.loads(ln)["type"] for ln in want})
     if compare("erspan %s live lo (%d records, every field)" %
                (name, len(want)), want, got):
         print("ok: erspan %s on lo: %d ERSPAN III frames timed by their "
@@ -693,8 +701,8 @@ def hook_calls(path):
 
 
 def stats_of(lines):
-    return [json.loads(ln) for ln in lines if ln.strip() and
-            json.loads(ln)["type"] == "stats"]
+    return [rtel_records.loads(ln) for ln in lines if ln.strip() and
+            rtel_records.loads(ln)["type"] == "stats"]
 
 
 def run_poll(tmp):
@@ -713,10 +721,10 @@ def run_poll(tmp):
                             poll] + RECS + list(extra) + pcaps, check=True,
                            stdout=subprocess.PIPE, text=True)
         want_all = r.stdout.splitlines()
-        want = [ln for ln in want_all if json.loads(ln)["type"] != "stats"]
+        want = [ln for ln in want_all if rtel_records.loads(ln)["type"] != "stats"]
         ast = stats_of(want_all)[0]
-        slots = [json.loads(ln) for ln in want
-                 if json.loads(ln)["type"] == "slot"]
+        slots = [rtel_records.loads(ln) for ln in want
+                 if rtel_records.loads(ln)["type"] == "slot"]
         if len(slots) < 3 or not ast["unscheduled"]:
             fail("poll %s %s: rtel-analyze: %d slots, %d unscheduled" % (
                 scenario, poll, len(slots), ast["unscheduled"]))
@@ -739,30 +747,35 @@ def run_poll(tmp):
                 continue
             with open(out) as f:
                 got_all = f.read().splitlines()
-            got = [ln for ln in got_all if json.loads(ln)["type"] != "stats"]
+            got = [ln for ln in got_all if rtel_records.loads(ln)["type"] != "stats"]
             ok = compare("%s (records and slots)" % label, want, got)
             # measured and unscheduled packets, slots: every worker's
             # context has every slot
             gst = stats_of(got_all)
-            tot = {k: sum(g[k] for g in gst) for k in ("pkts", "unscheduled",
-                                                        "roce")}
-            if len(gst) != j or tot["pkts"] != ast["pkts"] or \
+            tot = {k: sum(g[k] for g in gst) for k in ("packets",
+                                                        "unscheduled", "roce")}
+            if len(gst) != j or tot["packets"] != ast["packets"] or \
                     tot["unscheduled"] != ast["unscheduled"] or \
                     tot["roce"] != ast["roce"] or \
                     any(g["slots"] != ast["slots"] for g in gst):
-                ok = fail("%s: stats %s, slots %s; rtel-analyze: pkts %d, "
+                ok = fail("%s: stats %s, slots %s; rtel-analyze: packets %d, "
                           "unscheduled %d, roce %d, slots %d" % (
                               label, tot, [g["slots"] for g in gst],
-                              ast["pkts"], ast["unscheduled"], ast["roce"],
+                              ast["packets"], ast["unscheduled"], ast["roce"],
                               ast["slots"]))
             # the hook: once per slot boundary, in order, with the ports
             hc = hook_calls(calls)
             exp = [{"slot": s["slot"], "start": s["start_ns"],
                     "end": s["end_ns"],
-                    "started": [names.index(n) for n in s["started"]],
-                    "stopped": [names.index(n) for n in s["stopped"]],
-                    "started_names": s["started"],
-                    "stopped_names": s["stopped"]} for s in slots]
+                    "started": [names.index(n) for n in s["started_names"]],
+                    "stopped": [names.index(n) for n in s["stopped_names"]],
+                    "started_names": s["started_names"],
+                    "stopped_names": s["stopped_names"]} for s in slots]
+            # the port ids of the slot records are the inputs, in order
+            if [(s["started"], s["stopped"]) for s in slots] != \
+                    [(e["started"], e["stopped"]) for e in exp]:
+                ok = fail("%s: the port ids of rtel-analyze's slot records "
+                          "are not the inputs named" % label)
             if [{k: c[k] for k in exp[0]} for c in hc] != exp:
                 ok = fail("%s: %d hook calls, %d slots; first calls %s, "
                           "expected %s" % (label, len(hc), len(exp), hc[:2],
@@ -775,7 +788,7 @@ def run_poll(tmp):
                 print("ok: %s: %d records, %d slots, %d of %d packets "
                       "unscheduled, %d hook calls as rtel-analyze --poll" %
                       (label, len(want), len(exp), tot["unscheduled"],
-                       tot["pkts"], len(hc)))
+                       tot["packets"], len(hc)))
     # a hook that fails (exit 1, or no such program): counted, no stop
     pcaps = simulate(tmp, "nvme-two-obs")
     for what, cmd, env_extra in (("exit 1", hook, {"RTEL_TEST_HOOK_EXIT":
@@ -921,7 +934,7 @@ def run_rotate(tmp):
             fail("rotate: %s ends inside a line" % fn)
         for ln in text.splitlines():
             try:
-                json.loads(ln)
+                rtel_records.loads(ln)
             except ValueError:
                 fail("rotate: %s: a torn line: %r" % (fn, ln[:80]))
         rotated = fn != "rot.json" and fn != "rot.json.moved"

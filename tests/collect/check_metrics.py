@@ -52,6 +52,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_collect as cc  # noqa: E402
+from check_collect import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 SKIP = 77
 BUCKETS_NS = [1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
@@ -68,7 +69,7 @@ SIM_ARGS = ["--nvme-hosts", "2", "--qd", "1", "--ios", "160",
 ROLES = ["--compute-side", "h0", "--storage-side", "t0"]
 # rows of the stats record (rj_stats_rows) -> (metric, extra labels)
 STATS_METRICS = {
-    "pkts": ("rtel_packets_total", {}),
+    "packets": ("rtel_packets_total", {}),
     "bytes": ("rtel_bytes_total", {}),
     "roce": ("rtel_roce_packets_total", {}),
     "rocev1": ("rtel_rocev1_packets_total", {}),
@@ -79,8 +80,8 @@ STATS_METRICS = {
     "ip_fragments": ("rtel_ip_fragments_total", {}),
     "erspan": ("rtel_erspan_packets_total", {}),
     "vxlan": ("rtel_vxlan_packets_total", {}),
-    "cnp": ("rtel_cnp_packets_total", {}),
-    "cm": ("rtel_cm_packets_total", {}),
+    "cnps": ("rtel_cnp_packets_total", {}),
+    "cm_mads": ("rtel_cm_packets_total", {}),
     "icrc_ok": ("rtel_icrc_checks_total", {"result": "ok"}),
     "icrc_bad": ("rtel_icrc_checks_total", {"result": "bad"}),
     "icrc_truncated": ("rtel_icrc_checks_total", {"result": "truncated"}),
@@ -89,7 +90,7 @@ STATS_METRICS = {
     "unknown_tver": ("rtel_unknown_tver_packets_total", {}),
     "flows_created": ("rtel_flows_created_total", {}),
     "flows_evicted": ("rtel_flows_evicted_total", {}),
-    "flows_untracked_pkts": ("rtel_flow_untracked_packets_total", {}),
+    "flows_untracked_packets": ("rtel_flow_untracked_packets_total", {}),
     "pairs_cm": ("rtel_qp_pairs_learned_total", {"source": "cm"}),
     "pairs_psn": ("rtel_qp_pairs_learned_total", {"source": "psn"}),
     "pairs_evicted": ("rtel_qp_pairs_evicted_total", {}),
@@ -119,7 +120,7 @@ STATS_METRICS = {
     "alarms_raised": ("rtel_alarms_total", {"event": "raised"}),
     "alarms_cleared": ("rtel_alarms_total", {"event": "cleared"}),
     "alarms_dropped": ("rtel_alarms_dropped_total", {}),
-    "msgs_overflow": ("rtel_messages_overflow_total", {}),
+    "messages_overflow": ("rtel_messages_overflow_total", {}),
 }
 
 fail = cc.fail
@@ -329,18 +330,19 @@ OPS = {"read": "read", "write": "write", "flush": "flush", None: "unknown"}
 
 
 def json_ios(lines):
-    return [r for r in (json.loads(ln) for ln in lines if ln.strip())
+    return [r for r in (rtel_records.loads(ln) for ln in lines if ln.strip())
             if r["type"] == "io"]
 
 
 def op_label(r):
-    # numbers in the JSON: an admin, Fabrics or other command; on /metrics
-    # "admin", "fabrics" or "other" (grouped here as "numbered")
+    # another command (an admin or Fabrics command by its name in the
+    # JSON): on /metrics "admin", "fabrics" or "other" (grouped here as
+    # "numbered"); an orphan has no op: "unknown"
     return OPS.get(r["op"], "numbered")
 
 
 def compare_with_json(samples, lines, nworkers):
-    recs = [json.loads(ln) for ln in lines if ln.strip()]
+    recs = [rtel_records.loads(ln) for ln in lines if ln.strip()]
     stats = {r["obs"]: r for r in recs if r["type"] == "stats"}
     ios = [r for r in recs if r["type"] == "io"]
     bad = 0

@@ -38,7 +38,6 @@ Environment: RTEL_COLLECT, RTEL_ANALYZE, RTEL_SIM; NFACCTD (else the PATH
 and /usr/sbin). Skips (77) without one of them or when 127.0.0.1 cannot be
 bound. Exit: 0 pass, 1 fail, 77 skip.
 """
-import json
 import os
 import subprocess
 import sys
@@ -234,7 +233,7 @@ def one_scenario(collect, analyze, sim, nfacctd, tmp, scen, simopts, points,
     files = [(p, os.path.join(d, p + ".pcap")) for p in points]
     r = cl.run([analyze, "--format", "json"] + cl.ALL_RECORDS + extra +
                ["--"] + ["%s=%s" % pf for pf in files], timeout=300)
-    lines = [json.loads(ln) for ln in r.stdout.splitlines() if ln.strip()]
+    lines = cl.rtel_records.loads_lines(r.stdout)
     rargs = sum((["-r", "%s=%s" % pf] for pf in files), [])
     for rtype, jtype in pm.TYPES:
         where = "%s %s" % (scen, rtype)

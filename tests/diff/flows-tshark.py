@@ -14,11 +14,14 @@ data.len minus the pad), first and last timestamps.
 Usage: flows-tshark.py [PCAP...]   (env: RTEL_ANALYZE, TSHARK, top_srcdir)
 """
 import glob
-import json
 import os
 import shutil
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 DATA = set(range(0x00, 0x0C)) | {0x16, 0x17}          # SEND, WRITE (RC)
 RESP = {0x0D, 0x0E, 0x0F, 0x10}                       # READ RESPONSE (RC)
@@ -73,7 +76,7 @@ def analyzer_flows(analyzer, pcap):
                          check=True, capture_output=True, text=True).stdout
     flows = {}
     for line in out.splitlines():
-        r = json.loads(line)
+        r = rtel_records.loads(line)
         if r.get("type") != "flow":
             continue
         key = (r["src"], r["dst"], r["dqpn"], r["op"] == "read_resp")

@@ -15,12 +15,15 @@ point), or given on the command line.
 Usage: nvme-latency.py [PCAP...]   (env: RTEL_ANALYZE, RTEL_SIM, TSHARK)
 Exit: 0 pass, 1 mismatch, 77 skip (tshark, simulator or analyzer missing).
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 SCENARIOS = ["nvme-read", "nvme-write", "nvme-incapsule", "nvme-mixed"]
 
@@ -52,7 +55,7 @@ def analyzer_ios(analyzer, pcap):
                          check=True, capture_output=True, text=True).stdout
     ios = {}
     for line in out.splitlines():
-        r = json.loads(line)
+        r = rtel_records.loads(line)
         if r.get("type") == "io" and r["state"] == "complete":
             ios.setdefault((r["cid"], r["t_rsp_ns"]), []).append(r)
     return ios

@@ -48,7 +48,7 @@ Known tshark 4.0 quirks, handled here (Q-numbers are printed in --verbose output
     big-endian.
  Q10 802.1Q tags are vlan.id, 802.1ad S-tags ieee8021ad.id; the tag order is rebuilt from
     frame.protocols.  Only the tags of the innermost Ethernet header (the one carrying the RoCE
-    packet) are compared; underlay tags of tunnels are not part of "vlan".  "encap" is
+    packet) are compared; underlay tags of tunnels are not part of "vlans".  "encap" is
     compared in frame order (outermost first); ERSPAN type I (no erspan.version) is "erspan1",
     GRE transparent Ethernet bridging (gre followed by eth) is "gre-teb".
  Q11 tshark decodes QP0/QP1 UD datagrams shorter than a MAD header (24 bytes), or CM MADs
@@ -120,8 +120,11 @@ CM_KEYS = {
     'DisconnectReply': {'attr', 'tid', 'lcid', 'rcid'},
     'ConnectReject': {'attr', 'tid', 'lcid', 'rcid', 'rej_reason'},
 }
+for _keys in CM_KEYS.values():
+    _keys.add('attr_id')
 
-HEX64_RE = re.compile(r'^0x[0-9a-f]{16}$')
+# rtel-analyze(1), OUTPUT: a 64-bit integer is a string of decimal digits
+U64_RE = re.compile(r'^(0|[1-9][0-9]{0,19})$')
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,7 +311,7 @@ class Walk:
         return struct.unpack('!I', self.buf[self.end - 4:self.end])[0]
 
 
-# IBTA extension header lengths per opcode, to check the analyzer's "truncated" flag
+# IBTA extension header lengths per opcode, to check the analyzer's "headers_truncated" flag
 def ext_len(op):
     rc = {0x03: 4, 0x05: 4, 0x06: 16, 0x09: 4, 0x0a: 16, 0x0b: 20, 0x0c: 16, 0x0d: 4, 0x0f: 4,
           0x10: 4, 0x11: 4, 0x12: 12, 0x13: 28, 0x14: 28, 0x16: 4, 0x17: 4, 0x1c: 20, 0x1d: 16}
@@ -445,7 +448,7 @@ def tshark_view(row):
     # which L3/L4 carries the RoCE packet: the last ip/ipv6 (and udp) token before infiniband
     roce_v1 = not before or before[-1] != 'udp'
     if roce_v1:
-        v['roce'] = 1
+        v['roce_version'] = 1
         v['src'] = canon_ip(first('infiniband.grh.sgid'))
         v['dst'] = canon_ip(first('infiniband.grh.dgid'))
         tc = int(first('infiniband.grh.tclass'))
@@ -453,7 +456,7 @@ def tshark_view(row):
         v['sport'] = ABSENT
         v['dport'] = ABSENT
     else:
-        v['roce'] = 2
+        v['roce_version'] = 2
         k_udp = before.count('udp') - 1
         l3 = [p for p in before if p in ('ip', 'ipv6')][-1]
         k = [p for p in before if p in ('ip', 'ipv6') and p == l3].__len__() - 1
@@ -480,7 +483,7 @@ def tshark_view(row):
             if i > last_eth:
                 tags.append(int(nth('ieee8021ad.id', iad)))
             iad += 1
-    v['vlan'] = tags if tags else ABSENT
+    v['vlans'] = tags
     # encapsulations
     enc, ie, known = [], 0, True
     for i, p in enumerate(before):
@@ -506,7 +509,7 @@ def tshark_view(row):
         elif p in ('geneve', 'mpls', 'nsh', 'pw_eth', 'etherip', 'l2tp', 'gtp', 'vxlan-gpe'):
             known = False
     if known:
-        v['encap'] = enc if enc else ABSENT
+        v['encap'] = enc
     # BTH
     op = int(first('infiniband.bth.opcode'))
     v['opcode'] = op
@@ -562,6 +565,7 @@ def tshark_view(row):
             and first('infiniband.mad.attributeid'):
         attr = ival(first('infiniband.mad.attributeid'))
         name = CM_ATTR.get(attr, attr)
+        v['cm.attr_id'] = attr
         v['cm.attr'] = name
         if first('infiniband.mad.transactionid'):
             v['cm.tid'] = ival(first('infiniband.mad.transactionid'))
@@ -604,24 +608,26 @@ def get_path(rec, path):
     return cur
 
 
-HEX_PATHS = {'reth.va', 'atomic.va', 'atomic.swap', 'atomic.cmp', 'atomicack.orig', 'cm.tid',
-             'cm.service_id'}
+U64_PATHS = {'frame', 'ts_ns', 'reth.va', 'atomic.va', 'atomic.swap', 'atomic.cmp',
+             'atomicack.orig', 'cm.tid', 'cm.service_id'}
 
 
 def norm_analyzer(path, val):
     """Analyzer value -> python value comparable to tshark_view (or a format error string)."""
     if val is ABSENT:
         return ABSENT, None
-    if path in HEX_PATHS:
-        if not isinstance(val, str) or not HEX64_RE.match(val):
-            return val, 'not a "0x%016x" string'
-        return int(val, 16), None
-    if path in ('src', 'dst', 'encap', 'cm.attr'):
+    if path in U64_PATHS:
+        if not isinstance(val, str) or not U64_RE.match(val) or int(val) >= 1 << 64:
+            return val, 'not a string of decimal digits (a 64-bit integer)'
+        return int(val), None
+    if path in ('src', 'dst', 'cm.attr'):
         return val, None
-    if path == 'vlan':
+    if path in ('vlans', 'encap'):
         return val, None if isinstance(val, list) else 'not a list'
     if isinstance(val, bool) or not isinstance(val, int):
         return val, 'not a JSON integer'
+    if val > 1 << 53:
+        return val, 'a JSON number above 2^53'
     return val, None
 
 
@@ -633,10 +639,11 @@ def fmt(v):
     return json.dumps(v) if not isinstance(v, str) else v
 
 
-REQUIRED = {'type': str, 'frame': int, 'ts_ns': int, 'len': int, 'caplen': int, 'roce': int,
-            'src': str, 'dst': str, 'dscp': int, 'ecn': int, 'opcode': int, 'se': int, 'm': int,
+REQUIRED = {'type': str, 'port': int, 'frame': str, 'ts_ns': str, 'len': int, 'caplen': int,
+            'roce_version': int, 'src': str, 'dst': str, 'vlans': list, 'encap': list,
+            'dscp': int, 'ecn': int, 'opcode': int, 'se': int, 'm': int,
             'pad': int, 'tver': int, 'pkey': int, 'fecn': int, 'becn': int, 'dqpn': int,
-            'a': int, 'psn': int, 'icrc': str}
+            'a': int, 'psn': int, 'payload_len': int, 'icrc': str, 'headers_truncated': bool}
 
 
 # --------------------------------------------------------------------------------------------
@@ -714,8 +721,8 @@ def diff_capture(path, ts, analyzer, res, use_expected):
         missing = [k for k in REQUIRED if k not in obj]
         res.check(not bad and not missing, cap, obj.get('frame', '?'), 'record schema',
                   'required keys with JSON types', 'missing %s, wrong type %s' % (missing, bad))
-        fr = obj.get('frame')
-        if not isinstance(fr, int):
+        fr, ferr = norm_analyzer('frame', obj.get('frame', ABSENT))
+        if ferr or fr is ABSENT:
             continue
         res.check(fr not in recs, cap, fr, 'record count', 1, 2, 'duplicate record')
         recs[fr] = obj
@@ -780,11 +787,11 @@ def diff_capture(path, ts, analyzer, res, use_expected):
         else:
             res.check(st == 'truncated', cap, fnum, 'icrc', 'truncated',
                       st if st is not None else ABSENT)
-        # truncated flag: caplen < BTH + extension headers of the opcode
+        # headers_truncated: caplen < BTH + extension headers of the opcode
         need = w.bth + 12 + ext_len(v['opcode'])
-        exp_t = True if len(w.buf) < need else ABSENT
-        res.check(rec.get('truncated', ABSENT) == exp_t, cap, fnum, 'truncated', exp_t,
-                  rec.get('truncated', ABSENT))
+        exp_t = len(w.buf) < need
+        res.check(rec.get('headers_truncated', ABSENT) is exp_t, cap, fnum,
+                  'headers_truncated', exp_t, rec.get('headers_truncated', ABSENT))
         # cm: only the keys the message has
         cmv = rec.get('cm')
         if isinstance(cmv, dict) and cmv.get('attr') in CM_KEYS:

@@ -101,7 +101,37 @@ def pattern(n, seed):
 
 
 def hex64(v):
-    return "0x%016x" % v
+    """A 64-bit header field as the analyzer writes it: a string of decimal
+    digits (rtel-analyze(1), OUTPUT: every 64-bit integer)."""
+    return "%d" % v
+
+
+CM_ATTR_ID = {'ConnectRequest': 0x10, 'MRA': 0x11, 'ConnectReject': 0x12,
+              'ConnectReply': 0x13, 'ReadyToUse': 0x14, 'DisconnectRequest': 0x15,
+              'DisconnectReply': 0x16, 'SIDR_REQ': 0x17, 'SIDR_REP': 0x18, 'LAP': 0x19,
+              'APR': 0x1a}
+
+
+def record_format(exp):
+    """An expected record in the analyzer's member names and types: roce_version, the
+    vlans and encap arrays always (empty: none), headers_truncated always, cm.attr_id."""
+    e = dict(exp)
+    out = {}
+    for k, v in e.items():
+        if k == 'roce':
+            out['roce_version'] = v
+        elif k == 'vlan':
+            out['vlans'] = v
+        elif k == 'truncated':
+            out['headers_truncated'] = v
+        elif k == 'cm':
+            out['cm'] = dict({'attr_id': CM_ATTR_ID[v['attr']]}, **v)
+        else:
+            out[k] = v
+    out.setdefault('vlans', [])
+    out.setdefault('encap', [])
+    out.setdefault('headers_truncated', False)
+    return out
 
 
 class Tr:
@@ -1200,7 +1230,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     manifest = {"generator": "tests/gen/mkcaptures.py",
                 "analyzer_command": "rtel-analyze --packets --format json --icrc FILE",
-                "expected_omits": ["obs"],
+                "expected_omits": ["obs", "opcode_name", "aeth.syndrome_name"],
                 "captures": []}
     for k, (name, fn, desc) in enumerate(CAPTURES):
         frames = fn()
@@ -1212,9 +1242,9 @@ def main(argv):
             for i, f in enumerate(frames):
                 if f.exp is None:
                     continue
-                rec = {"type": "packet", "frame": i + 1, "ts_ns": f.ts, "len": f.wirelen,
-                       "caplen": len(f.data)}
-                rec.update(f.exp)
+                rec = {"type": "packet", "port": 0, "frame": "%d" % (i + 1),
+                       "ts_ns": "%d" % f.ts, "len": f.wirelen, "caplen": len(f.data)}
+                rec.update(record_format(f.exp))
                 fh.write(json.dumps(rec, separators=(',', ':')) + "\n")
                 nrec += 1
         manifest["captures"].append({

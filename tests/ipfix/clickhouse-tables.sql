@@ -40,7 +40,10 @@
 -- times are UInt64 ns since 1970 (the exporter's time base), durations
 -- Int64 ns; the IPFIX "none" values (all ones for a time, -2^63 for a
 -- duration, 4294967295 for an unknown QPN, rtel_ipfix(3)) become NULL, as
--- they are null in rtel-analyze's JSON.
+-- rtel-analyze's JSON leaves them out; so do the command's members of an
+-- orphan (a response whose command was not seen). The JSON's words for
+-- numbers (op, nvme_status_name: rtel_nvme_cmd_str(3)) are not here: the
+-- numbers they name are (nvme_opcode, nvme_fctype, nvme_status).
 --
 -- tests/ipfix/clickhouse.py runs this file (clickhouse-client
 -- --multiquery) in an empty database, loads nfacctd's JSON into
@@ -87,21 +90,19 @@ CREATE TABLE rtel_io
                 'evicted' = 4, 'truncated' = 5),
     flags UInt32,                      -- RTEL_IO_F_*: 1 IPv6, 2 in-capsule,
                                        -- 4 admin, 8 fabrics, 16 invalidate, 32 qid
-    incapsule UInt8,                   -- flags & 2
+    incapsule Nullable(UInt8),         -- flags & 2; NULL: an orphan
     host_qpn Nullable(UInt32),         -- NULL: not known
     target_qpn Nullable(UInt32),
     cid UInt16,
     qid Nullable(UInt16),              -- NULL: not known (flags & 32 clear)
-    opcode UInt8,                      -- the NVMe opcode
-    fctype UInt8,                      -- the Fabrics command type (flags & 8)
-    op Nullable(String),               -- as the JSON: 'read', 'write', 'flush'
-                                       -- (I/O queue commands), else the opcode
-                                       -- in decimal; NULL for an orphan
+    nvme_opcode Nullable(UInt8),       -- the NVMe opcode; NULL: an orphan
+    nvme_fctype Nullable(UInt8),       -- the Fabrics command type (flags & 8),
+                                       -- else NULL
     nvme_status UInt16,
-    nsid UInt32,
-    slba UInt64,
-    nlb UInt32,
-    bytes UInt64,
+    nsid Nullable(UInt32),             -- NULL: an orphan (as the next three)
+    slba Nullable(UInt64),
+    nlb Nullable(UInt32),
+    bytes Nullable(UInt64),
     t_cmd_ns Nullable(UInt64),         -- C, R, D1/P1, Dn/Pn, Q (rtel-metrics(7))
     t_rsp_ns Nullable(UInt64),
     t_data_first_ns Nullable(UInt64),
@@ -186,22 +187,20 @@ SELECT
     CAST(nvme_io_state AS Enum8('complete' = 1, 'timeout' = 2, 'orphan' = 3,
                                 'evicted' = 4, 'truncated' = 5)) AS state,
     nvme_io_flags AS flags,
-    toUInt8(bitAnd(nvme_io_flags, 2) != 0) AS incapsule,
+    if(nvme_io_state = 3, NULL,
+       toUInt8(bitAnd(nvme_io_flags, 2) != 0)) AS incapsule,
     if(nvme_host_qpn = 4294967295, NULL, nvme_host_qpn) AS host_qpn,
     if(nvme_target_qpn = 4294967295, NULL, nvme_target_qpn) AS target_qpn,
     nvme_command_id AS cid,
     if(bitAnd(nvme_io_flags, 32) != 0, nvme_queue_id, NULL) AS qid,
-    nvme_opcode AS opcode,
-    nvme_fabrics_type AS fctype,
-    if(nvme_io_state = 3, NULL,
-       multiIf(bitAnd(nvme_io_flags, 12) != 0, toString(nvme_opcode),
-               nvme_opcode = 2, 'read', nvme_opcode = 1, 'write',
-               nvme_opcode = 0, 'flush', toString(nvme_opcode))) AS op,
+    if(nvme_io_state = 3, NULL, nvme_opcode) AS nvme_opcode,
+    if(nvme_io_state = 3 OR bitAnd(nvme_io_flags, 8) = 0, NULL,
+       nvme_fabrics_type) AS nvme_fctype,
     nvme_status,
-    nvme_namespace_id AS nsid,
-    nvme_starting_lba AS slba,
-    nvme_block_count AS nlb,
-    nvme_io_length AS bytes,
+    if(nvme_io_state = 3, NULL, nvme_namespace_id) AS nsid,
+    if(nvme_io_state = 3, NULL, nvme_starting_lba) AS slba,
+    if(nvme_io_state = 3, NULL, nvme_block_count) AS nlb,
+    if(nvme_io_state = 3, NULL, nvme_io_length) AS bytes,
     if(nvme_command_nanoseconds = 18446744073709551615, NULL,
        nvme_command_nanoseconds) AS t_cmd_ns,
     if(nvme_response_nanoseconds = 18446744073709551615, NULL,

@@ -103,18 +103,23 @@ EXPORTER = "127.0.0.1"  # nfacctd's peer_ip_src of rtel-analyze's messages
 # the native primitives of the aggregate (clickhouse-tables.sql's header)
 NATIVE = ["peer_src_ip", "export_proto_sysid", "src_host", "dst_host",
           "in_iface"]
-# the members of rtel-analyze's JSON segment records
-SEGMENT_KEYS = ["type", "host", "target", "target_qpn", "cid", "op",
+# the members of rtel-analyze's JSON segment records (but op, the name of
+# nvme_opcode: the SQL has the numbers, NAMES below)
+SEGMENT_KEYS = ["type", "host", "target", "target_qpn", "cid", "nvme_opcode",
                 "compute_obs", "storage_obs", "roles", "nsid", "slba",
                 "bytes", "iol1_ns", "iol2_ns", "rtt_ns", "compute_ns",
                 "network_ns", "storage_ns"]
 # the rtel_io columns named as the members of the JSON I/O records (obs
 # comes from rtel_points)
-IO_COLUMNS = ["host", "target", "host_qpn", "target_qpn", "cid", "qid", "op",
-              "nsid", "slba", "nlb", "bytes", "nvme_status", "state",
+IO_COLUMNS = ["host", "target", "host_qpn", "target_qpn", "cid", "qid",
+              "nvme_opcode", "nvme_fctype", "nsid", "slba", "nlb", "bytes",
+              "nvme_status", "state",
               "incapsule", "t_cmd_ns", "t_rsp_ns", "t_data_first_ns",
               "t_data_last_ns", "t_rdreq_ns", "iol_ns", "dal_ns", "dpl_ns",
               "xfer_ns", "port", "coverage_start_ns", "coverage_end_ns"]
+# the JSON's words for its numbers (rtel_nvme_cmd_str(3) and
+# rtel_nvme_status_str(3)): not in the SQL, which has the numbers
+NAMES = {"op", "nvme_status_name"}
 KAFKA_ENGINE = ("ENGINE = Kafka('127.0.0.1:%d', 'rtel-io', "
                 "'rtel-clickhouse-test', 'JSONEachRow');")
 
@@ -130,17 +135,18 @@ class Failures:
 
 
 def notation(r):
-    """A JSON record in the SQL columns' notation: a numeric op as its
-    decimal string, booleans as 0/1, an absent qid as NULL."""
+    """A JSON record (tests/rtel_records.py: 64-bit members as ints) in the
+    SQL columns' notation: booleans as 0/1, a member the JSON leaves out as
+    NULL, the words of NAMES left out."""
     out = {}
+    if r["type"] == "io":
+        out = {k: None for k in IO_COLUMNS}
     for k, v in r.items():
-        if k == "op" and isinstance(v, int) and not isinstance(v, bool):
-            v = str(v)
-        elif isinstance(v, bool):
+        if k in NAMES:
+            continue
+        if isinstance(v, bool):
             v = int(v)
         out[k] = v
-    if r.get("type") == "io" and "qid" not in out:
-        out["qid"] = None
     return out
 
 
@@ -210,8 +216,8 @@ def check_ios(ch, db, label, runs, fails):
 
 
 def io_key(r):
-    return tuple(r[k] for k in ("host", "target", "target_qpn", "cid", "op",
-                                "nsid", "slba", "bytes"))
+    return tuple(r[k] for k in ("host", "target", "target_qpn", "cid",
+                                "nvme_opcode", "nsid", "slba", "bytes"))
 
 
 def check_segments(ch, db, label, lines, fails):
@@ -220,9 +226,9 @@ def check_segments(ch, db, label, lines, fails):
     segments with an equal row, and of members of those."""
     exp = []
     for i, r in enumerate(lines):
-        if r["type"] != "segments":
+        if r["type"] != "segment":
             continue
-        if sorted(r) != sorted(SEGMENT_KEYS):
+        if sorted(set(r) - NAMES) != sorted(SEGMENT_KEYS):
             fails.add("%s: JSON line %d: segment members %s, the test "
                       "compares %s" % (label, i + 1, sorted(r),
                                        sorted(SEGMENT_KEYS)))
@@ -313,10 +319,10 @@ def one_case(ch, analyze, sim, nfacctd, tmp, label, scen, agents, fails):
         ref = runs[agents[0][0]]  # the same run's segments
     else:
         # the segments of the two points read together (no export)
-        ref = [json.loads(l) for l in cl.run(
+        ref = cl.rtel_records.loads_lines(cl.run(
             [analyze, "--format", "json", "--segments"] + ROLE_OPTS
             + ["--"] + ["%s=%s" % (p, pcaps[p]) for p in sorted(ROLES)]
-        ).stdout.splitlines() if l.strip()]
+        ).stdout)
 
     # Kafka stand-in: nfacctd's JSON objects, as the topic would hold them
     db = "rtel_" + tag.replace("-", "_")

@@ -19,6 +19,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
+
 SKIP = 77
 
 # ----------------------------------------------------------------- setup
@@ -145,7 +149,7 @@ def analyze_ipfix_cmd(analyze, port, files, domain, extra=()):
 def json_records(stdout, stderr, where):
     """The JSON records of an analyze_ipfix_cmd run; raises unless there
     are as many as its 'ipfix: N records' line says it exported."""
-    lines = [json.loads(l) for l in stdout.splitlines() if l.strip()]
+    lines = rtel_records.loads_lines(stdout)
     n, line = parse_ipfix_count(stderr)
     if n != len(lines):
         raise RuntimeError("%s: %d JSON records but IPFIX says %r" % (
@@ -163,13 +167,14 @@ NTP_OFFSET = 2208988800       # seconds from 1900-01-01 to 1970-01-01
 
 
 def ts_u64(v):
-    """A JSON timestamp (ns or null) as the enterprise element carries it."""
+    """A JSON timestamp (ns, or None: left out) as the enterprise element
+    carries it."""
     return U64_NONE if v is None else v
 
 
 def dur_u64(v):
-    """A JSON duration (signed ns or null) as pmacct prints a signed64:
-    its unsigned two's complement; null is -2^63."""
+    """A JSON duration (signed ns, or None: left out) as pmacct prints a
+    signed64: its unsigned two's complement; none is -2^63."""
     if v is None:
         return DUR_NONE
     return v & U64_NONE

@@ -52,8 +52,8 @@ ENDS = {"idle": 1, "active": 2, "evicted": 3, "flush": 4, "truncated": 5,
 
 
 def nvme_op(v, _obs):
-    """JSON NVMe opcode: "read", "write", "flush" or the number."""
-    return v if isinstance(v, int) else OPS[v]
+    """The JSON op of a summary ("read" or "write") -> its opcode."""
+    return OPS[v]
 
 
 def rdma_ops(v, _obs):
@@ -64,11 +64,13 @@ DUMP_TYPES = {1: "uint8", 2: "uint16", 3: "uint32", 4: "uint64", 8: "int64"}
 
 
 def k(key, none=None, conv=None):
-    """A JSON member |key|; |none| is the value a JSON null is exported as
-    (None: a null is not compared); |conv| converts the member."""
+    """A JSON member |key|; |none| is the value a member that the JSON
+    leaves out (not known, or not applicable) is exported as (None: it is
+    not compared); |conv| converts the member."""
     def get(r, obs):
-        v = r.get(key, KeyError)
-        if v is KeyError:
+        try:
+            v = r[key]  # a Record: None if declared and left out
+        except KeyError:
             return KeyError
         if v is None:
             return KeyError if none is None else none
@@ -82,11 +84,12 @@ def obs_of(key):
 
 def hist(key, stat, none=None):
     def get(r, _obs):
-        h = r.get(key)
+        h = r[key]
         if h is None:  # no such latency in the period: count 0
             return 0 if stat == "count" else KeyError
-        v = h.get(stat, KeyError)
-        return KeyError if v is None else v
+        # an empty distribution has its count only: the rest exports 0
+        v = h[stat]
+        return 0 if v is None else v
     return get
 
 
@@ -107,18 +110,18 @@ COMMON_RDMA = {
     "rdmaEndReason": k("end", conv=lambda v, o: ENDS[v]),
 }
 LAT = {}
-for _pfx, _key in (("nvmeIol", "iol_ns"), ("nvmeDal", "dal_ns"),
-                   ("nvmeDpl", "dpl_ns")):
+for _pfx, _key in (("nvmeIol", "iol"), ("nvmeDal", "dal"),
+                   ("nvmeDpl", "dpl")):
     LAT[_pfx + "Count"] = hist(_key, "count")
-    for _n, _s in (("Min", "min"), ("Mean", "mean"), ("P50", "p50"),
-                   ("P90", "p90"), ("P99", "p99"), ("P999", "p99.9"),
-                   ("Max", "max")):
+    for _n, _s in (("Min", "min_ns"), ("Mean", "mean_ns"), ("P50", "p50_ns"),
+                   ("P90", "p90_ns"), ("P99", "p99_ns"), ("P999", "p999_ns"),
+                   ("Max", "max_ns")):
         LAT[_pfx + _n + "Nanoseconds"] = hist(_key, _s)
 FIELDS = {
     "flow": dict(COMMON_RDMA, **{
         "sourceTransportPort": k("sport"), "ipDiffServCodePoint": k("dscp"),
         "ingressInterface": k("port"),
-        "rdmaFecnCount": k("fecn"), "rdmaBecnCount": k("becn"),
+        "rdmaFecnCount": k("fecn_packets"), "rdmaBecnCount": k("becn_packets"),
         "rdmaPsnGapCount": k("psn_gaps"),
         "rdmaRetxAfterNakCount": k("retx_after_nak"),
         "rdmaRetxAfterTimeoutCount": k("retx_after_timeout"),
@@ -139,8 +142,8 @@ FIELDS = {
         "nvmeHostQpn": k("host_qpn", U32_NONE),
         "nvmeTargetQpn": k("target_qpn", U32_NONE),
         "nvmeCommandId": k("cid"), "nvmeQueueId": k("qid"),
-        "nvmeOpcode": k("op", conv=nvme_op), "nvmeStatus": k("nvme_status"),
-        "nvmeNamespaceId": k("nsid", U32_NONE),
+        "nvmeOpcode": k("nvme_opcode"), "nvmeFabricsType": k("nvme_fctype"),
+        "nvmeStatus": k("nvme_status"), "nvmeNamespaceId": k("nsid"),
         "nvmeStartingLba": k("slba"), "nvmeBlockCount": k("nlb"),
         "nvmeIoLength": k("bytes"),
         "nvmeCommandNanoseconds": k("t_cmd_ns", pl.NONE_U64),
@@ -154,14 +157,14 @@ FIELDS = {
         "nvmeTransferNanoseconds": k("xfer_ns", pl.NONE_S64),
         "rdmaCoverageStartNanoseconds": k("coverage_start_ns"),
         "rdmaCoverageEndNanoseconds": k("coverage_end_ns", pl.NONE_U64)},
-    "segments": {
+    "segment": {
         "observationPointId": obs_of("compute_obs"),
         "nvmeStorageObservationPoint": obs_of("storage_obs"),
         "nvmeRolesConfigured": k("roles",
                                  conv=lambda v, o: int(v == "configured")),
         "nvmeTargetQpn": k("target_qpn", U32_NONE),
-        "nvmeCommandId": k("cid"), "nvmeOpcode": k("op", conv=nvme_op),
-        "nvmeNamespaceId": k("nsid", U32_NONE),
+        "nvmeCommandId": k("cid"), "nvmeOpcode": k("nvme_opcode"),
+        "nvmeNamespaceId": k("nsid"),
         "nvmeStartingLba": k("slba"), "nvmeIoLength": k("bytes"),
         "nvmeIol1Nanoseconds": k("iol1_ns", pl.NONE_S64),
         "nvmeIol2Nanoseconds": k("iol2_ns", pl.NONE_S64),
@@ -254,7 +257,7 @@ def run(cl, sim, ana, dump):
         f = os.path.join(work, label + ".ipfix")
         r = pl.run([ana] + pl.ALL_RECORDS + ["--ipfix-file", f, "--"]
                    + inputs)
-        exp = [pl.json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+        exp = [pl.rtel_records.loads(x) for x in r.stdout.splitlines() if x.strip()]
         n, _m, _b, _d, _l = pl.export_stats(r.stderr)
         ck.eq("%s: records exported (stderr) vs JSON" % label, len(exp), n)
         d = pl.run([dump, "-i", f, "--rfc5610"], check=False)

@@ -82,12 +82,12 @@ def expect_fields(r, obs, domain):
     sa, da = pl.rec_addrs(r)
     t = r["type"]
     e = dict(odid=domain, sa=sa, da=da)
-    e["opid"] = obs[r["compute_obs"]] if t == "segments" else obs[r["obs"]]
+    e["opid"] = obs[r["compute_obs"]] if t == "segment" else obs[r["obs"]]
     if t in ("flow", "message", "io"):
         start, end = pl.rec_times(r)
         # ingressInterface: the record's port (rtel-analyze: the input
-        # index, which message records do not print)
-        e.update(inp=r.get("port", e["opid"]),
+        # index)
+        e.update(inp=r["port"],
                  ts=0 if start is None else start // 1000000,
                  te=0 if end is None else end // 1000000)
         e["sp"] = r["sport"] if t == "flow" else 0
@@ -133,7 +133,7 @@ def run(cl, sim, ana, nfcapd, nfdump):
               len(exp), n)
         ck.eq("%s: records lost" % label, 0, lost)
         ck.eq("%s: destination" % label, "udp 127.0.0.1:%d" % port, dest)
-        printed = [pl.json.loads(x) for x in r.stdout.splitlines() if x]
+        printed = [pl.rtel_records.loads(x) for x in r.stdout.splitlines() if x]
         ck.eq("%s: printed flows = flows of the all-records run" % label,
               [x for x in exp if x["type"] == "flow"], printed)
         pl.log("%s: %d records in %d messages (%d bytes), domain %d"
@@ -163,7 +163,7 @@ def run(cl, sim, ana, nfcapd, nfdump):
     ck.ok(seqf is not None and int(seqf.group(1)) == 0,
           "nfdump -I sequence failures", seqf.group(0) if seqf else info)
     total = sum(len(c[3]) for c in cases)
-    segs = sum(1 for c in cases for x in c[3] if x["type"] == "segments")
+    segs = sum(1 for c in cases for x in c[3] if x["type"] == "segment")
     ck.eq("nfdump -I flows (records but segments)", total - segs,
           int(nflows.group(1)) if nflows else None)
     compared = {}
@@ -171,7 +171,7 @@ def run(cl, sim, ana, nfcapd, nfdump):
         obs = pl.obs_index(inputs)
         got = [x for x in listing if x["odid"] == dom]
         n, m = stats[dom]
-        nseg = sum(1 for x in exp if x["type"] == "segments")
+        nseg = sum(1 for x in exp if x["type"] == "segment")
         ck.eq("%s: nfdump -E (sequence failures, packets, flows)" % label,
               (0, m, n - nseg), exporters.get(dom))
         if not ck.eq("%s: records nfdump lists" % label, len(exp), len(got)):

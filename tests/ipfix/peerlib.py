@@ -30,6 +30,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
+
 SKIP = 77
 
 # rtel-analyze's options for every record type (the JSON of the records
@@ -38,7 +42,7 @@ ALL_RECORDS = ["--flows", "--messages", "--ios", "--segments", "--summary",
                "--format", "json"]
 
 # JSON "type" -> record type index of the encoder
-TYPE_INDEX = {"flow": 0, "message": 1, "io": 2, "segments": 3, "summary": 4}
+TYPE_INDEX = {"flow": 0, "message": 1, "io": 2, "segment": 3, "summary": 4}
 TYPE_NAMES = ["flow", "message", "io", "segment", "aggregate"]
 TID_FIRST = 256
 TID_TYPES = 266
@@ -209,7 +213,7 @@ def analyze_json(ana, inputs, extra=()):
     """rtel-analyze's records (every record type) for |inputs|, in
     delivery order."""
     r = run([ana] + ALL_RECORDS + list(extra) + ["--"] + list(inputs))
-    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+    return rtel_records.loads_lines(r.stdout)
 
 
 def export_stats(stderr):

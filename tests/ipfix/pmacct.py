@@ -64,7 +64,7 @@ SCENARIOS = [
 ]
 # record type (--pmacct-primitives) -> JSON "type"
 TYPES = [("flow", "flow"), ("message", "message"), ("io", "io"),
-         ("segment", "segments"), ("summary", "summary")]
+         ("segment", "segment"), ("summary", "summary")]
 # native primitives of each type's aggregate (those its template feeds)
 NATIVE = {
     "flow": ["src_host", "dst_host", "src_port", "vlan", "in_iface",
@@ -94,7 +94,6 @@ IO_STATE = {"complete": 1, "timeout": 2, "orphan": 3, "evicted": 4,
             "truncated": 5}
 IANA_IO_END = {"timeout": 1, "complete": 3, "orphan": 3, "truncated": 4,
                "evicted": 5}
-NVME_OP = {"flush": 0, "write": 1, "read": 2}
 
 F_PAIRED, F_IPV6, F_VLAN, F_INCOMPLETE, F_LOST_LB = 1, 2, 4, 8, 16
 IO_IPV6, IO_INCAPSULE, IO_ADMIN, IO_FABRICS, IO_INVALIDATE, IO_QID = \
@@ -203,32 +202,30 @@ def io_end(r):
     return later(later(r["t_cmd_ns"], r["t_data_last_ns"]), r["t_rdreq_ns"])
 
 
-def nvme_opcode(op):
-    """JSON op -> opcode: "read"/"write"/"flush", a number (admin or
-    Fabrics commands, other opcodes), null (an orphan: opcode 0)."""
-    if op is None:
-        return 0
-    return NVME_OP[op] if isinstance(op, str) else op
+def nvme_opcode(v):
+    """JSON nvme_opcode -> opcode; left out (an orphan): 0."""
+    return 0 if v is None else v
 
 
-def io_flags_check(ipv6, op, exact_extra=0, exact_mask=0):
+def io_flags_check(ipv6, r, exact_extra=0, exact_mask=0):
     """nvmeIoFlags as far as the JSON says: the IPv6 bit (addresses), the
-    bits in |exact_mask| (= |exact_extra|), and, of ADMIN|FABRICS, that a
-    "read"/"write"/"flush" op has neither and a numeric op 0..2 one of
-    them; INVALIDATE, and ADMIN vs FABRICS, are not in the JSON."""
+    bits in |exact_mask| (= |exact_extra|), FABRICS when the command is
+    known (opcode 0x7F), and no ADMIN on a read, write or flush;
+    INVALIDATE, and ADMIN on the other commands, are not in the JSON."""
     want = (IO_IPV6 if ipv6 else 0) | exact_extra
     mask = IO_IPV6 | exact_mask
 
     def check(v):
         if v & mask != want or v & ~0x3f:
             return False
-        if isinstance(op, str):
+        if r["nvme_opcode"] is not None and \
+                bool(v & IO_FABRICS) != (r["nvme_opcode"] == 0x7F):
+            return False
+        if r["op"] in ("read", "write", "flush"):
             return v & (IO_ADMIN | IO_FABRICS) == 0
-        if isinstance(op, int) and op in (0, 1, 2):
-            return v & (IO_ADMIN | IO_FABRICS) != 0
         return True
-    return Partial(check, "flags&%#x=%#x, admin/fabrics per op %r" % (
-        mask, want, op))
+    return Partial(check, "flags&%#x=%#x, fabrics per nvme_opcode %r, "
+                   "admin per op %r" % (mask, want, r["nvme_opcode"], r["op"]))
 
 
 def ipv6(a):
@@ -251,19 +248,6 @@ def msg_flags(r, c):
     if f is None:  # the VLAN bit is in the flow record only
         return Partial(lambda v: v & ~F_VLAN == base, "flags&~4=%#x" % base)
     return base | (F_VLAN if "vlan" in f else 0)
-
-
-def msg_flow_field(key, conv):
-    """A field the message JSON does not print but its flow record does
-    (the same observation point, addresses and QP): the coverage window,
-    which is the port's."""
-    def fn(r, c):
-        f = c["flow_of"](r)
-        if f is None:
-            return Partial(lambda v: True, "no flow record: unchecked",
-                           unchecked=True)
-        return conv(f[key])
-    return ("flow record's %s" % key, fn)
 
 
 COMMON = {
@@ -309,8 +293,8 @@ FLOW = dict(COMMON, **{
     "rdma_nak_fatal_count": j("naks_fatal"),
     "rdma_cnp_count": j("cnps"),
     "rdma_ecn_ce_count": j("ecn_ce"),
-    "rdma_fecn_count": j("fecn"),
-    "rdma_becn_count": j("becn"),
+    "rdma_fecn_count": j("fecn_packets"),
+    "rdma_becn_count": j("becn_packets"),
     "rdma_psn_gap_count": j("psn_gaps"),
     "rdma_loss_upstream_count": j("losses_upstream"),
     "rdma_loss_downstream_count": j("losses_downstream"),
@@ -328,9 +312,7 @@ MESSAGE = dict(COMMON, **{
     "observation_point_id": obs_index("obs"),
     "ip_src": ("src", lambda r, c: Ip(r["src"])),
     "ip_dst": ("dst", lambda r, c: Ip(r["dst"])),
-    # rtel-analyze: every input is a port, its id the input's index
-    "iface_in": ("index of obs (rtel-analyze's port)",
-                 lambda r, c: c["obs"][r["obs"]]),
+    "iface_in": j("port"),
     "timestamp_start": j("first_ts_ns", cl.pmacct_ts),
     "timestamp_end": j("last_ts_ns", cl.pmacct_ts),
     "flow_start_ntp": j("first_ts_ns", Ntp),
@@ -362,26 +344,21 @@ MESSAGE = dict(COMMON, **{
     "rdma_loss_rnr_count": j("losses_rnr"),
     "rdma_loss_timeout_count": j("losses_timeout"),
     "rdma_lost_upstream_count": j("lost_upstream"),
-    "rdma_coverage_start_nanoseconds": msg_flow_field("coverage_start_ns",
-                                                      cl.ts_u64),
-    "rdma_coverage_end_nanoseconds": msg_flow_field("coverage_end_ns",
-                                                    cl.ts_u64),
+    "rdma_coverage_start_nanoseconds": j("coverage_start_ns", cl.ts_u64),
+    "rdma_coverage_end_nanoseconds": j("coverage_end_ns", cl.ts_u64),
 })
 
 
 def io_flags(r, c):
-    return io_flags_check(ipv6(r["host"]), r["op"],
+    return io_flags_check(ipv6(r["host"]), r,
                           (IO_INCAPSULE if r["incapsule"] else 0)
                           | (IO_QID if "qid" in r else 0),
                           IO_INCAPSULE | IO_QID)
 
 
 def io_fctype(r, c):
-    if isinstance(r["op"], str):  # not a Fabrics command
-        return 0
-    return Partial(lambda v: 0 <= v <= 255,
-                   "Fabrics type: not in the JSON (op %r)" % r["op"],
-                   unchecked=True)
+    # nvme_fctype: a Fabrics command's type; left out otherwise (0)
+    return 0 if r["nvme_fctype"] is None else r["nvme_fctype"]
 
 
 IO = dict(COMMON, **{
@@ -406,8 +383,8 @@ IO = dict(COMMON, **{
     "nvme_target_qpn": j("target_qpn", cl.qpn_u32),
     "nvme_command_id": j("cid"),
     "nvme_queue_id": ("qid (absent: 0)", lambda r, c: r.get("qid", 0)),
-    "nvme_opcode": j("op", nvme_opcode),
-    "nvme_fabrics_type": ("(0 unless a Fabrics command)", io_fctype),
+    "nvme_opcode": j("nvme_opcode", nvme_opcode),
+    "nvme_fabrics_type": ("nvme_fctype (absent: 0)", io_fctype),
     "nvme_status": j("nvme_status"),
     "nvme_namespace_id": j("nsid"),
     "nvme_starting_lba": j("slba"),
@@ -432,13 +409,13 @@ SEGMENT = dict(COMMON, **{
     "packets": ("(not in the template) 0", lambda r, c: 0),
     "bytes": ("(not in the template) 0", lambda r, c: 0),
     # the compute-side I/O's flags: the segment JSON has no incapsule/qid
-    "nvme_io_flags": ("host, op", lambda r, c: io_flags_check(
-        ipv6(r["host"]), r["op"])),
+    "nvme_io_flags": ("host, nvme_opcode, op", lambda r, c: io_flags_check(
+        ipv6(r["host"]), r)),
     "nvme_roles_configured": ("roles", lambda r, c: {
         "configured": 1, "inferred": 0}[r["roles"]]),
     "nvme_target_qpn": j("target_qpn", cl.qpn_u32),
     "nvme_command_id": j("cid"),
-    "nvme_opcode": j("op", nvme_opcode),
+    "nvme_opcode": j("nvme_opcode"),
     "nvme_namespace_id": j("nsid"),
     "nvme_starting_lba": j("slba"),
     "nvme_io_length": j("bytes"),
@@ -453,9 +430,10 @@ SEGMENT = dict(COMMON, **{
 
 def lat(jkey, sub):
     """A latency figure of a summary (rtel_latency); a distribution the
-    JSON leaves out (DPL of reads: 'empty for reads') is all zeros."""
+    JSON leaves out (DPL of reads: 'empty for reads'), and the figures it
+    leaves out of an empty one, are zeros."""
     def fn(r, c):
-        if jkey not in r:
+        if jkey not in r or r[jkey][sub] is None:
             return 0
         return r[jkey][sub] & cl.U64_NONE
     return ("%s.%s" % (jkey, sub), fn)
@@ -480,12 +458,14 @@ SUMMARY = dict(COMMON, **{
     "nvme_io_timeout_count": j("timeouts"),
 })
 for _p in ("iol", "dal", "dpl"):
-    for _k, _s in (("count", "count"), ("min_nanoseconds", "min"),
-                   ("mean_nanoseconds", "mean"), ("p50_nanoseconds", "p50"),
-                   ("p90_nanoseconds", "p90"), ("p99_nanoseconds", "p99"),
-                   ("p999_nanoseconds", "p99.9"),
-                   ("max_nanoseconds", "max")):
-        SUMMARY["nvme_%s_%s" % (_p, _k)] = lat(_p + "_ns", _s)
+    for _k, _s in (("count", "count"), ("min_nanoseconds", "min_ns"),
+                   ("mean_nanoseconds", "mean_ns"),
+                   ("p50_nanoseconds", "p50_ns"),
+                   ("p90_nanoseconds", "p90_ns"),
+                   ("p99_nanoseconds", "p99_ns"),
+                   ("p999_nanoseconds", "p999_ns"),
+                   ("max_nanoseconds", "max_ns")):
+        SUMMARY["nvme_%s_%s" % (_p, _k)] = lat(_p, _s)
 
 TABLES = {"flow": FLOW, "message": MESSAGE, "io": IO, "segment": SEGMENT,
           "summary": SUMMARY}
@@ -519,8 +499,7 @@ def analyze_cmd(analyze, port, files, extra):
 
 
 def parse_analyze(stdout, stderr, where):
-    import json
-    lines = [json.loads(l) for l in stdout.splitlines() if l.strip()]
+    lines = cl.rtel_records.loads_lines(stdout)
     known = {jt for _t, jt in TYPES}
     bad = [i for i, r in enumerate(lines) if r.get("type") not in known]
     if bad:

@@ -16,9 +16,11 @@
 --   SELECT * FROM rtel_segments FORMAT JSONEachRow
 --
 -- (with --output_format_json_quote_64bit_integers=0 the 64-bit numbers
--- come out as JSON numbers). Its columns type .. storage_ns are the
--- members of rtel-analyze's JSON segment records, with their names and
--- values; the others say which records were joined. ClickHouse 18.16 or
+-- come out as JSON numbers; rtel-analyze's JSON writes them as strings of
+-- digits). Its columns type .. storage_ns are the members of rtel-analyze's
+-- JSON segment records, with their names and values, but op (the
+-- command's name, rtel_nvme_cmd_str(3)): nvme_opcode is its number; the
+-- others say which records were joined. ClickHouse 18.16 or
 -- later: one JOIN per SELECT, equality keys only, no window functions.
 --
 -- Which records are joined (the library's rule, rtel-metrics(7),
@@ -79,12 +81,12 @@
 --   storage = iol1 - compute - network
 CREATE VIEW rtel_segments AS
 SELECT
-    'segments' AS type,
+    'segment' AS type,
     host,
     target,
     tqpn AS target_qpn,
     cid,
-    c_op AS op,
+    opcode AS nvme_opcode,
     compute_obs,
     storage_obs,
     'configured' AS roles,
@@ -127,8 +129,7 @@ FROM
         tupleElement(r, 2) AS c_t_cmd_ns,
         tupleElement(r, 3) AS c_iol_ns,
         tupleElement(r, 4) AS c_dpl_ns,
-        tupleElement(r, 5) AS c_flow_id,
-        tupleElement(r, 6) AS c_op
+        tupleElement(r, 5) AS c_flow_id
     FROM
     (
         SELECT
@@ -137,18 +138,20 @@ FROM
             observation_domain_id AS compute_domain,
             observation_point_id AS compute_point,
             name AS compute_obs,
-            arraySort(groupArray((t_rsp, t_cmd, iol, dpl_ns, flow_id,
-                                  op_s))) AS rs
+            arraySort(groupArray((t_rsp, t_cmd, iol, dpl_ns,
+                                  flow_id))) AS rs
         FROM
         (
             SELECT
                 exporter, observation_domain_id, observation_point_id,
                 host, target, ifNull(target_qpn, 4294967295) AS tqpn, cid,
-                opcode, fctype, nsid, slba, bytes, flow_id,
+                assumeNotNull(nvme_opcode) AS opcode,
+                ifNull(nvme_fctype, 0) AS fctype, assumeNotNull(nsid) AS nsid,
+                assumeNotNull(slba) AS slba, assumeNotNull(bytes) AS bytes,
+                flow_id,
                 assumeNotNull(t_rsp_ns) AS t_rsp,
                 assumeNotNull(t_cmd_ns) AS t_cmd,
-                assumeNotNull(iol_ns) AS iol, dpl_ns,
-                assumeNotNull(op) AS op_s
+                assumeNotNull(iol_ns) AS iol, dpl_ns
             FROM rtel_io
             WHERE state = 'complete'
         )
@@ -193,7 +196,10 @@ ALL INNER JOIN
             SELECT
                 exporter, observation_domain_id, observation_point_id,
                 host, target, ifNull(target_qpn, 4294967295) AS tqpn, cid,
-                opcode, fctype, nsid, slba, bytes, flow_id,
+                assumeNotNull(nvme_opcode) AS opcode,
+                ifNull(nvme_fctype, 0) AS fctype, assumeNotNull(nsid) AS nsid,
+                assumeNotNull(slba) AS slba, assumeNotNull(bytes) AS bytes,
+                flow_id,
                 assumeNotNull(t_rsp_ns) AS t_rsp,
                 assumeNotNull(t_cmd_ns) AS t_cmd,
                 assumeNotNull(iol_ns) AS iol, dpl_ns

@@ -334,7 +334,7 @@ def run(cl, sim, ana, tshark):
         f = os.path.join(work, label + ".ipfix")
         r = pl.run([ana] + pl.ALL_RECORDS + ["--ipfix-file", f, "--"]
                    + inputs)
-        exp = [pl.json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+        exp = [pl.rtel_records.loads(x) for x in r.stdout.splitlines() if x.strip()]
         n, m, b, dest, lost = pl.export_stats(r.stderr)
         ck.eq("%s file: records exported (stderr) vs JSON" % label, len(exp),
               n)
@@ -357,7 +357,7 @@ def run(cl, sim, ana, tshark):
                    check=False)
         dgrams = sink.stop()
         ck.eq("%s udp: rtel-analyze exit status" % label, 0, r.returncode)
-        exp2 = [pl.json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+        exp2 = [pl.rtel_records.loads(x) for x in r.stdout.splitlines() if x.strip()]
         ck.ok(exp2 == exp, "%s udp: same JSON records as the file run" % label)
         n, m, b, dest, lost = pl.export_stats(r.stderr)
         ck.eq("%s udp: records exported (stderr)" % label, len(exp), n)

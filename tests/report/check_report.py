@@ -32,13 +32,16 @@ missing. Environment: RTEL_ANALYZE, RTEL_SIM, top_builddir (set by make).
 """
 
 import fractions
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -150,7 +153,7 @@ def analyze(ana, opts, files, page, ropts=()):
         print(j.stderr)
         fail("rtel-analyze --format json failed")
         sys.exit(1)
-    recs = [json.loads(line) for line in j.stdout.splitlines() if line]
+    recs = rtel_records.loads_lines(j.stdout)
     return recs
 
 
@@ -377,7 +380,7 @@ def check_ios(vals, recs):
 
 
 def check_segments(vals, recs):
-    segs = [j for j in recs if j["type"] == "segments"]
+    segs = [j for j in recs if j["type"] == "segment"]
     got = [int(a["data-value"]) for a in vals
            if a.get("data-metric") == "segments" and not a["data-table"]]
     check(got == [len(segs)] and len(segs) > 0,

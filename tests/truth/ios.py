@@ -94,6 +94,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 from truthlib import (tl_env_path, tl_latency_problems, tl_poll_windows,  # noqa: E402
                       tl_rmtree, tl_run_sim, tl_tmpdir, tl_window_of)
+sys.path.insert(0, os.path.dirname(HERE))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
 
 SKIP = 77
 NS_PER_S = 1000000000
@@ -154,7 +156,7 @@ class Tools(object):
         out = collections.defaultdict(list)
         for n, line in enumerate(r.stdout.splitlines(), 1):
             try:
-                rec = json.loads(line)
+                rec = rtel_records.loads(line)
             except ValueError as e:
                 raise RuntimeError("%s: line %d is not JSON (%s): %r" % (" ".join(cmd), n, e, line[:200]))
             out[rec.get("type")].append(rec)
@@ -214,7 +216,11 @@ class Truth(object):
 
 # ---------------------------------------------------------------- expectations
 
-KIND_OP = {"read": "read", "write": "write", "flush": "flush"}
+# the truth's command kinds by the names of the NVMe and NVMe over Fabrics
+# specifications, in the snake case of rtel_nvme_cmd_str(3)
+KIND_OP = {"read": "read", "write": "write", "flush": "flush",
+           "connect": "connect", "propget": "property_get",
+           "propset": "property_set", "identify": "identify"}
 
 
 def io_key(r):
@@ -330,7 +336,9 @@ def expect_orphan(r):
     e = {"host": r["host"], "target": r["target"], "target_qpn": r["target_qpn"],
          "host_qpn": r["host_qpn"], "cid": r["cid"], "state": "orphan",
          "nvme_status": r["status"] >> 1, "t_rsp_ns": r["R"], "t_cmd_ns": None}
-    for k in ("t_data_first_ns", "t_data_last_ns", "t_rdreq_ns", "iol_ns", "dal_ns",
+    # nothing of the command: its members are left out (read as None)
+    for k in ("op", "nvme_opcode", "nvme_fctype", "nsid", "slba", "nlb",
+              "bytes", "incapsule", "t_data_first_ns", "t_data_last_ns", "t_rdreq_ns", "iol_ns", "dal_ns",
               "dpl_ns", "xfer_ns"):
         e[k] = None
     return e
@@ -370,6 +378,8 @@ def expect_record(truth, r, how):
     else:
         e["qid"] = None  # absent: a guessed queue's QID is not known
     e["op"] = KIND_OP.get(r["kind"], r["opc"])
+    e["nvme_opcode"] = r["opc"]
+    e["nvme_fctype"] = r["fctype"] if r["opc"] == 0x7F else None
     e["nsid"] = r["nsid"]
     e["slba"] = r["slba"]
     e["bytes"] = r["len"]
@@ -683,7 +693,8 @@ def data_unmatched(res, where, truth, obs, out):
 
 
 def seg_op(r):
-    return KIND_OP.get(r["kind"], r["opc"])
+    # a segment record has no Fabrics command type: "fabrics"
+    return "fabrics" if r["opc"] == 0x7F else KIND_OP.get(r["kind"], r["opc"])
 
 
 def expected_segments(truth, a, b, compute=None):
@@ -703,7 +714,8 @@ def expected_segments(truth, a, b, compute=None):
         else:
             c, s = (d[a], d[b]) if d[a]["iol"] >= d[b]["iol"] else (d[b], d[a])
         e = {"host": c["host"], "target": c["target"], "target_qpn": c["target_qpn"],
-             "cid": c["cid"], "op": seg_op(c), "nsid": c["nsid"], "slba": c["slba"],
+             "cid": c["cid"], "op": seg_op(c), "nvme_opcode": c["opc"],
+             "nsid": c["nsid"], "slba": c["slba"],
              "bytes": c["len"], "compute_obs": c["obs"], "storage_obs": s["obs"],
              "roles": "configured" if compute is not None else "inferred"}
         if c["kind"] == "connect":
@@ -789,10 +801,10 @@ def segments(res, tools, truth, a, b):
         where = "%s %s+%s %s" % (truth.label, a, b, label)
         out = tools.analyze_json(["--segments", "--stats"] + opts + files)
         exp = expected_segments(truth, a, b, conf)
-        probs = compare_segments(exp, out["segments"], where, truth)
+        probs = compare_segments(exp, out["segment"], where, truth)
         st = out["stats"][0]
-        if st["segments"] != len(out["segments"]):
-            probs.append("%s: stats segments %d, %d records" % (where, st["segments"], len(out["segments"])))
+        if st["segments"] != len(out["segment"]):
+            probs.append("%s: stats segments %d, %d records" % (where, st["segments"], len(out["segment"])))
         res.check("segments %s" % where, probs, " (%d joined)" % len(exp))
 
 
@@ -830,7 +842,7 @@ def summary(res, tools, truth, obs, out, exp):
         for f, v in exp_vals.items():
             if g[f] != v:
                 probs.append("%s: %s %r, expected %r" % (w, f, g[f], v))
-        probs += tl_latency_problems(w + " iol", g["iol_ns"], [t["iol"] for t in done])
+        probs += tl_latency_problems(w + " iol", g["iol"], [t["iol"] for t in done])
         # DAL as the library defines it (its expected record: data up to R)
         dals = []
         for e, t in lst:
@@ -838,11 +850,11 @@ def summary(res, tools, truth, obs, out, exp):
                 d = e.get("_alt", {}).get("dal_ns", e.get("dal_ns"))
                 if d is not None:
                     dals.append(d)
-        probs += tl_latency_problems(w + " dal", g["dal_ns"], dals)
+        probs += tl_latency_problems(w + " dal", g["dal"], dals)
         if k[3] == "write":
-            probs += tl_latency_problems(w + " dpl", g["dpl_ns"], [t["dpl"] for t in done if t["dpl"] is not None])
-        elif "dpl_ns" in g:
-            probs.append("%s: dpl_ns in a read summary" % w)
+            probs += tl_latency_problems(w + " dpl", g["dpl"], [t["dpl"] for t in done if t["dpl"] is not None])
+        elif "dpl" in g:
+            probs.append("%s: dpl in a read summary" % w)
     for k in got:
         probs.append("%s: unexpected summary %r" % (where, k))
     res.check("summary %s" % where, probs, " (%d aggregates)" % len(groups))
@@ -906,9 +918,16 @@ def polling(res, tools, truth, a, b):
             probs.append("slot %d starts at %d, off the grid" % (sl["slot"], sl["start_ns"]))
         want = "A" if sl["slot"] % 2 == 0 else "B"
         other = "B" if want == "A" else "A"
-        if want in sl["stopped"] or other in sl["started"]:
+        if want in sl["stopped_names"] or other in sl["started_names"]:
             probs.append("slot %d: started %s stopped %s, but it is %s's turn" % (
-                sl["slot"], sl["started"], sl["stopped"], want))
+                sl["slot"], sl["started_names"], sl["stopped_names"], want))
+        # the ports are the files, numbered from 0 in command-line order
+        ids = {"A": 0, "B": 1}
+        if sl["started"] != [ids[n] for n in sl["started_names"]] or \
+                sl["stopped"] != [ids[n] for n in sl["stopped_names"]]:
+            probs.append("slot %d: ports %s/%s are not the files %s/%s" % (
+                sl["slot"], sl["started"], sl["stopped"], sl["started_names"],
+                sl["stopped_names"]))
     res.check("poll %s: slot records follow the round robin" % label, probs, " (%d slots)" % len(slots))
     wins = tl_poll_windows(slots, ["A", "B"])
     st = out["stats"][0]
@@ -1014,13 +1033,16 @@ def polling(res, tools, truth, a, b):
         res.check("poll %s @%s: flows cut by a boundary end truncated at it" % (label, name), fprobs,
                   " (%d flow records, %d cut)" % (len(expf), ncutf))
     # packets of ports outside their slot are counted and dropped: only the
-    # measured ones are decoded (the JSON stats have no unscheduled counter)
+    # measured ones are decoded
     measured = sum(1 for name in ("A", "B") for x in truth.pkts[names[name]]
                    if tl_window_of(wins[name], x["ts"]) is not None)
     total = sum(len(truth.pkts[names[n]]) for n in ("A", "B"))
     probs = []
-    if st["pkts"] != total:
-        probs.append("pkts %d, expected %d frames" % (st["pkts"], total))
+    if st["packets"] != total:
+        probs.append("packets %d, expected %d frames" % (st["packets"], total))
+    if st["unscheduled"] != total - measured:
+        probs.append("unscheduled %d, expected the %d frames outside the windows" % (
+            st["unscheduled"], total - measured))
     if st["roce"] != measured:
         probs.append("roce %d, expected the %d frames inside the windows" % (st["roce"], measured))
     res.check("poll %s: only frames inside their port's windows are decoded" % label, probs,

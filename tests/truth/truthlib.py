@@ -62,7 +62,6 @@ def tl_run_analyze(analyze, files, opts=(), time_v=None):
     or paths) and returns (records, rc, stderr, max_rss_kb). With |time_v|
     (the path of GNU time), the maximum resident set size is measured with
     `time -v`; otherwise max_rss_kb is None."""
-    import json
     import os
     import subprocess
     import tempfile
@@ -84,11 +83,18 @@ def tl_run_analyze(analyze, files, opts=(), time_v=None):
                         rss = int(line.rsplit(":", 1)[1])
         finally:
             os.unlink(tf)
-    recs = []
-    for line in r.stdout.splitlines():
-        if line.strip():
-            recs.append(json.loads(line))
-    return recs, r.returncode, r.stderr, rss
+    return tl_records(r.stdout), r.returncode, r.stderr, rss
+
+
+def tl_records(text):
+    """The records of rtel-analyze's JSON lines |text|, read by
+    tests/rtel_records.py: 64-bit members as ints, absent ones None."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    import rtel_records
+    return rtel_records.loads_lines(text)
 
 
 
@@ -107,8 +113,8 @@ def tl_nearest_rank(sorted_vals, q):
 
 
 def tl_latency_problems(where, got, vals):
-    """Problems of a latency object of rtel-analyze's JSON (count, min,
-    mean, p50, p90, p99, p99.9, max) against the exact values |vals|: count,
+    """Problems of a latency object of rtel-analyze's JSON (count, min_ns,
+    mean_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns) against the exact values |vals|: count,
     min and max exact, mean the floor of the exact mean, the percentiles
     within 1/64 of the exact nearest-rank quantile (rtel_latency(3))."""
     vals = sorted(vals)
@@ -117,10 +123,12 @@ def tl_latency_problems(where, got, vals):
     probs = []
     if not vals:
         return probs
-    for k, v in (("min", vals[0]), ("max", vals[-1]), ("mean", sum(vals) // len(vals))):
+    for k, v in (("min_ns", vals[0]), ("max_ns", vals[-1]),
+                 ("mean_ns", sum(vals) // len(vals))):
         if got[k] != v:
             probs.append("%s: %s %d, expected %d" % (where, k, got[k], v))
-    for k, q in (("p50", "0.5"), ("p90", "0.9"), ("p99", "0.99"), ("p99.9", "0.999")):
+    for k, q in (("p50_ns", "0.5"), ("p90_ns", "0.9"), ("p99_ns", "0.99"),
+                 ("p999_ns", "0.999")):
         x = tl_nearest_rank(vals, q)
         if abs(got[k] - x) * 64 > x:
             probs.append("%s: %s %d, exact %d (relative error %.4f > 1/64)" % (
@@ -132,8 +140,8 @@ def tl_poll_windows(slots, names):
     """{name: [(start, end or None)]}: each file's measured windows under
     rtel-analyze --poll, from its "slot" records alone (in order). Every
     file is measured from the first slot's start until a slot record lists
-    it in "stopped" (rtel-analyze adds the ports before it sets the
-    schedule); "started" opens a window; one still open at the end has end
+    it in "stopped_names" (rtel-analyze adds the ports before it sets the
+    schedule); "started_names" opens a window; one still open at the end has end
     None. Windows are half-open: a frame at a boundary belongs to the slot
     that begins there."""
     import collections
@@ -143,12 +151,12 @@ def tl_poll_windows(slots, names):
         if i == 0:
             for n in names:
                 open_at[n] = sl["start_ns"]
-        for n in sl["stopped"]:
+        for n in sl["stopped_names"]:
             if n in open_at:
                 st = open_at.pop(n)
                 if sl["start_ns"] > st:
                     wins[n].append((st, sl["start_ns"]))
-        for n in sl["started"]:
+        for n in sl["started_names"]:
             open_at.setdefault(n, sl["start_ns"])
     for n, st in open_at.items():
         wins[n].append((st, None))
