@@ -553,7 +553,7 @@ def check_text(tmp):
     # the values: durations in us, exactly the ns of the JSON records
     rc, js, err = run(["--ios", "--segments", "--format", "json"] + files)
     ios = [r for r in json_lines(js) if r["type"] == "io"]
-    segs = [r for r in json_lines(js) if r["type"] == "segments"]
+    segs = [r for r in json_lines(js) if r["type"] == "segment"]
     rows = [ln.split() for hd, rws in table_blocks(out, "OBS") for ln in rws]
     want = [[r["obs"], us(r["iol_ns"]), us(r["dal_ns"]), us(r["dpl_ns"]),
              us(r["xfer_ns"])] for r in ios]
@@ -723,11 +723,12 @@ def check_stats(tmp):
         bh, bt, ba = list(b.values())
         for name, path, blk in (("h0", h0, bh), ("t0", t0, bt)):
             fr = pcap_frames(path)
-            ok(blk["pkts"] == len(fr) and blk["bytes"] == sum(n for _, n in fr),
+            ok(blk["packets"] == len(fr) and blk["bytes"] == sum(n for _, n in fr),
                "%s: %s's block counts its %d frames and %d bytes (%d, %d)" %
-               (tag, name, len(fr), sum(n for _, n in fr), blk["pkts"],
+               (tag, name, len(fr), sum(n for _, n in fr), blk["packets"],
                 blk["bytes"]))
-        ok(ba["pkts"] == bh["pkts"] + bt["pkts"] and ba["segments"] > 0 and
+        ok(ba["packets"] == bh["packets"] + bt["packets"] and
+           ba["segments"] > 0 and
            bh["segments"] == bt["segments"] == 0,
            "%s: the run's block sums the frames and counts the segments" %
            tag)
@@ -748,10 +749,10 @@ def check_stats(tmp):
     caps = [os.path.join(mx, n + ".pcap") for n in ("h0", "t0", "l0")]
     rc, out, err = run(["--poll", "1/300us", "--stats"] + caps)
     b = list(stats_blocks(out).values())
-    ok(len(b) == 4 and all(b[i]["pkts"] == len(pcap_frames(caps[i]))
+    ok(len(b) == 4 and all(b[i]["packets"] == len(pcap_frames(caps[i]))
                            for i in range(3)) and
        sum(x["unscheduled"] for x in b[:3]) == b[3]["unscheduled"] > 0 and
-       all(0 < x["unscheduled"] < x["pkts"] for x in b[:3]),
+       all(0 < x["unscheduled"] < x["packets"] for x in b[:3]),
        "--poll 1/300us: per-file frames, and unscheduled frames that add up "
        "to the run's")
 
@@ -795,7 +796,7 @@ def check_roles(tmp):
                       ([], 0)):
         rc, js, err = run(["--segments", "--format", "json"] + args +
                           [h0, t0])
-        segs = [r for r in json_lines(js) if r["type"] == "segments"]
+        segs = [r for r in json_lines(js) if r["type"] == "segment"]
         n = sum(1 for r in segs if r["rtt_ns"] < 0)
         tag = " ".join(args) or "inferred roles"
         if neg:
@@ -869,7 +870,7 @@ def check_stdin(tmp):
     with open(part, "wb") as f:
         f.write(head)
     rc, want, _err = run(["--format", "json", "--packets", "x=" + part])
-    want = [json.loads(ln) for ln in want.splitlines()]
+    want = [rtel_records.loads(ln) for ln in want.splitlines()]
     p = subprocess.Popen([ANA, "--format", "json", "--packets", "x=-"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
@@ -886,13 +887,13 @@ def check_stdin(tmp):
             buf += chunk
             while b"\n" in buf:
                 ln, buf = buf.split(b"\n", 1)
-                got.append(json.loads(ln))
+                got.append(rtel_records.loads(ln))
     early = len(got)
     p.stdin.close()
     rest = p.stdout.read()
     p.stderr.read()
     p.wait(timeout=60)
-    got += [json.loads(ln) for ln in (buf + rest).splitlines()]
+    got += [rtel_records.loads(ln) for ln in (buf + rest).splitlines()]
     ok(rc == 0 and len(want) == 20 and early == 20,
        "'-' on a pipe: %d of %d --packets records out while the input is "
        "still open" % (early, len(want)))
