@@ -12,9 +12,12 @@ AM_TESTS_ENVIRONMENT += \
 
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
+# Capture files are read by examples/capfile.c (pcap and pcapng, any
+# interfaces); libpcap names the link types in its messages.
 # --report (examples/rtel-report.c: the HTML report, inline SVG drawn with
 # <math.h>, hence -lm). Its tests: tests/report/local.mk.
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
+	examples/capfile.c examples/capfile.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
 	examples/rtel-report.c examples/rtel-report.h
