@@ -31,6 +31,7 @@ bin_PROGRAMS += examples/rtel-collect
 # --metrics (Prometheus, examples/collect-metrics.c) needs libmicrohttpd
 # (HAVE_MHD): without it the program is built and rejects the option.
 examples_rtel_collect_SOURCES = examples/rtel-collect.c \
+	examples/capfile.c examples/capfile.h \
 	examples/collect-metrics.c examples/collect-metrics.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
