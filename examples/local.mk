@@ -48,7 +48,8 @@ endif
 # program examples/switch-agent would collide with that directory in an
 # in-tree build. Its tests: tests/agent/local.mk.
 noinst_PROGRAMS += examples/switch-agent/switch-agent
-examples_switch_agent_switch_agent_SOURCES = examples/switch-agent.c
+examples_switch_agent_switch_agent_SOURCES = examples/switch-agent.c \
+	examples/capfile.c examples/capfile.h examples/pcap-input.h
 examples_switch_agent_switch_agent_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
 	$(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_switch_agent_switch_agent_LDADD = lib/librocetel.la $(PCAP_LIBS)
