@@ -230,6 +230,7 @@ static int pcap_next_rec(capfile *cf, capfile_pkt *p) {
       (uint64_t)sec * 1000000000u + (uint64_t)frac * (cf->nano ? 1u : 1000u);
   p->ifc = 0;
   p->linktype = cf->ifs[0].linktype;
+  p->offset = cf->off + cf->rechdr;
   consume(cf, cf->rechdr + caplen);
   return 1;
 }
@@ -489,6 +490,7 @@ static int ng_packet(capfile *cf, uint32_t type, uint32_t len,
   p->len = origlen;
   p->ifc = ifid;
   p->linktype = cf->ifs[ifid].linktype;
+  p->offset = cf->off + 8 + hdr;
   return 0;
 }
 

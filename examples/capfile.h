@@ -71,6 +71,7 @@ typedef struct capfile_pkt {
   uint64_t ts;       /* nanoseconds since 1970 */
   uint32_t ifc;      /* interface number in the file (capfile_iface()) */
   uint32_t linktype; /* its interface's link type */
+  uint64_t offset;   /* where |data| begins in the file */
 } capfile_pkt;
 
 /* Opens |path| ("-": standard input) and reads its file header (pcapng:
