@@ -12,8 +12,8 @@ rtel-analyze read 0 packets from them.
              frames and the storage point cut to 128 bytes, merged by
              mergecap into one pcapng (two interfaces, two snap lengths):
              --split-interfaces gives the same records (flows, messages,
-             I/Os, segments, summaries, counters) as the two files read as
-             two points; without it the same as the two files given one
+             I/Os, segments, summaries, counters; with --poll and roles
+             too) as the two files read as two points; without it the same as the two files given one
              NAME= and as mergecap's classic pcap of them (one point);
              --packets gives every frame with tshark's frame number,
              time, lengths and interface; rtel-collect -r reads it as
@@ -121,6 +121,9 @@ def renamed(out, names):
         for k in ("obs", "compute_obs", "storage_obs"):
             if k in r and r[k] in names:
                 r[k] = names[r[k]]
+        for k in ("started", "stopped"):  # slot records: lists of points
+            if k in r:
+                r[k] = [names.get(x, x) for x in r[k]]
     return recs
 
 
@@ -226,7 +229,7 @@ def check_points(tmp, what, merged, h0, t0, want_if):
                                                os.path.basename(merged),
                                                want_if, idbs(merged)))
     rc, sep, err = run(RECS + [h0, t0])
-    ok(rc == 0, "%s: the two files: exit 0 (%d: %s)" % (what, rc, err))
+    ok(rc == 0, "%s: the two files: exit 0 (%d: %r)" % (what, rc, err))
     sep = json_lines(sep)
     ok(any(r["type"] == "segments" for r in sep),
        "%s: the two points give segments" % what)
@@ -237,6 +240,19 @@ def check_points(tmp, what, merged, h0, t0, want_if):
        (what, rc, err))
     same_records("%s: --split-interfaces %s = h0.pcap t0.pcap" %
                  (what, os.path.basename(merged)),
+                 renamed(spl, {base + ".if0": "h0", base + ".if1": "t0"}),
+                 sep)
+    # the points as the ports of a polling schedule: the same slots
+    poll = ["--poll", "1/200us", "--compute-side", "h0",
+            "--storage-side", "t0"]
+    rc, sep, _ = run(RECS + poll + [h0, t0])
+    poll[3], poll[5] = base + ".if0", base + ".if1"
+    rc2, spl, _ = run(RECS + poll + ["--split-interfaces", merged])
+    sep = json_lines(sep)
+    ok(rc == rc2 == 0 and any(r["type"] == "slot" for r in sep),
+       "%s: --poll 1/200us: slots" % what)
+    same_records("%s: --poll, roles: --split-interfaces %s = h0.pcap t0.pcap"
+                 % (what, os.path.basename(merged)),
                  renamed(spl, {base + ".if0": "h0", base + ".if1": "t0"}),
                  sep)
     return base
@@ -250,7 +266,7 @@ def check_merge(tmp):
     check_points(tmp, "merge", m, h0, t0, [(1, 65535), (1, 128)])
     # one point: the default
     rc, one, err = run(RECS + [m])
-    ok(rc == 0, "merge: m.pcapng as one point: exit 0 (%d: %s)" % (rc, err))
+    ok(rc == 0, "merge: m.pcapng as one point: exit 0 (%d: %r)" % (rc, err))
     one = json_lines(one)
     ok(set(r.get("obs") for r in one if "obs" in r) == {"m"},
        "merge: one point, named m")
