@@ -34,7 +34,8 @@ examples_rtel_collect_SOURCES = examples/rtel-collect.c \
 	examples/capfile.c examples/capfile.h \
 	examples/collect-metrics.c examples/collect-metrics.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
-	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h
+	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
+	examples/table-mem.c examples/table-mem.h
 examples_rtel_collect_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) \
 	-DRTEL_NO_DEPRECATED -pthread
 examples_rtel_collect_LDADD = lib/librocetel.la $(PCAP_LIBS) -lpthread

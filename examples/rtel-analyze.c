@@ -5,11 +5,13 @@
  *
  *   rtel-analyze [OPTIONS] [NAME=]FILE...
  *
- * One context per FILE (an observation point named NAME, by default the
- * file's base name without extension). The library does no I/O: this
- * program reads the files (libpcap), hands each packet with its capture
- * timestamp to rtel_ctx_read_pkt(), prints the records the callbacks
- * deliver, and the counters at the end. See rtel-analyze(1).
+ * One context sees every FILE; each is an observation point named NAME (by
+ * default the file's base name without extension; FILEs of one NAME= are
+ * one point), or with --split-interfaces each interface of a pcapng FILE
+ * is one. The library does no I/O: this program reads the files
+ * (capfile.c), hands each packet with its capture timestamp to
+ * rtel_ctx_read_pkt(), prints the records the callbacks deliver, and the
+ * counters at the end. See rtel-analyze(1).
  */
 #define _DEFAULT_SOURCE 1 /* u_char & co. in pcap.h, strndup */
 
@@ -99,6 +101,49 @@ typedef struct point {
   rtel_tstamp last_ts; /* of the packets handed over (NONE: none yet) */
 } point;
 
+/* ------------------------------------------------------------ text */
+
+/* Text tables: one per kind of record, printed as the records come. Its
+ * header is printed before its first row, and again whenever a row needs a
+ * column wider than the header gave it (an IPv6 address, a long command
+ * name), so that every row lines up with the header line above it. The
+ * columns start as wide as what is known before the first record needs:
+ * the observation point columns as the longest NAME of the inputs. Each
+ * header line ends with the units of its table, one for the times of the
+ * table (us) and one for its rates (Gbit/s). */
+#define TAB_COLS 24
+
+typedef struct tcol {
+  const char *name;
+  int width; /* < 0: left-aligned */
+} tcol;
+
+typedef struct tab {
+  int ncols;
+  tcol col[TAB_COLS];
+  const char *tail; /* the header of a free-form last column, or NULL */
+  const char *note; /* the units, at the end of the header line */
+  int shown;        /* the header was printed */
+} tab;
+
+/* --summary in text: the flushes, which the library's aggregates leave out
+ * (they hold reads and writes, rtel_io_aggregate(3)). Counted here from the
+ * I/O records, with the library's keys (point, host, target, namespace and
+ * all namespaces) and periods (the first starts at the first frame, each
+ * lasts --interval, the last ends at the last frame); their percentiles are
+ * exact nearest-rank percentiles of the latencies kept (8 bytes a flush). */
+typedef struct fl_key {
+  uint32_t obs;
+  uint32_t nsid;
+  uint32_t flags; /* RTEL_IO_F_IPV6 */
+  uint8_t host[16];
+  uint8_t target[16];
+  uint64_t errors;
+  uint64_t timeouts;
+  int64_t *iol; /* of the completed flushes */
+  size_t n, cap;
+} fl_key;
+
 typedef struct run {
   const options *opt;
   input *in;
@@ -107,16 +152,26 @@ typedef struct run {
   size_t npt, ptcap;
   const char **ptnames; /* their names, for r->names */
   rtel_ctx *ctx;        /* once created */
+  rtel_ctx **fctx;      /* text --stats, several inputs: one per input */
   size_t nports;        /* --poll: points registered as ports */
+  int scheduled;        /* --poll: the schedule has started */
   uint64_t frame;       /* the frame number of the packet handed over */
-  int header_done;      /* text: table header printed */
-  int flow_header_done;
-  int msg_header_done;
-  int io_header_done;
-  int seg_header_done;
-  int sum_header_done;
+  /* text: the tables */
+  tab t_pkt, t_flow, t_msg, t_io, t_seg, t_sum;
+  int period_shown; /* --summary: the period of the rows printed last */
+  rtel_tstamp period_start, period_end;
+  unsigned char *measured; /* --poll: the points measured in the slot */
+  int slot_seen;           /* --poll: a slot line was printed */
+  struct {
+    int on; /* --summary in text */
+    int oom;
+    fl_key *k;
+    size_t n, cap;
+    rtel_tstamp start, next; /* the current period, as the library's */
+  } fl;
   /* records delivered, printed or not: for the hints at the end */
   uint64_t nflows, nmsgs, nios, nsegs, naggs;
+  uint64_t nsegs_neg;  /* segments with a negative RTT */
   ipfix_export *ipfix; /* or NULL */
   report *rep;         /* --report: or NULL */
   rtel_tstamp now;     /* the latest packet time: IPFIX export time */
@@ -136,20 +191,161 @@ typedef struct run {
     }                                                                         \
   } while (0)
 
+static void tab_init(tab *t, const tcol *cols, size_t n, const char *tail,
+                     const char *note) {
+  memset(t, 0, sizeof(*t));
+  t->ncols = (int)n;
+  memcpy(t->col, cols, n * sizeof(*cols));
+  t->tail = tail;
+  t->note = note;
+}
+
+/* The header (|cell| NULL) or a row. */
+static void tab_line(const tab *t, const char *const *cell, const char *tail) {
+  int i;
+  for (i = 0; i < t->ncols; i++) {
+    printf("%s%*s", i ? " " : "", t->col[i].width,
+           cell ? cell[i] : t->col[i].name);
+  }
+  if (cell == NULL) {
+    if (t->tail) {
+      printf(" %s", t->tail);
+    }
+    if (t->note) {
+      printf("   (%s)", t->note);
+    }
+  } else if (tail && *tail) {
+    printf(" %s", tail);
+  }
+  putchar('\n');
+}
+
+static void tab_row(tab *t, const char *const *cell, const char *tail) {
+  int i, header = !t->shown;
+  for (i = 0; i < t->ncols; i++) {
+    int n = (int)strlen(cell[i]), w = t->col[i].width;
+    if (n > (w < 0 ? -w : w)) {
+      t->col[i].width = w < 0 ? -n : n;
+      header = 1;
+    }
+  }
+  if (header) {
+    tab_line(t, NULL, NULL);
+    t->shown = 1;
+  }
+  tab_line(t, cell, tail);
+}
+
+/* A duration in ns (or a difference of two, which may be negative) in us
+ * with three decimals: exact. "-" for RTEL_DURATION_NONE. */
+static const char *fmt_us(char *b, size_t n, int64_t ns) {
+  uint64_t a;
+  if (ns == RTEL_DURATION_NONE) {
+    return "-";
+  }
+  a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  snprintf(b, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000u,
+           a % 1000u);
+  return b;
+}
+
+/* A timestamp (ns since the Unix epoch) in s with nine decimals: exact. */
+static const char *fmt_ts(char *b, size_t n, rtel_tstamp ts) {
+  snprintf(b, n, "%" PRIu64 ".%09" PRIu64, ts / 1000000000u, ts % 1000000000u);
+  return b;
+}
+
+/* A rate in bit/s as Gbit/s with three decimals (rounded to Mbit/s). */
+static const char *fmt_gbps(char *b, size_t n, uint64_t bps) {
+  uint64_t mbps = bps / 1000000u + (bps % 1000000u >= 500000u);
+  snprintf(b, n, "%" PRIu64 ".%03" PRIu64, mbps / 1000u, mbps % 1000u);
+  return b;
+}
+
+/* A duration as the options take one: in the largest of s, ms, us and ns
+ * that it fills once, with the decimals it needs (1ms, 1.5ms, 250us). */
+static const char *fmt_dur(char *b, size_t n, uint64_t ns) {
+  static const char *const unit[] = {"s", "ms", "us", "ns"};
+  uint64_t mul = 1000000000u;
+  int k = 0, digits = 9;
+  uint64_t frac;
+  while (k < 3 && ns < mul) {
+    mul /= 1000u;
+    digits -= 3;
+    k++;
+  }
+  frac = ns % mul;
+  while (frac && frac % 10u == 0) {
+    frac /= 10u;
+    digits--;
+  }
+  if (frac) {
+    snprintf(b, n, "%" PRIu64 ".%0*" PRIu64 "%s", ns / mul, digits, frac,
+             unit[k]);
+  } else {
+    snprintf(b, n, "%" PRIu64 "%s", ns / mul, unit[k]);
+  }
+  return b;
+}
+
+/* |x| with at most |dec| decimals, the trailing zeros cut (40, 0.184). */
+static const char *fmt_num(char *b, size_t n, double x, int dec) {
+  char *p;
+  if (!(x > -1e15 && x < 1e15)) {
+    snprintf(b, n, "%.6g", x);
+    return b;
+  }
+  snprintf(b, n, "%.*f", dec, x);
+  if (strchr(b, '.')) {
+    p = b + strlen(b);
+    while (p[-1] == '0') {
+      *--p = '\0';
+    }
+    if (p[-1] == '.') {
+      p[-1] = '\0';
+    }
+  }
+  return b;
+}
+
+/* Appends to the text |b| of |n| bytes, of which |*len| are used. */
+static void addf(char *b, size_t n, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void addf(char *b, size_t n, size_t *len, const char *fmt, ...) {
+  va_list ap;
+  int k;
+  if (*len >= n) {
+    return;
+  }
+  va_start(ap, fmt);
+  k = vsnprintf(b + *len, n - *len, fmt, ap);
+  va_end(ap);
+  if (k > 0) {
+    *len = *len + (size_t)k < n ? *len + (size_t)k : n - 1;
+  }
+}
+
+#define U64(buf, v)                                                           \
+  (snprintf((buf), sizeof(buf), "%" PRIu64, (uint64_t)(v)), (buf))
+#define HEX(buf, v)                                                           \
+  (snprintf((buf), sizeof(buf), "%#" PRIx32, (uint32_t)(v)), (buf))
+
 /* ------------------------------------------------------------ output */
 
 static void text_packet(run *r, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd) {
   char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
+  char frame[24], ts[32], dqpn[16], psn[16], len[16], info[512];
+  const char *cell[9];
   const uint8_t *a;
+  size_t il = 0;
   int i;
 
-  if (!r->header_done) {
-    printf("%-*s %7s %20s  %-15s %-15s %-34s %8s %8s %6s  %s\n",
-           (int)strlen(OBS(r, pi->obs)), "OBS", "FRAME", "TIME_NS", "SRC",
-           "DST", "OPCODE", "DQPN", "PSN", "LEN", "INFO");
-    r->header_done = 1;
-  }
+  info[0] = '\0';
   for (i = 0; i < 2; i++) {
     char *out = i ? dst : src;
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
@@ -161,57 +357,67 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
       inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
     }
   }
-  printf("%-3s %7" PRIu64 " %20" PRIu64 "  %-15s %-15s %-34s %#8" PRIx32
-         " %8" PRIu32 " %6" PRIu32 " ",
-         OBS(r, pi->obs), r->frame, pi->ts, src, dst,
-         rtel_opcode_str(hd->opcode), hd->dqpn, hd->psn, hd->payload_len);
   if (hd->flags & RTEL_HD_F_RETH) {
-    printf(" va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
-           hd->reth_rkey, hd->reth_dmalen);
+    addf(info, sizeof(info), &il,
+         " va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
+         hd->reth_rkey, hd->reth_dmalen);
   }
   if (hd->flags & RTEL_HD_F_AETH) {
     /* the syndrome's name, with the value that goes with it */
     const char *name = rtel_aeth_str(hd->aeth_syndrome);
-    printf(" %s", name);
+    addf(info, sizeof(info), &il, " %s", name);
     if (strcmp(name, "ack") == 0) {
-      printf(" credits=%u", RTEL_AETH_VALUE(hd->aeth_syndrome));
+      addf(info, sizeof(info), &il, " credits=%u",
+           RTEL_AETH_VALUE(hd->aeth_syndrome));
     } else if (strcmp(name, "rnr_nak") == 0) {
-      printf(" timer=%u", RTEL_AETH_VALUE(hd->aeth_syndrome));
+      addf(info, sizeof(info), &il, " timer=%u",
+           RTEL_AETH_VALUE(hd->aeth_syndrome));
     } else if (strcmp(name, "nak_reserved") == 0 ||
                strcmp(name, "reserved") == 0) {
-      printf(" syndrome=%#04x", hd->aeth_syndrome);
+      addf(info, sizeof(info), &il, " syndrome=%#04x", hd->aeth_syndrome);
     }
-    printf(" msn=%" PRIu32, hd->aeth_msn);
+    addf(info, sizeof(info), &il, " msn=%" PRIu32, hd->aeth_msn);
   }
   if (hd->flags & RTEL_HD_F_DETH) {
-    printf(" sqpn=%#" PRIx32 " qkey=%#" PRIx32, hd->deth_sqpn, hd->deth_qkey);
+    addf(info, sizeof(info), &il, " sqpn=%#" PRIx32 " qkey=%#" PRIx32,
+         hd->deth_sqpn, hd->deth_qkey);
   }
   if (hd->flags & RTEL_HD_F_IMMDT) {
-    printf(" imm=%#" PRIx32, hd->imm);
+    addf(info, sizeof(info), &il, " imm=%#" PRIx32, hd->imm);
   }
   if (hd->flags & RTEL_HD_F_IETH) {
-    printf(" inv_rkey=%#" PRIx32, hd->ieth_rkey);
+    addf(info, sizeof(info), &il, " inv_rkey=%#" PRIx32, hd->ieth_rkey);
   }
   if (hd->flags & RTEL_HD_F_CM) {
     const char *name = rj_cm_attr_name(hd->cm_attr);
-    printf(" CM:%s", name ? name : "?");
+    addf(info, sizeof(info), &il, " CM:%s", name ? name : "?");
     if (hd->cm_fields & RTEL_CM_F_LOCAL_QPN) {
-      printf(" local_qpn=%#" PRIx32, hd->cm_local_qpn);
+      addf(info, sizeof(info), &il, " local_qpn=%#" PRIx32, hd->cm_local_qpn);
     }
   }
   if (hd->fecn || hd->becn) {
-    printf("%s%s", hd->fecn ? " FECN" : "", hd->becn ? " BECN" : "");
+    addf(info, sizeof(info), &il, "%s%s", hd->fecn ? " FECN" : "",
+         hd->becn ? " BECN" : "");
   }
   if (hd->ecn == 3) {
-    fputs(" CE", stdout);
+    addf(info, sizeof(info), &il, " CE");
   }
   if (hd->icrc_status != RTEL_ICRC_UNCHECKED) {
-    printf(" icrc=%s", rj_icrc_str(hd->icrc_status));
+    addf(info, sizeof(info), &il, " icrc=%s", rj_icrc_str(hd->icrc_status));
   }
   if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
-    fputs(" [truncated]", stdout);
+    addf(info, sizeof(info), &il, " [truncated]");
   }
-  putchar('\n');
+  cell[0] = OBS(r, pi->obs);
+  cell[1] = U64(frame, r->frame);
+  cell[2] = fmt_ts(ts, sizeof(ts), pi->ts);
+  cell[3] = src;
+  cell[4] = dst;
+  cell[5] = rtel_opcode_str(hd->opcode);
+  cell[6] = HEX(dqpn, hd->dqpn);
+  cell[7] = U64(psn, hd->psn);
+  cell[8] = U64(len, hd->payload_len);
+  tab_row(&r->t_pkt, cell, info[0] ? info + 1 : "");
 }
 
 static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
@@ -232,6 +438,9 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
 static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   run *r = user_data;
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  char dqpn[16], peer[16], fct[32], bytes[24], pkts[24], retx[24], fet[32];
+  char naks[24], fnr[16], cnps[24], ce[24], lost[32], orph[24];
+  const char *cell[18];
   int paired = (f->flags & RTEL_FLOW_F_PAIRED) != 0;
   (void)ctx;
   r->nflows++;
@@ -250,32 +459,33 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
     json_out(r, rj_flow(&r->jb, &r->names, f));
     return 0;
   }
-  if (!r->flow_header_done) {
-    printf("%-*s %-15s %-15s %8s %8s %-10s %12s %12s %8s %6s %12s %6s %6s "
-           "%5s %5s %-9s %7s %7s\n",
-           (int)strlen(OBS(r, f->obs)), "OBS", "SRC", "DST", "DQPN", "PEER",
-           "OP", "FCT_NS", "BYTES", "PKTS", "RETX", "FET_BPS", "NAKS", "FNR",
-           "CNPS", "CE", "END", "LOST_UP", "ORPHANS");
-    r->flow_header_done = 1;
-  }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " ", OBS(r, f->obs), src, dst, f->dqpn);
   if (paired) {
-    printf("%#8" PRIx32, f->peer_qpn);
+    snprintf(fnr, sizeof(fnr), "%.4f", f->fnr);
   } else {
-    printf("%8s", "-");
+    strcpy(fnr, "?");
   }
-  printf(" %-10s %12" PRIu64 " %12" PRIu64 " %8" PRIu64 " %6" PRIu64
-         " %12" PRIu64 " %6" PRIu64,
-         rj_ops_str(f->ops), f->fct, f->bytes, f->packets, f->retx_packets,
-         f->fet_bps, f->naks_seq + f->naks_rnr + f->naks_fatal);
-  if (paired) {
-    printf(" %6.4f", f->fnr);
-  } else {
-    printf(" %6s", "?");
-  }
-  printf(" %5" PRIu64 " %5" PRIu64 " %-9s %6" PRIu64 "%s %7" PRIu64 "\n",
-         f->cnps, f->ecn_ce, rj_end_str(f->end), f->lost_upstream,
-         (f->flags & RTEL_FLOW_F_LOST_LB) ? "+" : " ", f->orphan_packets);
+  /* ">=" before a lower bound: the digits stay in line */
+  snprintf(lost, sizeof(lost), "%s%" PRIu64,
+           (f->flags & RTEL_FLOW_F_LOST_LB) ? ">=" : "", f->lost_upstream);
+  cell[0] = OBS(r, f->obs);
+  cell[1] = src;
+  cell[2] = dst;
+  cell[3] = HEX(dqpn, f->dqpn);
+  cell[4] = paired ? HEX(peer, f->peer_qpn) : "-";
+  cell[5] = rj_ops_str(f->ops);
+  cell[6] = fmt_us(fct, sizeof(fct), (int64_t)f->fct);
+  cell[7] = U64(bytes, f->bytes);
+  cell[8] = U64(pkts, f->packets);
+  cell[9] = U64(retx, f->retx_packets);
+  cell[10] = fmt_gbps(fet, sizeof(fet), f->fet_bps);
+  cell[11] = U64(naks, f->naks_seq + f->naks_rnr + f->naks_fatal);
+  cell[12] = fnr;
+  cell[13] = U64(cnps, f->cnps);
+  cell[14] = U64(ce, f->ecn_ce);
+  cell[15] = rj_end_str(f->end);
+  cell[16] = lost;
+  cell[17] = U64(orph, f->orphan_packets);
+  tab_row(&r->t_flow, cell, NULL);
   return 0;
 }
 
@@ -283,6 +493,9 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
                       void *user_data) {
   run *r = user_data;
   char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  char dqpn[16], psn[16], lpsn[16], rlen[16], fct[32], bytes[24], pkts[24];
+  char retx[24], fet[32], naks[16], lost[24];
+  const char *cell[17];
   (void)ctx;
   r->nmsgs++;
   if (r->ipfix) {
@@ -300,23 +513,26 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
     json_out(r, rj_message(&r->jb, &r->names, m));
     return 0;
   }
-  if (!r->msg_header_done) {
-    printf("%-*s %-15s %-15s %8s %-9s %8s %8s %10s %12s %10s %6s %6s %-8s "
-           "%-8s %12s %5s %7s\n",
-           (int)strlen(OBS(r, m->obs)), "OBS", "SRC", "DST", "DQPN", "OP",
-           "PSN", "LAST_PSN", "RETH_LEN", "FCT_NS", "BYTES", "PKTS", "RETX",
-           "COMPLETE", "END", "FET_BPS", "NAKS", "LOST_UP");
-    r->msg_header_done = 1;
-  }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " %-9s %8" PRIu32 " %8" PRIu32
-         " %10" PRIu32 " %12" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64
-         " %-8s %-8s %12" PRIu64 " %5" PRIu32 " %6" PRIu32 "%s\n",
-         OBS(r, m->obs), src, dst, m->dqpn, rj_ops_str(m->op), m->first_psn,
-         m->last_psn, m->reth_len, m->fct, m->bytes, m->packets,
-         m->retx_packets, (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes",
-         rj_end_str(m->end), m->fet_bps,
-         m->naks_seq + m->naks_rnr + m->naks_fatal, m->lost_upstream,
-         (m->flags & RTEL_FLOW_F_LOST_LB) ? "+" : "");
+  snprintf(lost, sizeof(lost), "%s%" PRIu32,
+           (m->flags & RTEL_FLOW_F_LOST_LB) ? ">=" : "", m->lost_upstream);
+  cell[0] = OBS(r, m->obs);
+  cell[1] = src;
+  cell[2] = dst;
+  cell[3] = HEX(dqpn, m->dqpn);
+  cell[4] = rj_ops_str(m->op);
+  cell[5] = U64(psn, m->first_psn);
+  cell[6] = U64(lpsn, m->last_psn);
+  cell[7] = U64(rlen, m->reth_len);
+  cell[8] = fmt_us(fct, sizeof(fct), (int64_t)m->fct);
+  cell[9] = U64(bytes, m->bytes);
+  cell[10] = U64(pkts, m->packets);
+  cell[11] = U64(retx, m->retx_packets);
+  cell[12] = (m->flags & RTEL_MSG_F_INCOMPLETE) ? "no" : "yes";
+  cell[13] = rj_end_str(m->end);
+  cell[14] = fmt_gbps(fet, sizeof(fet), m->fet_bps);
+  cell[15] = U64(naks, m->naks_seq + m->naks_rnr + m->naks_fatal);
+  cell[16] = lost;
+  tab_row(&r->t_msg, cell, NULL);
   return 0;
 }
 
@@ -330,34 +546,174 @@ static const char *text_nvme_op(uint8_t opcode, uint8_t fctype, uint32_t flags,
   return rtel_nvme_cmd_str(opcode, fctype, (flags & RTEL_IO_F_ADMIN) != 0);
 }
 
-/* " status=NAME[,dnr][,more][,crd=N]" for a non-zero NVMe status. */
-static void text_nvme_status(uint16_t status, uint8_t opcode) {
+/* "status=NAME[,dnr][,more][,crd=N]" for a non-zero NVMe status, into
+ * |b|; "" for 0. */
+static const char *text_nvme_status(char *b, size_t n, uint16_t status,
+                                    uint8_t opcode) {
+  size_t len = 0;
+  b[0] = '\0';
   if (status == 0) {
-    return;
+    return b;
   }
-  printf(" status=%s", rtel_nvme_status_str(status, opcode));
+  addf(b, n, &len, "status=%s", rtel_nvme_status_str(status, opcode));
   if (status & 0x4000u) {
-    fputs(",dnr", stdout);
+    addf(b, n, &len, ",dnr");
   }
   if (status & 0x2000u) {
-    fputs(",more", stdout);
+    addf(b, n, &len, ",more");
   }
   if (status & 0x1800u) {
-    printf(",crd=%u", (unsigned)((status >> 11) & 3u));
+    addf(b, n, &len, ",crd=%u", (unsigned)((status >> 11) & 3u));
+  }
+  return b;
+}
+
+static fl_key *fl_find(run *r, const rtel_io_record *io, uint32_t nsid) {
+  size_t i;
+  fl_key *k;
+  for (i = 0; i < r->fl.n; i++) {
+    k = &r->fl.k[i];
+    if (k->obs == io->obs && k->nsid == nsid &&
+        memcmp(k->host, io->host, 16) == 0 &&
+        memcmp(k->target, io->target, 16) == 0) {
+      return k;
+    }
+  }
+  if (r->fl.n == r->fl.cap) {
+    size_t cap = r->fl.cap ? 2 * r->fl.cap : 8;
+    fl_key *p = realloc(r->fl.k, cap * sizeof(*p));
+    if (p == NULL) {
+      return NULL;
+    }
+    r->fl.k = p;
+    r->fl.cap = cap;
+  }
+  k = &r->fl.k[r->fl.n++];
+  memset(k, 0, sizeof(*k));
+  k->obs = io->obs;
+  k->nsid = nsid;
+  k->flags = io->flags & RTEL_IO_F_IPV6;
+  memcpy(k->host, io->host, 16);
+  memcpy(k->target, io->target, 16);
+  return k;
+}
+
+static int fl_add_to(run *r, const rtel_io_record *io, uint32_t nsid) {
+  fl_key *k = fl_find(r, io, nsid);
+  if (k == NULL) {
+    return -1;
+  }
+  if (io->state != RTEL_IO_COMPLETE) {
+    k->timeouts++;
+    return 0;
+  }
+  if (io->nvme_status != 0) {
+    k->errors++;
+  }
+  if (k->n == k->cap) {
+    size_t cap = k->cap ? 2 * k->cap : 16;
+    int64_t *p = realloc(k->iol, cap * sizeof(*p));
+    if (p == NULL) {
+      return -1;
+    }
+    k->iol = p;
+    k->cap = cap;
+  }
+  k->iol[k->n++] = io->iol;
+  return 0;
+}
+
+/* An I/O record, for the flush rows. */
+static void fl_io(run *r, const rtel_io_record *io) {
+  if ((io->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) ||
+      io->opcode != RTEL_NVME_OP_FLUSH ||
+      (io->state != RTEL_IO_COMPLETE && io->state != RTEL_IO_TIMEOUT)) {
+    return;
+  }
+  if (fl_add_to(r, io, io->nsid) != 0 ||
+      (io->nsid != RTEL_NSID_ALL && fl_add_to(r, io, RTEL_NSID_ALL) != 0)) {
+    if (!r->fl.oom) {
+      fprintf(stderr, PROG ": out of memory: flushes left out of the "
+                           "summary\n");
+    }
+    r->fl.oom = 1;
   }
 }
 
-static void text_dur(int64_t d) {
-  if (d == RTEL_DURATION_NONE) {
-    printf(" %10s", "-");
-  } else {
-    printf(" %10" PRId64, d);
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The nearest-rank quantile k/1000 of the |n| sorted values |v|. */
+static int64_t rank(const int64_t *v, size_t n, uint64_t k) {
+  uint64_t i = ((uint64_t)n * k + 999u) / 1000u;
+  return v[i ? i - 1 : 0];
+}
+
+static void text_summary_row(run *r, const rtel_io_aggregate *g,
+                             const char *dir);
+
+/* The flush rows of the period that ends at |end|; the next one starts. */
+static void fl_report(run *r, rtel_tstamp end) {
+  size_t i;
+  for (i = 0; i < r->fl.n; i++) {
+    fl_key *k = &r->fl.k[i];
+    rtel_io_aggregate g;
+    memset(&g, 0, sizeof(g));
+    g.obs = k->obs;
+    g.flags = k->flags;
+    g.opcode = RTEL_NVME_OP_FLUSH;
+    g.nsid = k->nsid;
+    memcpy(g.host, k->host, 16);
+    memcpy(g.target, k->target, 16);
+    g.period_start = r->fl.start;
+    g.period_end = end;
+    g.count = k->n;
+    g.errors = k->errors;
+    g.timeouts = k->timeouts;
+    if (k->n) {
+      int64_t sum = 0;
+      size_t j;
+      qsort(k->iol, k->n, sizeof(*k->iol), cmp_i64);
+      for (j = 0; j < k->n; j++) {
+        sum += k->iol[j];
+      }
+      g.iol.count = k->n;
+      g.iol.min = k->iol[0];
+      g.iol.max = k->iol[k->n - 1];
+      g.iol.mean = sum / (int64_t)k->n;
+      g.iol.p50 = rank(k->iol, k->n, 500);
+      g.iol.p90 = rank(k->iol, k->n, 900);
+      g.iol.p99 = rank(k->iol, k->n, 990);
+      g.iol.p999 = rank(k->iol, k->n, 999);
+    }
+    r->naggs++;
+    text_summary_row(r, &g, "flush");
+    free(k->iol);
   }
+  r->fl.n = 0;
+  r->fl.start = end;
+}
+
+/* After rtel_ctx_handle_expiry(|now|): the period that ended, as the
+ * library's aggregates end theirs (one report at the latest boundary). */
+static void fl_expire(run *r, rtel_tstamp now) {
+  rtel_tstamp end, iv = r->opt->interval_ns;
+  if (r->fl.next == RTEL_TSTAMP_NONE || now < r->fl.next) {
+    return;
+  }
+  end = r->fl.next + (now - r->fl.next) / iv * iv;
+  r->fl.next = end + iv;
+  fl_report(r, end);
 }
 
 static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   run *r = user_data;
   char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
+  char tqpn[16], cid[8], nsid[16], slba[24], bytes[24], iol[32], dal[32];
+  char dpl[32], xfer[32], status[96];
+  const char *cell[14];
   uint32_t af = (io->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
   r->nios++;
@@ -366,6 +722,9 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   }
   if (r->rep) {
     report_io(r->rep, io);
+  }
+  if (r->fl.on) {
+    fl_io(r, io);
   }
   if (!r->opt->ios) {
     return 0;
@@ -376,25 +735,23 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
     json_out(r, rj_io(&r->jb, &r->names, io));
     return 0;
   }
-  if (!r->io_header_done) {
-    printf("%-*s %-15s %-15s %8s %6s %-12s %10s %12s %8s %-9s %10s %10s %10s "
-           "%10s\n",
-           (int)strlen(OBS(r, io->obs)), "OBS", "HOST", "TARGET", "TQPN",
-           "CID", "OP", "NSID", "SLBA", "BYTES", "STATE", "IOL_NS", "DAL_NS",
-           "DPL_NS", "XFER_NS");
-    r->io_header_done = 1;
-  }
-  printf("%-3s %-15s %-15s %#8" PRIx32 " %6u %-12s %10" PRIu32 " %12" PRIu64
-         " %8" PRIu64 " %-9s",
-         OBS(r, io->obs), host, target, io->target_qpn, io->cid,
-         text_nvme_op(io->opcode, io->fctype, io->flags, io->state), io->nsid,
-         io->slba, io->bytes, rj_io_state_str(io->state));
-  text_dur(io->iol);
-  text_dur(io->dal);
-  text_dur(io->dpl);
-  text_dur(io->xfer);
-  text_nvme_status(io->nvme_status, io->opcode);
-  putchar('\n');
+  cell[0] = OBS(r, io->obs);
+  cell[1] = host;
+  cell[2] = target;
+  cell[3] = HEX(tqpn, io->target_qpn);
+  cell[4] = U64(cid, io->cid);
+  cell[5] = text_nvme_op(io->opcode, io->fctype, io->flags, io->state);
+  cell[6] = U64(nsid, io->nsid);
+  cell[7] = U64(slba, io->slba);
+  cell[8] = U64(bytes, io->bytes);
+  cell[9] = rj_io_state_str(io->state);
+  cell[10] = fmt_us(iol, sizeof(iol), io->iol);
+  cell[11] = fmt_us(dal, sizeof(dal), io->dal);
+  cell[12] = fmt_us(dpl, sizeof(dpl), io->dpl);
+  cell[13] = fmt_us(xfer, sizeof(xfer), io->xfer);
+  tab_row(
+      &r->t_io, cell,
+      text_nvme_status(status, sizeof(status), io->nvme_status, io->opcode));
   return 0;
 }
 
@@ -402,9 +759,14 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
                       void *user_data) {
   run *r = user_data;
   char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN];
+  char tqpn[16], cid[8], v[6][32];
+  const char *cell[13];
   uint32_t af = (sg->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
   (void)ctx;
   r->nsegs++;
+  if (sg->rtt < 0 && sg->rtt != RTEL_DURATION_NONE) {
+    r->nsegs_neg++;
+  }
   if (r->ipfix) {
     (void)ipfix_export_segment(r->ipfix, sg, r->now);
   }
@@ -420,39 +782,82 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
     json_out(r, rj_segment(&r->jb, &r->names, sg));
     return 0;
   }
-  if (!r->seg_header_done) {
-    printf("%-15s %-15s %8s %6s %-9s %-12s %-12s %10s %10s %10s %10s %10s "
-           "%10s\n",
-           "HOST", "TARGET", "TQPN", "CID", "OP", "COMPUTE", "STORAGE",
-           "IOL1_NS", "IOL2_NS", "RTT_NS", "COMPUTE", "NETWORK", "STORAGE");
-    r->seg_header_done = 1;
-  }
-  printf("%-15s %-15s %#8" PRIx32 " %6u %-9s %-12s %-12s %10" PRId64
-         " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64 " %10" PRId64
-         "\n",
-         host, target, sg->target_qpn, sg->cid,
-         (sg->flags & RTEL_IO_F_FABRICS)
-             ? "fabrics"
-             : text_nvme_op(sg->opcode, 0, sg->flags, RTEL_IO_COMPLETE),
-         OBS(r, sg->compute_obs), OBS(r, sg->storage_obs), sg->iol1, sg->iol2,
-         sg->rtt, sg->compute, sg->network, sg->storage);
+  cell[0] = host;
+  cell[1] = target;
+  cell[2] = HEX(tqpn, sg->target_qpn);
+  cell[3] = U64(cid, sg->cid);
+  cell[4] = (sg->flags & RTEL_IO_F_FABRICS)
+                ? "fabrics"
+                : text_nvme_op(sg->opcode, 0, sg->flags, RTEL_IO_COMPLETE);
+  cell[5] = OBS(r, sg->compute_obs);
+  cell[6] = OBS(r, sg->storage_obs);
+  cell[7] = fmt_us(v[0], sizeof(v[0]), sg->iol1);
+  cell[8] = fmt_us(v[1], sizeof(v[1]), sg->iol2);
+  cell[9] = fmt_us(v[2], sizeof(v[2]), sg->rtt);
+  cell[10] = fmt_us(v[3], sizeof(v[3]), sg->compute);
+  cell[11] = fmt_us(v[4], sizeof(v[4]), sg->network);
+  cell[12] = fmt_us(v[5], sizeof(v[5]), sg->storage);
+  tab_row(&r->t_seg, cell, NULL);
   return 0;
 }
 
-static void text_us(int64_t ns, uint64_t count) {
-  if (count == 0) {
-    printf(" %9s", "-");
+/* A percentile of a summary row: "-" when nothing was measured. */
+static const char *text_lat(char *b, size_t n, int64_t ns, uint64_t count) {
+  return count ? fmt_us(b, n, ns) : "-";
+}
+
+/* One row of the summary table, after the line of its period. */
+static void text_summary_row(run *r, const rtel_io_aggregate *g,
+                             const char *dir) {
+  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], ns[16];
+  char count[24], bytes[24], err[24], tmo[24], lat[9][32], a[32], b[32];
+  char len[32];
+  const char *cell[21];
+  uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
+  rj_format_addr(host, af, g->host);
+  rj_format_addr(target, af, g->target);
+  if (g->nsid == RTEL_NSID_ALL) {
+    strcpy(ns, "*");
   } else {
-    printf(" %9.1f", (double)ns / 1000.0);
+    snprintf(ns, sizeof(ns), "%" PRIu32, g->nsid);
   }
+  if (!r->period_shown || g->period_start != r->period_start ||
+      g->period_end != r->period_end) {
+    printf("-- summary period %s to %s s (%s)\n",
+           fmt_ts(a, sizeof(a), g->period_start),
+           fmt_ts(b, sizeof(b), g->period_end),
+           fmt_dur(len, sizeof(len), g->period_end - g->period_start));
+    r->period_shown = 1;
+    r->period_start = g->period_start;
+    r->period_end = g->period_end;
+  }
+  cell[0] = OBS(r, g->obs);
+  cell[1] = host;
+  cell[2] = target;
+  cell[3] = ns;
+  cell[4] = dir;
+  cell[5] = U64(count, g->count);
+  cell[6] = U64(bytes, g->bytes);
+  cell[7] = U64(err, g->errors);
+  cell[8] = U64(tmo, g->timeouts);
+  cell[9] = "|";
+  cell[10] = text_lat(lat[0], sizeof(lat[0]), g->iol.p50, g->iol.count);
+  cell[11] = text_lat(lat[1], sizeof(lat[1]), g->iol.p90, g->iol.count);
+  cell[12] = text_lat(lat[2], sizeof(lat[2]), g->iol.p99, g->iol.count);
+  cell[13] = text_lat(lat[3], sizeof(lat[3]), g->iol.p999, g->iol.count);
+  cell[14] = text_lat(lat[4], sizeof(lat[4]), g->iol.max, g->iol.count);
+  cell[15] = "|";
+  cell[16] = text_lat(lat[5], sizeof(lat[5]), g->dal.p50, g->dal.count);
+  cell[17] = text_lat(lat[6], sizeof(lat[6]), g->dal.p99, g->dal.count);
+  cell[18] = "|";
+  cell[19] = text_lat(lat[7], sizeof(lat[7]), g->dpl.p50, g->dpl.count);
+  cell[20] = text_lat(lat[8], sizeof(lat[8]), g->dpl.p99, g->dpl.count);
+  tab_row(&r->t_sum, cell, NULL);
 }
 
 static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
                            void *user_data) {
   run *r = user_data;
-  char host[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN], ns[16];
-  uint32_t af = (g->flags & RTEL_IO_F_IPV6) ? RTEL_FLOW_F_IPV6 : 0;
-  const char *dir = g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read";
   (void)ctx;
   r->naggs++;
   if (r->ipfix) {
@@ -464,47 +869,26 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   if (!r->opt->summary) {
     return 0;
   }
-  rj_format_addr(host, af, g->host);
-  rj_format_addr(target, af, g->target);
-  if (g->nsid == RTEL_NSID_ALL) {
-    strcpy(ns, "*");
-  } else {
-    sprintf(ns, "%" PRIu32, g->nsid);
-  }
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_aggregate(&r->jb, &r->names, g));
     return 0;
   }
-  if (!r->sum_header_done) {
-    printf("%-*s %-15s %-15s %5s %-5s %8s %12s %5s %5s | %9s %9s %9s %9s %9s "
-           "| %9s %9s | %9s %9s   (latencies in us)\n",
-           (int)strlen(OBS(r, g->obs)), "OBS", "HOST", "TARGET", "NSID", "OP",
-           "COUNT", "BYTES", "ERR", "TMO", "IOL_P50", "IOL_P90", "IOL_P99",
-           "IOL_P999", "IOL_MAX", "DAL_P50", "DAL_P99", "DPL_P50", "DPL_P99");
-    r->sum_header_done = 1;
-  }
-  printf("%-3s %-15s %-15s %5s %-5s %8" PRIu64 " %12" PRIu64 " %5" PRIu64
-         " %5" PRIu64 " |",
-         OBS(r, g->obs), host, target, ns, dir, g->count, g->bytes, g->errors,
-         g->timeouts);
-  text_us(g->iol.p50, g->iol.count);
-  text_us(g->iol.p90, g->iol.count);
-  text_us(g->iol.p99, g->iol.count);
-  text_us(g->iol.p999, g->iol.count);
-  text_us(g->iol.max, g->iol.count);
-  fputs(" |", stdout);
-  text_us(g->dal.p50, g->dal.count);
-  text_us(g->dal.p99, g->dal.count);
-  fputs(" |", stdout);
-  text_us(g->dpl.p50, g->dpl.count);
-  text_us(g->dpl.p99, g->dpl.count);
-  putchar('\n');
+  text_summary_row(r, g, g->opcode == RTEL_NVME_OP_WRITE ? "write" : "read");
   return 0;
+}
+
+/* " NAME, NAME" of the ports |ids| (the points: port id = point id). */
+static void text_names(const run *r, const uint32_t *ids, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    printf("%s%s", i ? ", " : " ", OBS(r, ids[i]));
+  }
 }
 
 static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
   run *r = user_data;
-  size_t i;
+  char ts[32], len[32];
+  size_t i, n = 0;
   (void)ctx;
   if (r->rep) {
     report_slot(r->rep, ev);
@@ -516,20 +900,71 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
     json_out(r, rj_slot(&r->jb, &r->names, ev));
     return 0;
   }
-  printf("-- slot %" PRIu64 " at %" PRIu64 ":", ev->slot, ev->start);
+  /* the points measured during the slot: those of the slot before (all
+   * of them before the first), with the ones that start, without the
+   * ones that stop */
+  r->slot_seen = 1;
   for (i = 0; i < ev->nstarted; i++) {
-    printf(" +%s", OBS(r, ev->started[i]));
+    if (ev->started[i] < r->npt) {
+      r->measured[ev->started[i]] = 1;
+    }
   }
   for (i = 0; i < ev->nstopped; i++) {
-    printf(" -%s", OBS(r, ev->stopped[i]));
+    if (ev->stopped[i] < r->npt) {
+      r->measured[ev->stopped[i]] = 0;
+    }
+  }
+  printf("-- slot %" PRIu64 " at %s s for %s: measuring", ev->slot,
+         fmt_ts(ts, sizeof(ts), ev->start),
+         fmt_dur(len, sizeof(len), ev->end - ev->start));
+  for (i = 0; i < r->npt; i++) {
+    if (r->measured[i]) {
+      printf("%s%s", n++ ? ", " : " ", r->pt[i].name);
+    }
+  }
+  if (n == 0) {
+    fputs(" none", stdout);
+  }
+  if (ev->nstarted) {
+    fputs("; started", stdout);
+    text_names(r, ev->started, ev->nstarted);
+  }
+  if (ev->nstopped) {
+    fputs("; stopped", stdout);
+    text_names(r, ev->stopped, ev->nstopped);
   }
   putchar('\n');
   return 0;
 }
 
+/* An alarm's value or limit in the unit of the tables: times in us,
+ * throughput in Gbit/s, CNPs per second, ratios as they are. */
+static const char *text_metric_value(char *b, size_t n, uint32_t metric,
+                                     double v) {
+  char num[64];
+  switch (metric) {
+  case RTEL_METRIC_IOL:
+  case RTEL_METRIC_DAL:
+  case RTEL_METRIC_DPL:
+  case RTEL_METRIC_FCT:
+    snprintf(b, n, "%s us", fmt_num(num, sizeof(num), v / 1e3, 3));
+    break;
+  case RTEL_METRIC_FET:
+    snprintf(b, n, "%s Gbit/s", fmt_num(num, sizeof(num), v / 1e9, 9));
+    break;
+  case RTEL_METRIC_CNP_RATE:
+    snprintf(b, n, "%s CNP/s", fmt_num(num, sizeof(num), v, 3));
+    break;
+  default:
+    snprintf(b, n, "%.6g", v);
+    break;
+  }
+  return b;
+}
+
 static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
   run *r = user_data;
-  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+  char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], v[96], lim[96], ts[32];
   const char *state = al->state == RTEL_ALARM_RAISED ? "raised" : "cleared";
   uint32_t af = 0;
   (void)ctx;
@@ -547,18 +982,21 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
     json_out(r, rj_alarm(&r->jb, &r->names, al));
     return 0;
   }
-  printf("!! alarm %s: %s %s %.6g (limit %.6g) at %s", state,
+  printf("!! alarm %s: %s %s %s (limit %s) at %s", state,
          rj_metric_name(al->metric),
-         al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold", al->value,
-         al->limit, OBS(r, al->obs));
+         al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold",
+         text_metric_value(v, sizeof(v), al->metric, al->value),
+         text_metric_value(lim, sizeof(lim), al->metric, al->limit),
+         OBS(r, al->obs));
   if (al->scope == RTEL_SCOPE_PAIR) {
     printf(" %s -> %s", src, dst);
   }
-  printf(" ts %" PRIu64 "\n", al->ts);
+  printf(" ts %s s\n", fmt_ts(ts, sizeof(ts), al->ts));
   return 0;
 }
 
-static void print_stats(const options *opt, const char *obs,
+/* The counters: |title| names the observation point (or all of them). */
+static void print_stats(const options *opt, const char *obs, const char *title,
                         const rtel_ctx_stats *st) {
   rj_row rows[RJ_STATS_ROWS];
   size_t i, nrows = rj_stats_rows(st, rows, RJ_STATS_ROWS);
@@ -573,7 +1011,7 @@ static void print_stats(const options *opt, const char *obs,
     rj_free(&b);
     return;
   }
-  printf("== %s ==\n", obs);
+  printf("== %s ==\n", title);
   for (i = 0; i < nrows; i++) {
     printf("  %-22s %12" PRIu64 "\n", rows[i].name, rows[i].v);
   }
@@ -603,6 +1041,7 @@ static uint32_t point_get(run *r, size_t i, const char *name, int named) {
     size_t ncap = r->ptcap ? 2 * r->ptcap : 8;
     point *np = realloc(r->pt, ncap * sizeof(*np));
     const char **nn;
+    unsigned char *nm;
     if (np == NULL) {
       fprintf(stderr, PROG ": out of memory\n");
       return NO_POINT;
@@ -614,6 +1053,12 @@ static uint32_t point_get(run *r, size_t i, const char *name, int named) {
       return NO_POINT;
     }
     r->ptnames = nn;
+    nm = realloc(r->measured, ncap);
+    if (nm == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return NO_POINT;
+    }
+    r->measured = nm;
     r->ptcap = ncap;
   }
   p = &r->pt[r->npt];
@@ -624,6 +1069,9 @@ static uint32_t point_get(run *r, size_t i, const char *name, int named) {
   p->file = i;
   p->named = named;
   p->last_ts = RTEL_TSTAMP_NONE;
+  /* --poll text: measured until the first slot says otherwise; a point
+   * met later is measured once a slot starts it */
+  r->measured[r->npt] = !r->slot_seen;
   r->ptnames[r->npt] = p->name;
   r->names.obs = r->ptnames;
   r->names.nobs = ++r->npt;
@@ -979,13 +1427,277 @@ static void hints(const options *opt, const run *r, const rtel_ctx_stats *st) {
   }
 }
 
+/* On stderr, once: the segments whose RTT came out negative (the IOL at
+ * the compute side shorter than at the storage side), the mark of roles
+ * given the wrong way round. */
+static void rtt_note(const options *opt, const run *r) {
+  if (r->nsegs_neg == 0) {
+    return;
+  }
+  fprintf(stderr,
+          PROG ": warning: %" PRIu64 " of %" PRIu64 " segments have a "
+               "negative RTT (the I/O latency at the compute side is "
+               "shorter than at the storage side): ",
+          r->nsegs_neg, r->nsegs);
+  if (opt->compute_side && opt->storage_side) {
+    fprintf(stderr,
+            "--compute-side %s and --storage-side %s look swapped (the "
+            "compute side is the point nearest the hosts)\n",
+            opt->compute_side, opt->storage_side);
+  } else if (opt->compute_side) {
+    fprintf(stderr,
+            "--compute-side %s looks wrong (the compute side is the point "
+            "nearest the hosts)\n",
+            opt->compute_side);
+  } else if (opt->storage_side) {
+    fprintf(stderr,
+            "--storage-side %s looks wrong (the storage side is the point "
+            "nearest the storage)\n",
+            opt->storage_side);
+  } else {
+    fputs("the captures' clocks do not run at one rate\n", stderr);
+  }
+}
+
+/* The text tables, their columns as wide as the names of the points known
+ * before the first frame need (a point met later widens them as a row
+ * does). */
+static void text_tables(run *r) {
+  int w = 3, ws;
+  size_t i;
+  for (i = 0; i < r->npt; i++) {
+    int n = (int)strlen(r->pt[i].name);
+    w = n > w ? n : w;
+  }
+  ws = w > 11 ? w : 11; /* COMPUTE_OBS, STORAGE_OBS */
+  {
+    const tcol c[] = {{"OBS", -w},  {"FRAME", 7}, {"TIME", 20},
+                      {"SRC", -15}, {"DST", -15}, {"OPCODE", -34},
+                      {"DQPN", 8},  {"PSN", 8},   {"LEN", 6}};
+    tab_init(&r->t_pkt, c, sizeof(c) / sizeof(c[0]), "INFO",
+             "TIME in s since the epoch, LEN in bytes");
+  }
+  {
+    const tcol c[] = {
+        {"OBS", -w}, {"SRC", -15},   {"DST", -15},  {"DQPN", 8}, {"PEER", 8},
+        {"OP", -10}, {"FCT", 12},    {"BYTES", 12}, {"PKTS", 8}, {"RETX", 6},
+        {"FET", 9},  {"NAKS", 6},    {"FNR", 6},    {"CNPS", 5}, {"CE", 5},
+        {"END", -9}, {"LOST_UP", 7}, {"ORPHANS", 7}};
+    tab_init(&r->t_flow, c, sizeof(c) / sizeof(c[0]), NULL,
+             "FCT in us, FET in Gbit/s");
+  }
+  {
+    const tcol c[] = {{"OBS", -w},      {"SRC", -15},     {"DST", -15},
+                      {"DQPN", 8},      {"OP", -9},       {"PSN", 8},
+                      {"LAST_PSN", 8},  {"RETH_LEN", 10}, {"FCT", 12},
+                      {"BYTES", 10},    {"PKTS", 6},      {"RETX", 6},
+                      {"COMPLETE", -8}, {"END", -8},      {"FET", 9},
+                      {"NAKS", 5},      {"LOST_UP", 7}};
+    tab_init(&r->t_msg, c, sizeof(c) / sizeof(c[0]), NULL,
+             "FCT in us, FET in Gbit/s");
+  }
+  {
+    const tcol c[] = {{"OBS", -w},   {"HOST", -15}, {"TARGET", -15},
+                      {"TQPN", 8},   {"CID", 6},    {"OP", -12},
+                      {"NSID", 10},  {"SLBA", 12},  {"BYTES", 8},
+                      {"STATE", -9}, {"IOL", 10},   {"DAL", 10},
+                      {"DPL", 10},   {"XFER", 10}};
+    tab_init(&r->t_io, c, sizeof(c) / sizeof(c[0]), "STATUS",
+             "IOL, DAL, DPL, XFER in us");
+  }
+  {
+    const tcol c[] = {
+        {"HOST", -15},        {"TARGET", -15}, {"TQPN", 8},
+        {"CID", 6},           {"OP", -9},      {"COMPUTE_OBS", -ws},
+        {"STORAGE_OBS", -ws}, {"IOL1", 10},    {"IOL2", 10},
+        {"RTT", 10},          {"COMPUTE", 10}, {"NETWORK", 10},
+        {"STORAGE", 10}};
+    tab_init(&r->t_seg, c, sizeof(c) / sizeof(c[0]), NULL,
+             "times in us; IOL1 at COMPUTE_OBS, IOL2 at STORAGE_OBS");
+  }
+  {
+    const tcol c[] = {{"OBS", -w},    {"HOST", -15},   {"TARGET", -15},
+                      {"NSID", 5},    {"OP", -5},      {"COUNT", 8},
+                      {"BYTES", 12},  {"ERR", 5},      {"TMO", 5},
+                      {"|", 1},       {"IOL_P50", 9},  {"IOL_P90", 9},
+                      {"IOL_P99", 9}, {"IOL_P999", 9}, {"IOL_MAX", 9},
+                      {"|", 1},       {"DAL_P50", 9},  {"DAL_P99", 9},
+                      {"|", 1},       {"DPL_P50", 9},  {"DPL_P99", 9}};
+    tab_init(&r->t_sum, c, sizeof(c) / sizeof(c[0]), NULL, "latencies in us");
+  }
+}
+
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The roles of the command line name points: those known once the inputs
+ * are open (with --split-interfaces the interfaces described before a
+ * file's first packet), or inputs that could not be opened; one point
+ * cannot take both. Returns 0, or the usage error's exit status
+ * (reported). */
+static int check_roles(const run *r) {
+  static const char *const opts[] = {"--compute-side", "--storage-side"};
+  const char *role[2];
+  size_t i, k;
+  role[0] = r->opt->compute_side;
+  role[1] = r->opt->storage_side;
+  for (k = 0; k < 2; k++) {
+    int found = 0;
+    if (role[k] == NULL) {
+      continue;
+    }
+    for (i = 0; i < r->npt && !found; i++) {
+      found = strcmp(r->pt[i].name, role[k]) == 0;
+    }
+    for (i = 0; i < r->nin && !found; i++) {
+      found = r->in[i].cf == NULL && strcmp(r->in[i].name, role[k]) == 0;
+    }
+    if (!found) {
+      char names[256];
+      size_t len = 0, n = 0;
+      names[0] = '\0';
+      for (i = 0; i < r->npt; i++) {
+        addf(names, sizeof(names), &len, "%s%s", n++ ? ", " : "",
+             r->pt[i].name);
+      }
+      for (i = 0; i < r->nin; i++) {
+        if (r->in[i].cf == NULL) {
+          addf(names, sizeof(names), &len, "%s%s", n++ ? ", " : "",
+               r->in[i].name);
+        }
+      }
+      return usage_error("%s '%s' is not an observation point (the points "
+                         "are %s)",
+                         opts[k], role[k], names);
+    }
+  }
+  if (role[0] && role[1] && strcmp(role[0], role[1]) == 0) {
+    return usage_error("--compute-side and --storage-side are both '%s'",
+                       role[0]);
+  }
+  return 0;
+}
+
+/* Point |id| on |ctx| (the run's or a file's): its role, and with --poll
+ * once the schedule has started a port from |ts| on. */
+static void point_on(const run *r, rtel_ctx *ctx, uint32_t id,
+                     rtel_tstamp ts) {
+  uint32_t role = point_role(r, id);
+  if (role != RTEL_ROLE_UNKNOWN) {
+    (void)rtel_ctx_set_obs_role(ctx, id, role);
+  }
+  if (r->scheduled) {
+    rtel_port port = {id, RTEL_ROLE_UNKNOWN, r->pt[id].name};
+    (void)rtel_ctx_add_port(ctx, &port, ts);
+  }
+}
+
+/* The points made since the last call, on the run's context and the files'
+ * (roles; ports from |ts| on once the schedule has started). */
+static void points_on(run *r, rtel_tstamp ts) {
+  size_t i;
+  for (; r->nports < r->npt; r->nports++) {
+    uint32_t id = (uint32_t)r->nports;
+    point_on(r, r->ctx, id, ts);
+    for (i = 0; r->fctx && i < r->nin; i++) {
+      if (r->fctx[i]) {
+        point_on(r, r->fctx[i], id, ts);
+      }
+    }
+  }
+}
+
+/* The alarms of the command line, on |ctx|. */
+static void set_alarms(rtel_ctx *ctx, const options *opt) {
+  size_t i;
+  for (i = 0; i < opt->nalarms; i++) {
+    (void)rtel_ctx_set_threshold(ctx, opt->alarms[i].metric,
+                                 opt->alarms[i].scope, opt->alarms[i].value);
+  }
+}
+
+/* --poll: every point is a port, the schedule starts at |ts| (the first
+ * frame), on the run's context and the files'. Returns 0 or an error code
+ * (reported). */
+static int start_schedule(run *r, rtel_tstamp ts) {
+  rtel_schedule sch = {RTEL_SCHED_POLL, r->opt->poll_ports,
+                       r->opt->poll_slot_ns, 0};
+  size_t i, j;
+  int rv;
+  r->scheduled = 1;
+  for (j = 0; j < r->npt; j++) {
+    rtel_port port = {(uint32_t)j, RTEL_ROLE_UNKNOWN, r->pt[j].name};
+    (void)rtel_ctx_add_port(r->ctx, &port, ts);
+    for (i = 0; r->fctx && i < r->nin; i++) {
+      if (r->fctx[i]) {
+        (void)rtel_ctx_add_port(r->fctx[i], &port, ts);
+      }
+    }
+  }
+  r->nports = r->npt;
+  if ((rv = rtel_ctx_set_schedule(r->ctx, &sch, ts)) != 0) {
+    fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+    return rv;
+  }
+  for (i = 0; r->fctx && i < r->nin; i++) {
+    if (r->fctx[i] &&
+        (rv = rtel_ctx_set_schedule(r->fctx[i], &sch, ts)) != 0) {
+      fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+      return rv;
+    }
+  }
+  return 0;
+}
+
+/* --stats in text with several inputs: one more context per input FILE,
+ * for the counters of that file alone (a FILE of several points, with
+ * --split-interfaces, or one of several FILEs of one NAME=, is still one
+ * block). It has the settings, roles, alarms and polling schedule of the
+ * run and runs on its clock (its timers at every frame of the run, its
+ * flush at the run's end), but is given only the frames of its input and
+ * delivers nothing. Returns the contexts (NULL where an input was not
+ * opened), or NULL (reported). */
+static rtel_ctx **file_contexts(const run *r, const rtel_settings *set) {
+  rtel_ctx **f = calloc(r->nin, sizeof(*f));
+  rtel_callbacks none;
+  size_t i;
+  if (f == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return NULL;
+  }
+  memset(&none, 0, sizeof(none));
+  for (i = 0; i < r->nin; i++) {
+    rtel_settings s = *set;
+    int rv;
+    if (r->in[i].cf == NULL) {
+      continue;
+    }
+    s.max_flows = r->opt->max_flows ? r->opt->max_flows
+                                    : default_max_flows(&r->in[i], 1);
+    if ((rv = rtel_ctx_new(&f[i], &s, &none, NULL, NULL)) != 0) {
+      fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+      while (i-- > 0) {
+        rtel_ctx_del(f[i]);
+      }
+      free(f);
+      return NULL;
+    }
+    set_alarms(f[i], r->opt);
+  }
+  return f;
+}
+
 /* One context sees every input; each input, or with --split-interfaces
  * each interface of a pcapng input, is an observation point (ids in the
  * order the points are first met: the inputs in their order, and their
  * interfaces known before their first packet; interfaces described later
- * when they are). Packets are handed over in timestamp order across the
- * inputs, as a collector receiving from several mirrors would. Returns 0,
- * or 1 if an input could not be read in full. */
+ * when they are); FILEs given the same NAME= are one point. Packets are
+ * handed over in timestamp order across the inputs, as a collector
+ * receiving from several mirrors would. Returns 0, 1 if an input could not
+ * be read in full, or 2 after a usage error (a role naming no point). */
 static int analyze(const options *opt, input *in, size_t nin) {
   rtel_settings settings;
   rtel_callbacks cb;
@@ -994,13 +1706,14 @@ static int analyze(const options *opt, input *in, size_t nin) {
   rtel_tstamp last = 0;
   run r;
   size_t i, k;
-  int rv = 0, status = 0, scheduled = 0;
+  int rv = 0, status = 0, started = 0;
   size_t nopen = 0;
 
   memset(&r, 0, sizeof(r));
   r.opt = opt;
   r.in = in;
   r.nin = nin;
+  rj_init(&r.jb);
   for (i = 0; i < nin; i++) {
     if (open_input(&in[i]) != 0) {
       status = 1;
@@ -1027,9 +1740,18 @@ static int analyze(const options *opt, input *in, size_t nin) {
       }
     }
   }
-  if (nopen == 0) {
-    return 1; /* nothing to analyse: each file's error is on stderr */
+  if ((rv = check_roles(&r)) != 0) {
+    status = rv;
+    rv = 0;
+    goto out;
   }
+  if (nopen == 0) {
+    status = 1; /* nothing to analyse: each file's error is on stderr */
+    goto out;
+  }
+  text_tables(&r);
+  r.fl.on = opt->summary && opt->format == FMT_TEXT;
+  r.fl.start = r.fl.next = RTEL_TSTAMP_NONE;
   rtel_settings_default(&settings);
   settings.decode_flags = opt->decode_flags;
   settings.roce_udp_port = opt->roce_port;
@@ -1060,13 +1782,12 @@ static int analyze(const options *opt, input *in, size_t nin) {
   cb.on_io_aggregate = on_io_aggregate;
   cb.on_slot = on_slot;
   cb.on_alarm = on_alarm;
-  rj_init(&r.jb);
   if (opt->ipfix.udp || opt->ipfix.file) {
     char err[512];
     r.ipfix = ipfix_export_open(&opt->ipfix, err, sizeof(err));
     if (r.ipfix == NULL) {
       fprintf(stderr, PROG ": %s\n", err);
-      status = 2;
+      status = 1;
       goto out;
     }
   }
@@ -1090,16 +1811,20 @@ static int analyze(const options *opt, input *in, size_t nin) {
     status = 1;
     goto out;
   }
+  set_alarms(r.ctx, opt);
+  if (opt->stats && opt->format == FMT_TEXT && nopen > 1 &&
+      (r.fctx = file_contexts(&r, &settings)) == NULL) {
+    status = 1;
+    goto out;
+  }
   for (i = 0; i < r.npt; i++) {
     point_setup(&r, (uint32_t)i);
   }
-  for (i = 0; i < opt->nalarms; i++) {
-    (void)rtel_ctx_set_threshold(r.ctx, opt->alarms[i].metric,
-                                 opt->alarms[i].scope, opt->alarms[i].value);
-  }
+  points_on(&r, 0);
   memset(&pi, 0, sizeof(pi));
   for (;;) {
     input *next = NULL;
+    rtel_ctx *fc;
     point *p;
     for (i = 0; i < nin; i++) {
       if (in[i].cf && in[i].have &&
@@ -1129,43 +1854,54 @@ static int analyze(const options *opt, input *in, size_t nin) {
     pi.wire_len = next->pk.len;
     pi.port = pi.obs;
     pi.linktype = pcap_input_file_linktype(next->pk.linktype);
-    if (opt->poll_ports && !scheduled) {
-      /* the polling schedule starts with the first packet */
-      rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports, opt->poll_slot_ns,
-                           0};
-      scheduled = 1;
-      /* every point is a port */
-      for (; r.nports < r.npt; r.nports++) {
-        rtel_port port = {(uint32_t)r.nports, RTEL_ROLE_UNKNOWN,
-                          r.pt[r.nports].name};
-        (void)rtel_ctx_add_port(r.ctx, &port, pi.ts);
+    if (!started) {
+      /* the first frame: the summary periods and the polling schedule
+       * start with it */
+      started = 1;
+      r.fl.start = pi.ts;
+      if (opt->interval_ns) {
+        r.fl.next = pi.ts + opt->interval_ns;
       }
-      if ((rv = rtel_ctx_set_schedule(r.ctx, &sch, pi.ts)) != 0) {
-        fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+      if (opt->poll_ports && start_schedule(&r, pi.ts) != 0) {
         status = 1;
         break;
       }
     }
-    /* a point met later (an interface described after the first packets)
-     * is a port from its first packet on */
-    for (; scheduled && r.nports < r.npt; r.nports++) {
-      rtel_port port = {(uint32_t)r.nports, RTEL_ROLE_UNKNOWN,
-                        r.pt[r.nports].name};
-      (void)rtel_ctx_add_port(r.ctx, &port, pi.ts);
-    }
+    /* a point met later (an interface described after the first packets):
+     * its role, and a port from its first packet on */
+    points_on(&r, pi.ts);
     if (pi.ts > last) {
       last = pi.ts;
     }
     r.now = last;
     /* the timer loop an embedder runs: due timers before the packet */
-    if (rtel_ctx_get_expiry(r.ctx) <= pi.ts &&
-        (rv = rtel_ctx_handle_expiry(r.ctx, pi.ts)) != 0) {
+    if (rtel_ctx_get_expiry(r.ctx) <= pi.ts) {
+      if ((rv = rtel_ctx_handle_expiry(r.ctx, pi.ts)) != 0) {
+        fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
+                next->frame, rtel_strerror(rv));
+        status = 1;
+        break;
+      }
+      if (r.fl.on) {
+        fl_expire(&r, pi.ts);
+      }
+    }
+    rv = rtel_ctx_read_pkt(r.ctx, &pi, next->pk.data, next->pk.caplen);
+    if (rv != 0) {
       fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
               next->frame, rtel_strerror(rv));
       status = 1;
       break;
     }
-    rv = rtel_ctx_read_pkt(r.ctx, &pi, next->pk.data, next->pk.caplen);
+    for (i = 0; r.fctx && i < nin && rv == 0; i++) {
+      if ((fc = r.fctx[i]) != NULL && rtel_ctx_get_expiry(fc) <= pi.ts) {
+        rv = rtel_ctx_handle_expiry(fc, pi.ts);
+      }
+    }
+    if (rv == 0 && r.fctx) {
+      rv = rtel_ctx_read_pkt(r.fctx[next - in], &pi, next->pk.data,
+                             next->pk.caplen);
+    }
     if (rv != 0) {
       fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
               next->frame, rtel_strerror(rv));
@@ -1181,15 +1917,39 @@ static int analyze(const options *opt, input *in, size_t nin) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     status = 1;
   }
+  if (r.fl.on && rv == 0 && started) {
+    /* as the flush: the period that ended at |last|, then the last one */
+    fl_expire(&r, last);
+    fl_report(&r, last);
+  }
   if (skipped_notes(&r)) {
     status = 1;
   }
   if (rtel_ctx_get_stats(r.ctx, &st) == 0) {
     if (opt->stats) {
-      print_stats(opt, r.npt == 1 ? r.pt[0].name : "all", &st);
+      const char *all = r.npt == 1 ? r.pt[0].name : "all";
+      char title[512];
+      for (i = 0; r.fctx && i < nin; i++) {
+        rtel_ctx_stats fs;
+        if (r.fctx[i] == NULL || rtel_ctx_flush(r.fctx[i], last) != 0 ||
+            rtel_ctx_get_stats(r.fctx[i], &fs) != 0) {
+          continue;
+        }
+        snprintf(title, sizeof(title), "%s (%s)", in[i].name, in[i].path);
+        print_stats(opt, in[i].name, title, &fs);
+      }
+      if (nopen > 1) {
+        snprintf(title, sizeof(title), "all (%zu files)", nopen);
+      } else {
+        for (i = 0; i < nin && in[i].cf == NULL; i++) {
+        }
+        snprintf(title, sizeof(title), "%s (%s)", all, in[i].path);
+      }
+      print_stats(opt, all, title, &st);
     }
     hints(opt, &r, &st);
     overflow_notes(&settings, &st);
+    rtt_note(opt, &r);
   }
   if (r.rep) {
     if (rtel_ctx_get_stats(r.ctx, &st) == 0) {
@@ -1206,6 +1966,15 @@ static int analyze(const options *opt, input *in, size_t nin) {
 out:
   report_free(r.rep);
   rtel_ctx_del(r.ctx);
+  for (i = 0; r.fctx && i < nin; i++) {
+    rtel_ctx_del(r.fctx[i]);
+  }
+  free(r.fctx);
+  for (i = 0; i < r.fl.n; i++) {
+    free(r.fl.k[i].iol);
+  }
+  free(r.fl.k);
+  free(r.measured);
   rj_free(&r.jb);
   if (r.ipfix && ipfix_export_close(r.ipfix, last, stderr) != 0) {
     status = 1;
@@ -1256,8 +2025,9 @@ static void usage(FILE *f) {
       "  --max-ios N         outstanding I/O table capacity (default 16384)\n"
       "  --flow-idle DUR     flow idle timeout (default 100ms)\n"
       "  --no-flows          no flow table (no flows, no messages)\n"
-      "  --stats             per-file counters (default without "
-      "--packets)\n"
+      "  --stats             counters per FILE and of the run (the default "
+      "when\n"
+      "                      no record is asked for)\n"
       "  --format text|json  output format (default text)\n"
       "  --icrc              verify the ICRC of every RoCE packet\n"
       "  --roce-port N       RoCEv2 UDP destination port (default 4791)\n"
@@ -1284,12 +2054,6 @@ static void usage(FILE *f) {
       "DUR: a duration, NUMBER[ns|us|ms|s] (a plain number is ns), e.g. "
       "1.5ms\n");
 }
-
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
 
 static int usage_error(const char *fmt, ...) {
   va_list ap;
@@ -1504,6 +2268,27 @@ static const char *parse_alarm(const char *v, struct alarm_opt *a, char *why,
   return why;
 }
 
+/* The observation point names: FILEs given the same NAME= are one point
+ * (a rotated capture), but a default name (the base name) is never
+ * shared: two inputs of one name, not both given by NAME=, are a usage
+ * error. The roles are checked against the points once the files are open
+ * (check_roles()). Returns 0, or the usage error's exit status
+ * (reported). */
+static int check_names(const input *in, size_t n) {
+  size_t i, j;
+  for (i = 0; i < n; i++) {
+    for (j = i + 1; j < n; j++) {
+      if (strcmp(in[i].name, in[j].name) == 0 &&
+          !(in[i].named && in[j].named)) {
+        return usage_error("'%s' and '%s' are both observation point '%s': "
+                           "name them apart with NAME=FILE",
+                           in[i].path, in[j].path, in[i].name);
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   options opt;
   input *inputs;
@@ -1512,6 +2297,15 @@ int main(int argc, char **argv) {
   const char *pmacct = NULL; /* --pmacct-primitives TYPE */
 
   memset(&opt, 0, sizeof(opt));
+  {
+    /* a pipe or a terminal gets each line as it is made (a reader of
+     * --format json on a pipe sees every record at once); a file gets
+     * the C library's full buffering */
+    struct stat sb;
+    if (fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+      setvbuf(stdout, NULL, _IOLBF, 0);
+    }
+  }
   opt.format = FMT_TEXT;
   opt.ipfix.pen = RTEL_IPFIX_PEN_DOCUMENTATION;
   opt.roce_port = RTEL_ROCEV2_UDP_PORT;
@@ -1796,6 +2590,13 @@ int main(int argc, char **argv) {
     }
     inputs[i].name = inputs[i].name_alloc;
   }
+  if (status == 0 && (a = check_names(inputs, ninputs)) != 0) {
+    for (i = 0; i < ninputs; i++) {
+      free(inputs[i].name_alloc);
+    }
+    free(inputs);
+    return a;
+  }
   /* A file that cannot be read is reported and skipped: the others are
    * still analysed, so nothing measurable is lost. */
   if (status == 0 && opt.report_path) {
@@ -1816,8 +2617,8 @@ int main(int argc, char **argv) {
       }
     }
   }
-  if (status == 0 && analyze(&opt, inputs, ninputs) != 0) {
-    status = 1;
+  if (status == 0) {
+    status = analyze(&opt, inputs, ninputs);
   }
   free(opt.cmdline);
   for (i = 0; i < ninputs; i++) {

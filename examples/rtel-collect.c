@@ -37,6 +37,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#  include <linux/futex.h>
+#  include <sys/syscall.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +51,7 @@
 #include "ipfix-export.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
+#include "table-mem.h"
 
 #define PROG "rtel-collect"
 
@@ -122,13 +127,18 @@ typedef struct options {
   uint32_t roce_port;
   uint32_t max_flows, max_ios;
   uint64_t flow_idle_ns, io_timeout_ns;
+  uint64_t interval_ns; /* --interval: summary period; 0: the whole run */
+  uint64_t origin_ns;   /* where the periods are aligned (see main) */
+  int primed;           /* files: the first packet of each is read */
+  int primed_status;    /* 1: a read error then */
   const char *compute_side, *storage_side;
   const char *metrics; /* --metrics ADDR:PORT */
   size_t max_series;
   uint64_t linger_ns;  /* after the end of the files; UINT64_MAX: forever */
   uint32_t poll_ports; /* --poll P/SLOT: P ports per slot; 0: full mode */
   uint64_t poll_slot_ns;
-  const char *on_slot; /* --on-slot CMD */
+  const char *on_slot;      /* --on-slot CMD */
+  uint64_t hook_timeout_ns; /* --on-slot-timeout (default 10 s) */
 } options;
 
 /* ------------------------------------------------------------ ring */
@@ -146,13 +156,61 @@ typedef struct slot {
   uint8_t data[]; /* slot_size bytes */
 } slot;
 
+/* The indexes each side publishes are written once per batch, not per
+ * packet (RING_BATCH): a store the other core reads moves its cache
+ * line, and per packet that costs more than the copy. Each side keeps
+ * its own position and a cached copy of the other's in its own line. */
 typedef struct ring {
-  _Alignas(64) atomic_size_t head; /* written by the reader */
-  _Alignas(64) atomic_size_t tail; /* written by the worker */
+  _Alignas(64) atomic_size_t head; /* published by the reader */
+  _Alignas(64) atomic_size_t tail; /* published by the worker */
+  /* the reader's own line */
+  _Alignas(64) size_t prod; /* next slot the reader fills */
+  size_t tail_seen;         /* tail, as the reader last read it */
+  /* the worker sleeps on it (1) when its ring is empty; the reader wakes
+   * it (ring_wake) */
+  _Alignas(64) atomic_uint sleeping;
+  /* constant after setup */
   _Alignas(64) size_t mask;
+  size_t wake; /* RING_WAKE, at most half the ring */
   size_t stride;
   uint8_t *mem;
 } ring;
+
+/* Packets a side hands over before it publishes its index (the reader
+ * also publishes whenever its input pauses, so nothing waits for a
+ * batch to fill). */
+#define RING_BATCH 32
+
+/* A sleeping worker is woken when this many packets wait for it, or when
+ * the input pauses (every wake-up is a system call on both sides: one
+ * per packet would cost more than the packet). */
+#define RING_WAKE 1024
+
+static void sleep_ns(uint64_t ns);
+
+/* Sleep until woken or |ns| have passed, if |*word| is still |val|. */
+static void ring_wait(atomic_uint *word, unsigned val, uint64_t ns) {
+#ifdef __linux__
+  struct timespec t;
+  t.tv_sec = (time_t)(ns / 1000000000u);
+  t.tv_nsec = (long)(ns % 1000000000u);
+  (void)syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAIT_PRIVATE, val,
+                &t, NULL, 0);
+#else
+  (void)word;
+  (void)val;
+  sleep_ns(ns);
+#endif
+}
+
+static void ring_wake_word(atomic_uint *word) {
+#ifdef __linux__
+  (void)syscall(SYS_futex, (unsigned *)(void *)word, FUTEX_WAKE_PRIVATE, 1,
+                NULL, NULL, 0);
+#else
+  (void)word;
+#endif
+}
 
 static slot *ring_slot(const ring *q, size_t i) {
   return (slot *)(void *)(q->mem + (i & q->mask) * q->stride);
@@ -172,21 +230,23 @@ typedef struct worker {
   uint64_t xcount[MAX_IPFIX][4]; /* records, lost, messages, send errors */
   rj_buf jb;
   uint64_t jb_lines;
-  rtel_tstamp now;        /* timer clock (packet time), never decreasing */
-  uint64_t next_tick;     /* monotonic ns */
-  uint64_t pkts;          /* handed to the context */
-  _Atomic uint64_t drops; /* ring full (written by the reader) */
-  uint64_t clipped;       /* copies cut to the slot size */
-  uint64_t cpu_ns;        /* the thread's CPU time, set when it ends */
-  uint64_t ts_src[2];     /* TS_CAPTURE, TS_ERSPAN */
-  uint64_t recs[5];       /* flow, message, io, segment, summary */
-  uint64_t flow_end[9];   /* flow records by RTEL_END_* (all, exported
-                           * or not) */
-  int failed;             /* the context failed (reported) */
-  int scheduled;          /* --poll: ports and schedule set */
-  rtel_ctx_stats stats;   /* at the end */
-  cm_index *mix;          /* --metrics: this worker's label sets */
-  cm_snap snap;           /* --metrics: its counters (wsnap) */
+  rtel_tstamp now;         /* timer clock (packet time), never decreasing */
+  uint64_t next_tick;      /* monotonic ns */
+  uint64_t pkts;           /* handed to the context */
+  _Atomic uint64_t drops;  /* ring full (written by the reader) */
+  uint64_t clipped;        /* copies cut to the slot size */
+  uint64_t cpu_ns;         /* the thread's CPU time, set when it ends */
+  uint64_t drained_mono;   /* when its ring ran dry after the input ended */
+  uint64_t drained_cpu_ns; /* its CPU time then (before the flush) */
+  uint64_t ts_src[2];      /* TS_CAPTURE, TS_ERSPAN */
+  uint64_t recs[5];        /* flow, message, io, segment, summary */
+  uint64_t flow_end[9];    /* flow records by RTEL_END_* (all, exported
+                            * or not) */
+  int failed;              /* the context failed (reported) */
+  int scheduled;           /* --poll: ports and schedule set */
+  rtel_ctx_stats stats;    /* at the end */
+  cm_index *mix;           /* --metrics: this worker's label sets */
+  cm_snap snap;            /* --metrics: its counters (wsnap) */
 } worker;
 
 /* What a worker publishes for --metrics (words only: a cm_snap). */
@@ -602,9 +662,12 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g0,
   if (!(w->opt->records & REC_SUM)) {
     return 0;
   }
-  /* one period, the whole run: it starts with the first packet of the
-   * collector, not with the first this worker's shard saw */
-  g.period_start = atomic_load(&G.first_ts);
+  /* the whole run, or the first period of --interval: it starts with the
+   * first packet of the collector, not with the first this worker's shard
+   * saw (every worker's periods have the same boundaries: the origin) */
+  if (w->opt->interval_ns == 0 || g.period_start < atomic_load(&G.first_ts)) {
+    g.period_start = atomic_load(&G.first_ts);
+  }
   w->recs[4]++;
   for (i = 0; i < w->opt->nipfix; i++) {
     (void)ipfix_export_aggregate(w->ipfix[i], &g, rec_now(w));
@@ -748,7 +811,6 @@ static size_t drain(worker *w, size_t budget) {
       }
       t++;
       n++;
-      atomic_store_explicit(&q->tail, t, memory_order_release);
       continue;
     }
     if (!w->failed) {
@@ -775,8 +837,11 @@ static size_t drain(worker *w, size_t budget) {
     w->clipped += s->clipped;
     t++;
     n++;
-    atomic_store_explicit(&q->tail, t, memory_order_release);
+    if (n % RING_BATCH == 0) {
+      atomic_store_explicit(&q->tail, t, memory_order_release);
+    }
   }
+  atomic_store_explicit(&q->tail, t, memory_order_release);
   return n;
 }
 
@@ -822,15 +887,26 @@ static void *worker_main(void *arg) {
     }
     if (done && atomic_load_explicit(&w->q.head, memory_order_acquire) ==
                     atomic_load_explicit(&w->q.tail, memory_order_relaxed)) {
+      w->drained_mono = mono_ns();
+      w->drained_cpu_ns = thread_cpu_ns();
       break;
     }
-    /* nothing to do: spin a little, then sleep longer and longer (50 us
-     * to 5 ms); the ring holds what arrives meanwhile */
-    if (++idle < 64) {
-      sched_yield();
-    } else {
-      unsigned k = idle - 64 < 7 ? idle - 64 : 7;
-      sleep_ns(50000ull << k > 5000000ull ? 5000000ull : 50000ull << k);
+    /* nothing to do: sleep until the reader has RING_WAKE packets for
+     * this worker or its input pauses, at most 50 us to 5 ms (longer and
+     * longer while idle: the timers and the ticks need the worker too).
+     * No spinning: with more threads than cores a spinning worker takes
+     * the core the reader needs. */
+    {
+      unsigned k = idle < 7 ? idle : 7;
+      idle++;
+      atomic_store(&w->q.sleeping, 1);
+      if (atomic_load(&w->q.head) ==
+              atomic_load_explicit(&w->q.tail, memory_order_relaxed) &&
+          !atomic_load(&G.done)) {
+        ring_wait(&w->q.sleeping, 1,
+                  50000ull << k > 5000000ull ? 5000000ull : 50000ull << k);
+      }
+      atomic_store(&w->q.sleeping, 0);
     }
   }
   /* the end: every record still open, marked flushed */
@@ -877,12 +953,14 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   w->opt = opt;
   rj_init(&w->jb);
   w->q.mask = opt->depth - 1;
+  w->q.wake = opt->depth / 2 < RING_WAKE ? opt->depth / 2 : RING_WAKE;
   w->q.stride = (sizeof(slot) + opt->slot_size + 63) & ~(size_t)63;
   w->q.mem = aligned_alloc(64, w->q.stride * opt->depth);
   if (w->q.mem == NULL) {
     fprintf(stderr, PROG ": out of memory (rings: -j, --queue, --slot)\n");
     return -1;
   }
+  memset(w->q.mem, 0, w->q.stride * opt->depth); /* real pages now */
   atomic_init(&w->q.head, 0);
   atomic_init(&w->q.tail, 0);
   atomic_init(&w->drops, 0);
@@ -907,6 +985,8 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   if (opt->io_timeout_ns) {
     s.io_timeout = opt->io_timeout_ns;
   }
+  s.report_interval = opt->interval_ns;
+  s.period_origin = opt->origin_ns;
   if (opt->nin > s.max_ports) {
     s.max_ports = (uint32_t)opt->nin;
   }
@@ -916,7 +996,7 @@ static int worker_init(worker *w, unsigned id, const options *opt) {
   cb.on_io = on_io;
   cb.on_segment = on_segment;
   cb.on_io_aggregate = on_io_aggregate;
-  rv = rtel_ctx_new(&w->ctx, &s, &cb, NULL, w);
+  rv = rtel_ctx_new(&w->ctx, &s, &cb, table_mem(), w);
   if (rv != 0) {
     fprintf(stderr, PROG ": worker %u: %s\n", id, rtel_strerror(rv));
     return -1;
@@ -988,11 +1068,20 @@ typedef struct slotter {
   slot_ev *head, *tail;
   int quit;
   rj_buf jb;
-  uint64_t slots, calls, failures, late;
-  int reported; /* a hook failure was written */
+  /* counted by the reader (slots) and the slot thread, read by the
+   * summary and --metrics */
+  _Atomic uint64_t slots, calls, failures, late, timeouts;
+  _Atomic uint64_t dropped; /* events not queued: SLOT_QUEUE_MAX waiting */
+  size_t pending;           /* events queued (under mu) */
+  int reported;             /* a hook failure was written */
 } slotter;
 
 static slotter SL;
+
+/* Most slot events waiting for the slot thread (hooks behind: each runs
+ * for up to --on-slot-timeout); past it an event is dropped, its record
+ * and its hook run both, and counted. */
+#define SLOT_QUEUE_MAX 1024
 
 /* "KEY=v1 v2 ...": the ids (names 0) or names of |n| ports */
 static char *env_ports(const char *key, const uint32_t *ids, size_t n,
@@ -1027,7 +1116,7 @@ static void hook_failed(slotter *sl, const char *fmt, ...)
 
 static void hook_failed(slotter *sl, const char *fmt, ...) {
   va_list ap;
-  sl->failures++;
+  cm_add(&sl->failures, 1);
   if (sl->reported) {
     return;
   }
@@ -1053,11 +1142,11 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
   sigset_t none, def;
   pid_t pid;
   int rv, st;
-  sl->calls++;
+  cm_add(&sl->calls, 1);
   if (G.opt->live && atomic_load(&G.have_offset)) {
     int64_t m = (int64_t)mono_ns() + atomic_load(&G.offset);
     if (ev->end != RTEL_TSTAMP_NONE && m > 0 && (uint64_t)m > ev->end) {
-      sl->late++; /* its slot is over: the hooks are behind */
+      cm_add(&sl->late, 1); /* its slot is over: the hooks are behind */
     }
   }
   snprintf(num[0], sizeof(num[0]), "RTEL_SLOT=%" PRIu64, ev->slot);
@@ -1102,8 +1191,11 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
   sigaddset(&def, SIGPIPE);
   posix_spawnattr_setsigmask(&at, &none);
   posix_spawnattr_setsigdefault(&at, &def);
-  posix_spawnattr_setflags(&at,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  /* its own process group: a timeout ends what it started too */
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+                                    POSIX_SPAWN_SETSIGDEF |
+                                    POSIX_SPAWN_SETPGROUP);
   rv = posix_spawnp(&pid, G.opt->on_slot, &fa, &at, argv, envp);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
@@ -1111,7 +1203,33 @@ static void run_hook(slotter *sl, const rtel_slot_event *ev) {
     hook_failed(sl, "%s", strerror(rv));
     goto out;
   }
-  while ((rv = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+  /* wait, at most --on-slot-timeout: then SIGTERM to its process group
+   * (a script's children too), SIGKILL a second later */
+  {
+    uint64_t t0 = mono_ns(), limit = G.opt->hook_timeout_ns;
+    int sent = 0;
+    for (;;) {
+      uint64_t m;
+      rv = waitpid(pid, &st, WNOHANG);
+      if (rv != 0 && !(rv < 0 && errno == EINTR)) {
+        break;
+      }
+      m = mono_ns() - t0;
+      if (sent == 0 && m >= limit) {
+        (void)kill(-pid, SIGTERM);
+        sent = 1;
+        cm_add(&sl->timeouts, 1);
+      } else if (sent == 1 && m >= limit + 1000000000ull) {
+        (void)kill(-pid, SIGKILL);
+        sent = 2;
+      }
+      sleep_ns(m < 10000000u ? 1000000u : 10000000u);
+    }
+    if (sent && rv > 0) {
+      hook_failed(sl, "slot %" PRIu64 ": still running after %.3f s: ended",
+                  ev->slot, (double)limit / 1e9);
+      goto out;
+    }
   }
   if (rv < 0) {
     hook_failed(sl, "waitpid: %s", strerror(errno));
@@ -1134,7 +1252,7 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   size_t n = ev->nstarted + ev->nstopped;
   slot_ev *e = malloc(sizeof(*e) + (n ? n : 1) * sizeof(uint32_t));
   (void)ctx;
-  sl->slots++;
+  cm_add(&sl->slots, 1);
   if (e == NULL) {
     hook_failed(sl, "slot %" PRIu64 ": out of memory", ev->slot);
     return 0;
@@ -1151,6 +1269,13 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   e->ev.started = e->ids;
   e->ev.stopped = e->ids + ev->nstarted;
   pthread_mutex_lock(&sl->mu);
+  if (sl->pending >= SLOT_QUEUE_MAX) {
+    pthread_mutex_unlock(&sl->mu);
+    cm_add(&sl->dropped, 1);
+    free(e);
+    return 0;
+  }
+  sl->pending++;
   if (sl->tail) {
     sl->tail->next = e;
   } else {
@@ -1175,6 +1300,7 @@ static void *slot_main(void *arg) {
     }
     e = sl->head;
     if (e) {
+      sl->pending--;
       sl->head = e->next;
       if (sl->head == NULL) {
         sl->tail = NULL;
@@ -1294,7 +1420,11 @@ typedef struct reader {
   rtel_tstamp first_ts;
   rtel_tstamp last_ts; /* the latest packet time */
   uint64_t pkts;
-  uint64_t cpu_ns; /* the reader's CPU time up to the end of the input */
+  unsigned unpublished;  /* packets in rings, not yet published */
+  unsigned batch;        /* publish every |batch| packets (1: a pipe) */
+  uint64_t cpu_ns;       /* the reader's CPU time up to the end of the input */
+  uint64_t setup_cpu_ns; /* of it, before the first read (contexts) */
+  uint64_t start_mono;   /* the first read */
 } reader;
 
 static void publish_offset(rtel_tstamp ts) {
@@ -1308,15 +1438,58 @@ static void publish_offset(rtel_tstamp ts) {
  * than the worker takes to free a slot) unless stopped. */
 static slot *ring_claim(worker *w, int live) {
   ring *q = &w->q;
-  size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
-  while (h - atomic_load_explicit(&q->tail, memory_order_acquire) > q->mask) {
-    if (live || atomic_load(&stop_flag)) {
-      cm_add(&w->drops, 1);
-      return NULL;
+  size_t h = q->prod;
+  if (h - q->tail_seen > q->mask) {
+    /* full as last seen: look again, and let the worker see what is
+     * there before waiting for it */
+    atomic_store(&q->head, h);
+    if (atomic_load(&q->sleeping)) {
+      ring_wake_word(&q->sleeping);
     }
-    sleep_ns(20000);
+    while (h - (q->tail_seen =
+                    atomic_load_explicit(&q->tail, memory_order_acquire)) >
+           q->mask) {
+      if (live || atomic_load(&stop_flag)) {
+        cm_add(&w->drops, 1);
+        return NULL;
+      }
+      sleep_ns(20000);
+    }
   }
   return ring_slot(q, h);
+}
+
+/* The slot ring_claim() returned is filled: hand it over (published by
+ * rings_publish()). */
+static void ring_commit(ring *q) { q->prod++; }
+
+/* Publish what every ring holds, then the reader's clock: every RING_BATCH
+ * packets and whenever the input pauses (a live batch ends, a replay
+ * waits, the files end), so that no packet waits for a batch to fill.
+ * The clock goes last: a worker that reads the clock and then its ring's
+ * head has every packet up to that time (its timers never run ahead of a
+ * packet still held back). */
+static void rings_publish(reader *rd, int pause) {
+  unsigned k;
+  for (k = 0; k < G.nw; k++) {
+    ring *q = &G.w[k].q;
+    if (atomic_load_explicit(&q->head, memory_order_relaxed) != q->prod) {
+      atomic_store(&q->head, q->prod);
+    }
+    /* the head is stored before the flag is read, and the worker stores
+     * the flag before it reads the head (both sequentially consistent):
+     * one of the two sees the other, so no worker sleeps on a packet */
+    if (atomic_load(&q->sleeping) &&
+        (pause ||
+         q->prod - atomic_load_explicit(&q->tail, memory_order_relaxed) >=
+             q->wake)) {
+      ring_wake_word(&q->sleeping);
+    }
+  }
+  rd->unpublished = 0;
+  if (rd->last_ts != atomic_load_explicit(&G.clock, memory_order_relaxed)) {
+    atomic_store_explicit(&G.clock, rd->last_ts, memory_order_release);
+  }
 }
 
 /* --poll: the reader's schedule context at time |t| (see "slots"): its
@@ -1342,15 +1515,14 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
   if (rtel_ctx_get_expiry(sl->ctx) > t) {
     return;
   }
-  before = sl->slots;
+  before = cm_get(&sl->slots);
   if ((rv = rtel_ctx_handle_expiry(sl->ctx, t)) != 0) {
     fprintf(stderr, PROG ": --poll: %s\n", rtel_strerror(rv));
   }
-  if (!marks || sl->slots == before) {
+  if (!marks || cm_get(&sl->slots) == before) {
     return;
   }
   for (k = 0; k < G.nw; k++) {
-    ring *q = &G.w[k].q;
     slot *s = ring_claim(&G.w[k], rd->opt->live);
     if (s) {
       s->ts = t;
@@ -1358,9 +1530,7 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
       s->caplen = s->wire_len = 0;
       s->tssrc = TS_CAPTURE;
       s->clipped = 0;
-      atomic_store_explicit(
-          &q->head, atomic_load_explicit(&q->head, memory_order_relaxed) + 1,
-          memory_order_release);
+      ring_commit(&G.w[k].q);
     }
   }
 }
@@ -1377,7 +1547,7 @@ static void dispatch(reader *rd, input *in, rtel_tstamp ts,
   worker *w;
   ring *q;
   slot *s;
-  size_t h, len;
+  size_t len;
   rtel_decode_opts dopt = rd->dopt;
   dopt.linktype = linktype;
   (void)rtel_pkt_decode(&hd, &dopt, data, caplen, wire_len);
@@ -1417,7 +1587,6 @@ static void dispatch(reader *rd, input *in, rtel_tstamp ts,
   if ((s = ring_claim(w, opt->live)) == NULL) {
     return;
   }
-  h = atomic_load_explicit(&q->head, memory_order_relaxed);
   len = caplen < opt->slot_size ? caplen : opt->slot_size;
   memcpy(s->data, data, len);
   s->ts = ts;
@@ -1428,10 +1597,12 @@ static void dispatch(reader *rd, input *in, rtel_tstamp ts,
   s->tssrc = tssrc;
   s->clipped = len < caplen;
   s->mark = 0;
-  atomic_store_explicit(&q->head, h + 1, memory_order_release);
+  ring_commit(q);
   if (ts > rd->last_ts) {
     rd->last_ts = ts;
-    atomic_store_explicit(&G.clock, ts, memory_order_release);
+  }
+  if (++rd->unpublished >= rd->batch) {
+    rings_publish(rd, rd->batch == 1);
   }
 }
 
@@ -1460,9 +1631,23 @@ static int read_files(reader *rd) {
   const options *opt = rd->opt;
   size_t i;
   int status = 0;
+  /* a pipe may pause for as long as its writer likes: what came through
+   * is handed over at once; regular files are read in batches */
+  rd->batch = RING_BATCH;
   for (i = 0; i < opt->nin; i++) {
-    if (read_ahead(&opt->in[i]) != 0) {
-      status = 1;
+    struct stat st;
+    const char *src = opt->in[i].src;
+    if (strcmp(src, "-") == 0 || stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+      rd->batch = 1;
+    }
+  }
+  if (opt->primed) {
+    status = opt->primed_status;
+  } else {
+    for (i = 0; i < opt->nin; i++) {
+      if (read_ahead(&opt->in[i]) != 0) {
+        status = 1;
+      }
     }
   }
   while (!atomic_load(&stop_flag)) {
@@ -1483,6 +1668,9 @@ static int read_files(reader *rd) {
         publish_offset(ts);
       } else if (ts > rd->first_ts) {
         uint64_t due = rd->first_mono + (ts - rd->first_ts), m;
+        if (mono_ns() < due) {
+          rings_publish(rd, 1); /* what came before the pause */
+        }
         while ((m = mono_ns()) < due && !atomic_load(&stop_flag)) {
           uint64_t d = due - m;
           sleep_ns(d > 100000000u ? 100000000u : d);
@@ -1498,6 +1686,7 @@ static int read_files(reader *rd) {
       status = 1;
     }
   }
+  rings_publish(rd, 1);
   return status;
 }
 
@@ -1562,6 +1751,7 @@ static int read_live(reader *rd) {
         atomic_store(&stop_flag, 1);
       }
     }
+    rings_publish(rd, 1); /* the kernel's buffers are empty for now */
     /* --metrics: the kernel's drops, once a second (pcap_stats is the
      * reader's: the handle is not shared) */
     if (G.mt && mono_ns() >= next_stats) {
@@ -1707,8 +1897,11 @@ static void usage(FILE *f) {
       "RTEL_SLOT,\n"
       "                      RTEL_START, RTEL_STOP (port ids), "
       "RTEL_START_NAMES ...\n"
+      "  --on-slot-timeout DUR  a hook still running this long is ended "
+      "(default 10s)\n"
       "Measurement (as rtel-analyze(1)):\n"
-      "  --max-flows N  --max-ios N  --flow-idle NS  --io-timeout NS\n"
+      "  --max-flows N  --max-ios N  --flow-idle DUR  --io-timeout DUR\n"
+      "  --interval DUR      --summary period (default: the whole run)\n"
       "  --compute-side NAME  --storage-side NAME  --roce-port N  --icrc  "
       "--no-decap\n"
       "  -h, --help          this text\n"
@@ -1815,12 +2008,13 @@ static void summary(const options *opt, reader *rd, int status) {
                  ", clipped %" PRIu64 ", records %" PRIu64 " (flows %" PRIu64
                  ", messages %" PRIu64 ", ios %" PRIu64 ", segments %" PRIu64
                  ", summaries %" PRIu64 "), timestamps erspan %" PRIu64
-                 " capture %" PRIu64 "%s, cpu %.3f s%s\n",
+                 " capture %" PRIu64 "%s, cpu %.3f s (%.3f s before the "
+                 "final flush)%s\n",
             k, w->pkts, cm_get(&w->drops), w->clipped, rec, w->recs[0],
             w->recs[1], w->recs[2], w->recs[3], w->recs[4],
             w->ts_src[TS_ERSPAN], w->ts_src[TS_CAPTURE],
             opt->poll_ports ? unsched(w) : "", (double)w->cpu_ns / 1e9,
-            w->failed ? ", FAILED" : "");
+            (double)w->drained_cpu_ns / 1e9, w->failed ? ", FAILED" : "");
     for (i = 0; i < opt->nipfix; i++) {
       const uint64_t *c = w->xcount[i];
       fprintf(stderr,
@@ -1844,13 +2038,30 @@ static void summary(const options *opt, reader *rd, int status) {
   if (opt->poll_ports) {
     fprintf(stderr,
             PROG ": slots %" PRIu64 ", hook calls %" PRIu64 ", %" PRIu64
-                 " failed, %" PRIu64 " late\n",
-            SL.slots, SL.calls, SL.failures, SL.late);
+                 " failed, %" PRIu64 " late, %" PRIu64 " timed out, %" PRIu64
+                 " dropped (hooks behind)\n",
+            cm_get(&SL.slots), cm_get(&SL.calls), cm_get(&SL.failures),
+            cm_get(&SL.late), cm_get(&SL.timeouts), cm_get(&SL.dropped));
   }
-  fprintf(stderr,
-          PROG ": %" PRIu64 " packets, reader cpu %.3f s (read, decode, "
-               "shard), exit %d\n",
-          rd->pkts, (double)rd->cpu_ns / 1e9, status);
+  {
+    /* the packet phase: from the first read to the last packet in a
+     * context (setup and the final flush apart) */
+    uint64_t end = 0, wall;
+    for (k = 0; k < G.nw; k++) {
+      if (G.w[k].drained_mono > end) {
+        end = G.w[k].drained_mono;
+      }
+    }
+    wall = end > rd->start_mono ? end - rd->start_mono : 0;
+    fprintf(stderr,
+            PROG ": %" PRIu64 " packets in %.3f s (%.3f Mpps, first read to "
+                 "last packet in a context), reader cpu %.3f s (read, "
+                 "decode, shard; setup %.3f s apart), exit %d\n",
+            rd->pkts, (double)wall / 1e9,
+            wall ? (double)rd->pkts * 1e3 / (double)wall : 0.0,
+            (double)(rd->cpu_ns - rd->setup_cpu_ns) / 1e9,
+            (double)rd->setup_cpu_ns / 1e9, status);
+  }
 }
 
 /* ------------------------------------------------------------ metrics */
@@ -2183,6 +2394,37 @@ static void metrics_render(rj_buf *b, void *arg) {
       sample_u64(b, jm[j].name, cm_get(jm[j].v));
     }
   }
+  if (opt->poll_ports) {
+    const struct {
+      const char *name, *help;
+      _Atomic uint64_t *v;
+    } sm[] = {
+        {"rtel_collect_slots_total", "Polling slots begun (--poll)",
+         &SL.slots},
+        {"rtel_collect_hook_calls_total", "Runs of the --on-slot hook",
+         &SL.calls},
+        {"rtel_collect_hook_failures_total",
+         "Runs of the --on-slot hook that failed (could not run, exit status "
+         "not 0, killed, timed out)",
+         &SL.failures},
+        {"rtel_collect_hook_late_total",
+         "Runs of the --on-slot hook begun after their slot had ended",
+         &SL.late},
+        {"rtel_collect_hook_timeouts_total",
+         "Runs of the --on-slot hook ended by --on-slot-timeout",
+         &SL.timeouts},
+        {"rtel_collect_slot_events_dropped_total",
+         "Slot records and hook runs dropped: 1024 waiting (hooks behind)",
+         &SL.dropped},
+    };
+    for (j = 0; j < sizeof(sm) / sizeof(sm[0]); j++) {
+      if (j > 0 && j < 5 && !opt->on_slot) {
+        continue; /* the hook's */
+      }
+      cm_family(b, sm[j].name, C_, sm[j].help);
+      sample_u64(b, sm[j].name, cm_get(sm[j].v));
+    }
+  }
   if (cm_table_render(G.mt, b, G.names.obs, G.names.nobs) != 0) {
     b->oom = 1;
   }
@@ -2382,6 +2624,15 @@ int main(int argc, char **argv) {
           return usage_error("%s needs an argument", arg);
         }
         opt.on_slot = v;
+      } else if (strcmp(arg, "--on-slot-timeout") == 0) {
+        double d;
+        NEED_ARG();
+        if (parse_slot(v, &d) != 0) {
+          return usage_error("invalid %s '%s' (a duration: a number and "
+                             "ns, us, ms or s; none: ns)",
+                             arg, v);
+        }
+        opt.hook_timeout_ns = (uint64_t)d;
       } else if (strcmp(arg, "--max-flows") == 0 ||
                  strcmp(arg, "--max-ios") == 0) {
         NEED_ARG();
@@ -2394,15 +2645,21 @@ int main(int argc, char **argv) {
           opt.max_ios = (uint32_t)n;
         }
       } else if (strcmp(arg, "--flow-idle") == 0 ||
-                 strcmp(arg, "--io-timeout") == 0) {
+                 strcmp(arg, "--io-timeout") == 0 ||
+                 strcmp(arg, "--interval") == 0) {
+        double d;
         NEED_ARG();
-        if (parse_u64(v, 1, UINT64_MAX / 4, &n) != 0) {
-          return usage_error("invalid %s '%s' (ns, >= 1)", arg, v);
+        if (parse_slot(v, &d) != 0) {
+          return usage_error("invalid %s '%s' (a duration: a number and "
+                             "ns, us, ms or s; none: ns)",
+                             arg, v);
         }
         if (arg[2] == 'f') {
-          opt.flow_idle_ns = n;
+          opt.flow_idle_ns = (uint64_t)d;
+        } else if (arg[2] == 'i' && arg[3] == 'o') {
+          opt.io_timeout_ns = (uint64_t)d;
         } else {
-          opt.io_timeout_ns = n;
+          opt.interval_ns = (uint64_t)d;
         }
       } else if (strcmp(arg, "--compute-side") == 0 ||
                  strcmp(arg, "--storage-side") == 0) {
@@ -2482,6 +2739,12 @@ int main(int argc, char **argv) {
   if (opt.on_slot && !opt.poll_ports) {
     return usage_error("%s", "--on-slot needs --poll");
   }
+  if (opt.hook_timeout_ns && !opt.on_slot) {
+    return usage_error("%s", "--on-slot-timeout needs --on-slot");
+  }
+  if (opt.hook_timeout_ns == 0) {
+    opt.hook_timeout_ns = 10000000000ull;
+  }
   if (opt.max_series == 0) {
     opt.max_series = 1024;
   }
@@ -2536,6 +2799,29 @@ int main(int argc, char **argv) {
   rv = open_inputs(&opt);
   if (rv != 0) {
     return rv == -2 ? 2 : 1;
+  }
+  if (opt.interval_ns && opt.live) {
+    /* live: periods on whole multiples of the interval of the capture
+     * clock (on the minute with 60s), the same on every worker and every
+     * collector that uses the same interval */
+    opt.origin_ns = opt.interval_ns;
+  } else if (opt.interval_ns) {
+    /* files: periods from the first packet of the run, as rtel-analyze
+     * --interval makes them (the records are the same): the first packet
+     * of every file is read before the contexts are made */
+    rtel_tstamp first = RTEL_TSTAMP_NONE;
+    for (k = 0; k < opt.nin; k++) {
+      input *in = &opt.in[k];
+      if (read_ahead(in) != 0) {
+        opt.primed_status = 1;
+      }
+      if (in->have && in->pk.ts < first) {
+        first = in->pk.ts;
+      }
+    }
+    opt.primed = 1;
+    opt.origin_ns =
+        first == RTEL_TSTAMP_NONE || first == 0 ? opt.interval_ns : first;
   }
   G.nw = opt.jobs;
   G.w = calloc(G.nw, sizeof(*G.w));
@@ -2655,14 +2941,18 @@ int main(int argc, char **argv) {
   }
   memset(&rd, 0, sizeof(rd));
   rd.opt = &opt;
+  rd.batch = RING_BATCH;
   rd.dopt.flags = opt.decode_flags & ~RTEL_DECODE_VERIFY_ICRC;
   rd.dopt.roce_udp_port = opt.roce_port;
+  rd.setup_cpu_ns = thread_cpu_ns();
+  rd.start_mono = mono_ns();
   if (status == 0) {
     if (opt.live) {
       rd.dopt.linktype = 0;
     }
     status = opt.live ? read_live(&rd) : read_files(&rd);
   }
+  rings_publish(&rd, 1);
   rd.cpu_ns = thread_cpu_ns();
 
   /* stop: drain the rings, flush every context, close the outputs */
@@ -2675,7 +2965,10 @@ int main(int argc, char **argv) {
       }
     }
     atomic_store(&G.end_ts, end);
-    atomic_store_explicit(&G.done, 1, memory_order_release);
+    atomic_store(&G.done, 1);
+    for (k = 0; k < G.nw; k++) {
+      ring_wake_word(&G.w[k].q.sleeping); /* to flush, at once */
+    }
   }
   for (k = 0; k < started; k++) {
     pthread_join(G.w[k].thread, NULL);

@@ -31,6 +31,7 @@ int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
   memset(a, 0, sizeof(*a));
   a->env = *env;
   a->interval = s->report_interval;
+  a->origin = s->period_origin;
   a->start = a->next = RTEL_TSTAMP_NONE;
   if (s->nvme_flags & RTEL_NVME_DISABLE) {
     return 0;

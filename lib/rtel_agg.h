@@ -15,8 +15,9 @@ typedef struct rtel__agg {
   rtel__env env;
   rtel__qtab keys; /* key (obs, host, target, nsid) */
   rtel_tstamp interval;
-  rtel_tstamp start; /* current period's start, NONE before any packet */
-  rtel_tstamp next;  /* end of the current period, NONE if unarmed */
+  rtel_tstamp origin; /* rtel_settings.period_origin */
+  rtel_tstamp start;  /* current period's start, NONE before any packet */
+  rtel_tstamp next;   /* end of the current period, NONE if unarmed */
 } rtel__agg;
 
 int rtel__agg_init(rtel__agg *a, const rtel_settings *s, const rtel__env *env);
@@ -25,9 +26,11 @@ void rtel__agg_free(rtel__agg *a);
 /* Notes the time of a packet (starts the first period). */
 static inline void rtel__agg_clock(rtel__agg *a, rtel_tstamp ts) {
   if (rtel__unlikely(a->start == RTEL_TSTAMP_NONE)) {
-    a->start = ts;
+    a->start = rtel__period_start(ts, a->origin, a->interval);
     if (a->interval) {
-      a->next = ts + a->interval;
+      a->next = a->start > RTEL_TSTAMP_NONE - a->interval
+                    ? RTEL_TSTAMP_NONE
+                    : a->start + a->interval;
     }
   }
 }

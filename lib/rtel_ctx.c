@@ -34,7 +34,7 @@
 
 size_t rtel__settings_len(int version) {
   return rtel__version_len(version, RTEL_SETTINGS_VERSION, rtel_settings,
-                           msg_settle_ns);
+                           period_origin);
 }
 
 size_t rtel__callbacks_len(int version) {
@@ -374,6 +374,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   if (rv != 0) {
     return rv;
   }
+  rtel__decode_cfg_keep(&dcfg); /* the CRC path: decided once, kept here */
   if (mem == NULL && (mem = rtel__mem_default()) == NULL) {
     return RTEL_ERR_INVALID_ARGUMENT; /* a build without a default */
   }
@@ -495,7 +496,10 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
   }
   if (rtel__unlikely(ctx->stats_next == RTEL_TSTAMP_NONE &&
                      ctx->settings.stats_interval != 0)) {
-    ctx->stats_next = pi->ts + ctx->settings.stats_interval;
+    rtel_tstamp iv = ctx->settings.stats_interval,
+                t0 = rtel__period_start(pi->ts, ctx->settings.period_origin,
+                                        iv);
+    ctx->stats_next = t0 > RTEL_TSTAMP_NONE - iv ? RTEL_TSTAMP_NONE : t0 + iv;
   }
   rtel__agg_clock(&ctx->agg, pi->ts);
   rtel__sched_clock(&ctx->sched, pi->ts);

@@ -245,7 +245,8 @@ void rtel__flow_free(rtel__flowtab *ft) {
 /* ------------------------------------------------------------ records */
 
 static uint32_t flow_flags(const flow *f) {
-  return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u);
+  return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u) |
+         (f->q.key.qpn & KEY_RESP ? RTEL_FLOW_F_RESPONSE : 0u);
 }
 
 /* Bits per second of |bytes| over |ns|. */

@@ -8,12 +8,57 @@
  *   the BTH with byte 4 (FECN, BECN, reserved) set to ones,
  *   and the rest of the packet up to the ICRC.
  * The ICRC travels little-endian (the CRC value's low byte first).
+ *
+ * The CRC-32 itself (reflected polynomial 0xEDB88320) three ways:
+ *
+ *  - slicing-by-16: 16 tables of 256 words, 16 bytes per step;
+ *  - folding by carry-less multiplication (x86-64 PCLMULQDQ, arm64 PMULL):
+ *    four 128-bit accumulators, each multiplied by x^(512+-32) mod P and
+ *    added to the data 64 bytes on (fold by 4), then folded into one with
+ *    x^(128+-32) mod P, reduced to 64 bits with x^64 mod P and to the
+ *    32-bit CRC by Barrett reduction. The constants, in the bit-reflected
+ *    order of this CRC and shifted left by one (the reflected product of
+ *    two 64-bit values is one bit short), with P = 0x104C11DB7:
+ *      k1 = x^(4*128+32) mod P, k2 = x^(4*128-32) mod P,
+ *      k3 = x^(128+32) mod P,   k4 = x^(128-32) mod P,
+ *      k5 = x^64 mod P,         mu = x^64 div P (33 bits), and P itself;
+ *    the method is Gopal et al., "Fast CRC Computation for Generic
+ *    Polynomials Using PCLMULQDQ Instruction" (Intel, 2009). Fewer than 64
+ *    bytes, and the last 0-15, take the tables.
+ *
+ * The carry-less paths are compiled for their instructions alone
+ * (target attributes) so the library still builds for the baseline
+ * instruction set, and run only where rtel__crc32_supported() found them.
  */
 #include "rtel_icrc.h"
 
-/* One table row per line, as written. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#  define RTEL__HAVE_CLMUL 1
+#  include <cpuid.h>
+#endif
+
+/* arm64, little-endian: GCC's arm_neon.h declares the PMULL intrinsics
+ * for a function with the crypto target attribute; clang's (before 16)
+ * only when the whole unit targets crypto. */
+#if defined(__aarch64__) && defined(__AARCH64EL__) &&                         \
+    (defined(__ARM_FEATURE_CRYPTO) || defined(__ARM_FEATURE_AES) ||           \
+     (defined(__GNUC__) && !defined(__clang__)))
+#  define RTEL__HAVE_PMULL 1
+#  include <arm_neon.h>
+#  if defined(__linux__) && !defined(RTEL_FREESTANDING)
+#    include <sys/auxv.h>
+#    ifndef HWCAP_PMULL
+#      define HWCAP_PMULL (1ul << 4)
+#    endif
+#  endif
+#endif
+
+/* crc_tab[0][b]: the CRC-32 state after one byte b from state 0 (the
+ * classic table); crc_tab[k][b] = crc_tab[k-1][b] >> 8 ^
+ * crc_tab[0][crc_tab[k-1][b] & 0xff]: byte b followed by k zero bytes.
+ * One table row per line, as written. */
 /* clang-format off */
-static const uint32_t crc_tab[8][256] = {
+static const uint32_t crc_tab[16][256] = {
   {
     0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
     0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
@@ -374,73 +419,698 @@ static const uint32_t crc_tab[8][256] = {
     0x39041dcdu, 0xf5ae1d53u, 0x2c8e0fffu, 0xe0240f61u, 0x6eab0882u, 0xa201081cu,
     0xa8c40105u, 0x646e019bu, 0xeae10678u, 0x264b06e6u,
   },
+  {
+    0x00000000u, 0x177b1443u, 0x2ef62886u, 0x398d3cc5u, 0x5dec510cu, 0x4a97454fu,
+    0x731a798au, 0x64616dc9u, 0xbbd8a218u, 0xaca3b65bu, 0x952e8a9eu, 0x82559eddu,
+    0xe634f314u, 0xf14fe757u, 0xc8c2db92u, 0xdfb9cfd1u, 0xacc04271u, 0xbbbb5632u,
+    0x82366af7u, 0x954d7eb4u, 0xf12c137du, 0xe657073eu, 0xdfda3bfbu, 0xc8a12fb8u,
+    0x1718e069u, 0x0063f42au, 0x39eec8efu, 0x2e95dcacu, 0x4af4b165u, 0x5d8fa526u,
+    0x640299e3u, 0x73798da0u, 0x82f182a3u, 0x958a96e0u, 0xac07aa25u, 0xbb7cbe66u,
+    0xdf1dd3afu, 0xc866c7ecu, 0xf1ebfb29u, 0xe690ef6au, 0x392920bbu, 0x2e5234f8u,
+    0x17df083du, 0x00a41c7eu, 0x64c571b7u, 0x73be65f4u, 0x4a335931u, 0x5d484d72u,
+    0x2e31c0d2u, 0x394ad491u, 0x00c7e854u, 0x17bcfc17u, 0x73dd91deu, 0x64a6859du,
+    0x5d2bb958u, 0x4a50ad1bu, 0x95e962cau, 0x82927689u, 0xbb1f4a4cu, 0xac645e0fu,
+    0xc80533c6u, 0xdf7e2785u, 0xe6f31b40u, 0xf1880f03u, 0xde920307u, 0xc9e91744u,
+    0xf0642b81u, 0xe71f3fc2u, 0x837e520bu, 0x94054648u, 0xad887a8du, 0xbaf36eceu,
+    0x654aa11fu, 0x7231b55cu, 0x4bbc8999u, 0x5cc79ddau, 0x38a6f013u, 0x2fdde450u,
+    0x1650d895u, 0x012bccd6u, 0x72524176u, 0x65295535u, 0x5ca469f0u, 0x4bdf7db3u,
+    0x2fbe107au, 0x38c50439u, 0x014838fcu, 0x16332cbfu, 0xc98ae36eu, 0xdef1f72du,
+    0xe77ccbe8u, 0xf007dfabu, 0x9466b262u, 0x831da621u, 0xba909ae4u, 0xadeb8ea7u,
+    0x5c6381a4u, 0x4b1895e7u, 0x7295a922u, 0x65eebd61u, 0x018fd0a8u, 0x16f4c4ebu,
+    0x2f79f82eu, 0x3802ec6du, 0xe7bb23bcu, 0xf0c037ffu, 0xc94d0b3au, 0xde361f79u,
+    0xba5772b0u, 0xad2c66f3u, 0x94a15a36u, 0x83da4e75u, 0xf0a3c3d5u, 0xe7d8d796u,
+    0xde55eb53u, 0xc92eff10u, 0xad4f92d9u, 0xba34869au, 0x83b9ba5fu, 0x94c2ae1cu,
+    0x4b7b61cdu, 0x5c00758eu, 0x658d494bu, 0x72f65d08u, 0x169730c1u, 0x01ec2482u,
+    0x38611847u, 0x2f1a0c04u, 0x6655004fu, 0x712e140cu, 0x48a328c9u, 0x5fd83c8au,
+    0x3bb95143u, 0x2cc24500u, 0x154f79c5u, 0x02346d86u, 0xdd8da257u, 0xcaf6b614u,
+    0xf37b8ad1u, 0xe4009e92u, 0x8061f35bu, 0x971ae718u, 0xae97dbddu, 0xb9eccf9eu,
+    0xca95423eu, 0xddee567du, 0xe4636ab8u, 0xf3187efbu, 0x97791332u, 0x80020771u,
+    0xb98f3bb4u, 0xaef42ff7u, 0x714de026u, 0x6636f465u, 0x5fbbc8a0u, 0x48c0dce3u,
+    0x2ca1b12au, 0x3bdaa569u, 0x025799acu, 0x152c8defu, 0xe4a482ecu, 0xf3df96afu,
+    0xca52aa6au, 0xdd29be29u, 0xb948d3e0u, 0xae33c7a3u, 0x97befb66u, 0x80c5ef25u,
+    0x5f7c20f4u, 0x480734b7u, 0x718a0872u, 0x66f11c31u, 0x029071f8u, 0x15eb65bbu,
+    0x2c66597eu, 0x3b1d4d3du, 0x4864c09du, 0x5f1fd4deu, 0x6692e81bu, 0x71e9fc58u,
+    0x15889191u, 0x02f385d2u, 0x3b7eb917u, 0x2c05ad54u, 0xf3bc6285u, 0xe4c776c6u,
+    0xdd4a4a03u, 0xca315e40u, 0xae503389u, 0xb92b27cau, 0x80a61b0fu, 0x97dd0f4cu,
+    0xb8c70348u, 0xafbc170bu, 0x96312bceu, 0x814a3f8du, 0xe52b5244u, 0xf2504607u,
+    0xcbdd7ac2u, 0xdca66e81u, 0x031fa150u, 0x1464b513u, 0x2de989d6u, 0x3a929d95u,
+    0x5ef3f05cu, 0x4988e41fu, 0x7005d8dau, 0x677ecc99u, 0x14074139u, 0x037c557au,
+    0x3af169bfu, 0x2d8a7dfcu, 0x49eb1035u, 0x5e900476u, 0x671d38b3u, 0x70662cf0u,
+    0xafdfe321u, 0xb8a4f762u, 0x8129cba7u, 0x9652dfe4u, 0xf233b22du, 0xe548a66eu,
+    0xdcc59aabu, 0xcbbe8ee8u, 0x3a3681ebu, 0x2d4d95a8u, 0x14c0a96du, 0x03bbbd2eu,
+    0x67dad0e7u, 0x70a1c4a4u, 0x492cf861u, 0x5e57ec22u, 0x81ee23f3u, 0x969537b0u,
+    0xaf180b75u, 0xb8631f36u, 0xdc0272ffu, 0xcb7966bcu, 0xf2f45a79u, 0xe58f4e3au,
+    0x96f6c39au, 0x818dd7d9u, 0xb800eb1cu, 0xaf7bff5fu, 0xcb1a9296u, 0xdc6186d5u,
+    0xe5ecba10u, 0xf297ae53u, 0x2d2e6182u, 0x3a5575c1u, 0x03d84904u, 0x14a35d47u,
+    0x70c2308eu, 0x67b924cdu, 0x5e341808u, 0x494f0c4bu,
+  },
+  {
+    0x00000000u, 0xefc26b3eu, 0x04f5d03du, 0xeb37bb03u, 0x09eba07au, 0xe629cb44u,
+    0x0d1e7047u, 0xe2dc1b79u, 0x13d740f4u, 0xfc152bcau, 0x172290c9u, 0xf8e0fbf7u,
+    0x1a3ce08eu, 0xf5fe8bb0u, 0x1ec930b3u, 0xf10b5b8du, 0x27ae81e8u, 0xc86cead6u,
+    0x235b51d5u, 0xcc993aebu, 0x2e452192u, 0xc1874aacu, 0x2ab0f1afu, 0xc5729a91u,
+    0x3479c11cu, 0xdbbbaa22u, 0x308c1121u, 0xdf4e7a1fu, 0x3d926166u, 0xd2500a58u,
+    0x3967b15bu, 0xd6a5da65u, 0x4f5d03d0u, 0xa09f68eeu, 0x4ba8d3edu, 0xa46ab8d3u,
+    0x46b6a3aau, 0xa974c894u, 0x42437397u, 0xad8118a9u, 0x5c8a4324u, 0xb348281au,
+    0x587f9319u, 0xb7bdf827u, 0x5561e35eu, 0xbaa38860u, 0x51943363u, 0xbe56585du,
+    0x68f38238u, 0x8731e906u, 0x6c065205u, 0x83c4393bu, 0x61182242u, 0x8eda497cu,
+    0x65edf27fu, 0x8a2f9941u, 0x7b24c2ccu, 0x94e6a9f2u, 0x7fd112f1u, 0x901379cfu,
+    0x72cf62b6u, 0x9d0d0988u, 0x763ab28bu, 0x99f8d9b5u, 0x9eba07a0u, 0x71786c9eu,
+    0x9a4fd79du, 0x758dbca3u, 0x9751a7dau, 0x7893cce4u, 0x93a477e7u, 0x7c661cd9u,
+    0x8d6d4754u, 0x62af2c6au, 0x89989769u, 0x665afc57u, 0x8486e72eu, 0x6b448c10u,
+    0x80733713u, 0x6fb15c2du, 0xb9148648u, 0x56d6ed76u, 0xbde15675u, 0x52233d4bu,
+    0xb0ff2632u, 0x5f3d4d0cu, 0xb40af60fu, 0x5bc89d31u, 0xaac3c6bcu, 0x4501ad82u,
+    0xae361681u, 0x41f47dbfu, 0xa32866c6u, 0x4cea0df8u, 0xa7ddb6fbu, 0x481fddc5u,
+    0xd1e70470u, 0x3e256f4eu, 0xd512d44du, 0x3ad0bf73u, 0xd80ca40au, 0x37cecf34u,
+    0xdcf97437u, 0x333b1f09u, 0xc2304484u, 0x2df22fbau, 0xc6c594b9u, 0x2907ff87u,
+    0xcbdbe4feu, 0x24198fc0u, 0xcf2e34c3u, 0x20ec5ffdu, 0xf6498598u, 0x198beea6u,
+    0xf2bc55a5u, 0x1d7e3e9bu, 0xffa225e2u, 0x10604edcu, 0xfb57f5dfu, 0x14959ee1u,
+    0xe59ec56cu, 0x0a5cae52u, 0xe16b1551u, 0x0ea97e6fu, 0xec756516u, 0x03b70e28u,
+    0xe880b52bu, 0x0742de15u, 0xe6050901u, 0x09c7623fu, 0xe2f0d93cu, 0x0d32b202u,
+    0xefeea97bu, 0x002cc245u, 0xeb1b7946u, 0x04d91278u, 0xf5d249f5u, 0x1a1022cbu,
+    0xf12799c8u, 0x1ee5f2f6u, 0xfc39e98fu, 0x13fb82b1u, 0xf8cc39b2u, 0x170e528cu,
+    0xc1ab88e9u, 0x2e69e3d7u, 0xc55e58d4u, 0x2a9c33eau, 0xc8402893u, 0x278243adu,
+    0xccb5f8aeu, 0x23779390u, 0xd27cc81du, 0x3dbea323u, 0xd6891820u, 0x394b731eu,
+    0xdb976867u, 0x34550359u, 0xdf62b85au, 0x30a0d364u, 0xa9580ad1u, 0x469a61efu,
+    0xadaddaecu, 0x426fb1d2u, 0xa0b3aaabu, 0x4f71c195u, 0xa4467a96u, 0x4b8411a8u,
+    0xba8f4a25u, 0x554d211bu, 0xbe7a9a18u, 0x51b8f126u, 0xb364ea5fu, 0x5ca68161u,
+    0xb7913a62u, 0x5853515cu, 0x8ef68b39u, 0x6134e007u, 0x8a035b04u, 0x65c1303au,
+    0x871d2b43u, 0x68df407du, 0x83e8fb7eu, 0x6c2a9040u, 0x9d21cbcdu, 0x72e3a0f3u,
+    0x99d41bf0u, 0x761670ceu, 0x94ca6bb7u, 0x7b080089u, 0x903fbb8au, 0x7ffdd0b4u,
+    0x78bf0ea1u, 0x977d659fu, 0x7c4ade9cu, 0x9388b5a2u, 0x7154aedbu, 0x9e96c5e5u,
+    0x75a17ee6u, 0x9a6315d8u, 0x6b684e55u, 0x84aa256bu, 0x6f9d9e68u, 0x805ff556u,
+    0x6283ee2fu, 0x8d418511u, 0x66763e12u, 0x89b4552cu, 0x5f118f49u, 0xb0d3e477u,
+    0x5be45f74u, 0xb426344au, 0x56fa2f33u, 0xb938440du, 0x520fff0eu, 0xbdcd9430u,
+    0x4cc6cfbdu, 0xa304a483u, 0x48331f80u, 0xa7f174beu, 0x452d6fc7u, 0xaaef04f9u,
+    0x41d8bffau, 0xae1ad4c4u, 0x37e20d71u, 0xd820664fu, 0x3317dd4cu, 0xdcd5b672u,
+    0x3e09ad0bu, 0xd1cbc635u, 0x3afc7d36u, 0xd53e1608u, 0x24354d85u, 0xcbf726bbu,
+    0x20c09db8u, 0xcf02f686u, 0x2ddeedffu, 0xc21c86c1u, 0x292b3dc2u, 0xc6e956fcu,
+    0x104c8c99u, 0xff8ee7a7u, 0x14b95ca4u, 0xfb7b379au, 0x19a72ce3u, 0xf66547ddu,
+    0x1d52fcdeu, 0xf29097e0u, 0x039bcc6du, 0xec59a753u, 0x076e1c50u, 0xe8ac776eu,
+    0x0a706c17u, 0xe5b20729u, 0x0e85bc2au, 0xe147d714u,
+  },
+  {
+    0x00000000u, 0xc18edfc0u, 0x586cb9c1u, 0x99e26601u, 0xb0d97382u, 0x7157ac42u,
+    0xe8b5ca43u, 0x293b1583u, 0xbac3e145u, 0x7b4d3e85u, 0xe2af5884u, 0x23218744u,
+    0x0a1a92c7u, 0xcb944d07u, 0x52762b06u, 0x93f8f4c6u, 0xaef6c4cbu, 0x6f781b0bu,
+    0xf69a7d0au, 0x3714a2cau, 0x1e2fb749u, 0xdfa16889u, 0x46430e88u, 0x87cdd148u,
+    0x1435258eu, 0xd5bbfa4eu, 0x4c599c4fu, 0x8dd7438fu, 0xa4ec560cu, 0x656289ccu,
+    0xfc80efcdu, 0x3d0e300du, 0x869c8fd7u, 0x47125017u, 0xdef03616u, 0x1f7ee9d6u,
+    0x3645fc55u, 0xf7cb2395u, 0x6e294594u, 0xafa79a54u, 0x3c5f6e92u, 0xfdd1b152u,
+    0x6433d753u, 0xa5bd0893u, 0x8c861d10u, 0x4d08c2d0u, 0xd4eaa4d1u, 0x15647b11u,
+    0x286a4b1cu, 0xe9e494dcu, 0x7006f2ddu, 0xb1882d1du, 0x98b3389eu, 0x593de75eu,
+    0xc0df815fu, 0x01515e9fu, 0x92a9aa59u, 0x53277599u, 0xcac51398u, 0x0b4bcc58u,
+    0x2270d9dbu, 0xe3fe061bu, 0x7a1c601au, 0xbb92bfdau, 0xd64819efu, 0x17c6c62fu,
+    0x8e24a02eu, 0x4faa7feeu, 0x66916a6du, 0xa71fb5adu, 0x3efdd3acu, 0xff730c6cu,
+    0x6c8bf8aau, 0xad05276au, 0x34e7416bu, 0xf5699eabu, 0xdc528b28u, 0x1ddc54e8u,
+    0x843e32e9u, 0x45b0ed29u, 0x78bedd24u, 0xb93002e4u, 0x20d264e5u, 0xe15cbb25u,
+    0xc867aea6u, 0x09e97166u, 0x900b1767u, 0x5185c8a7u, 0xc27d3c61u, 0x03f3e3a1u,
+    0x9a1185a0u, 0x5b9f5a60u, 0x72a44fe3u, 0xb32a9023u, 0x2ac8f622u, 0xeb4629e2u,
+    0x50d49638u, 0x915a49f8u, 0x08b82ff9u, 0xc936f039u, 0xe00de5bau, 0x21833a7au,
+    0xb8615c7bu, 0x79ef83bbu, 0xea17777du, 0x2b99a8bdu, 0xb27bcebcu, 0x73f5117cu,
+    0x5ace04ffu, 0x9b40db3fu, 0x02a2bd3eu, 0xc32c62feu, 0xfe2252f3u, 0x3fac8d33u,
+    0xa64eeb32u, 0x67c034f2u, 0x4efb2171u, 0x8f75feb1u, 0x169798b0u, 0xd7194770u,
+    0x44e1b3b6u, 0x856f6c76u, 0x1c8d0a77u, 0xdd03d5b7u, 0xf438c034u, 0x35b61ff4u,
+    0xac5479f5u, 0x6ddaa635u, 0x77e1359fu, 0xb66fea5fu, 0x2f8d8c5eu, 0xee03539eu,
+    0xc738461du, 0x06b699ddu, 0x9f54ffdcu, 0x5eda201cu, 0xcd22d4dau, 0x0cac0b1au,
+    0x954e6d1bu, 0x54c0b2dbu, 0x7dfba758u, 0xbc757898u, 0x25971e99u, 0xe419c159u,
+    0xd917f154u, 0x18992e94u, 0x817b4895u, 0x40f59755u, 0x69ce82d6u, 0xa8405d16u,
+    0x31a23b17u, 0xf02ce4d7u, 0x63d41011u, 0xa25acfd1u, 0x3bb8a9d0u, 0xfa367610u,
+    0xd30d6393u, 0x1283bc53u, 0x8b61da52u, 0x4aef0592u, 0xf17dba48u, 0x30f36588u,
+    0xa9110389u, 0x689fdc49u, 0x41a4c9cau, 0x802a160au, 0x19c8700bu, 0xd846afcbu,
+    0x4bbe5b0du, 0x8a3084cdu, 0x13d2e2ccu, 0xd25c3d0cu, 0xfb67288fu, 0x3ae9f74fu,
+    0xa30b914eu, 0x62854e8eu, 0x5f8b7e83u, 0x9e05a143u, 0x07e7c742u, 0xc6691882u,
+    0xef520d01u, 0x2edcd2c1u, 0xb73eb4c0u, 0x76b06b00u, 0xe5489fc6u, 0x24c64006u,
+    0xbd242607u, 0x7caaf9c7u, 0x5591ec44u, 0x941f3384u, 0x0dfd5585u, 0xcc738a45u,
+    0xa1a92c70u, 0x6027f3b0u, 0xf9c595b1u, 0x384b4a71u, 0x11705ff2u, 0xd0fe8032u,
+    0x491ce633u, 0x889239f3u, 0x1b6acd35u, 0xdae412f5u, 0x430674f4u, 0x8288ab34u,
+    0xabb3beb7u, 0x6a3d6177u, 0xf3df0776u, 0x3251d8b6u, 0x0f5fe8bbu, 0xced1377bu,
+    0x5733517au, 0x96bd8ebau, 0xbf869b39u, 0x7e0844f9u, 0xe7ea22f8u, 0x2664fd38u,
+    0xb59c09feu, 0x7412d63eu, 0xedf0b03fu, 0x2c7e6fffu, 0x05457a7cu, 0xc4cba5bcu,
+    0x5d29c3bdu, 0x9ca71c7du, 0x2735a3a7u, 0xe6bb7c67u, 0x7f591a66u, 0xbed7c5a6u,
+    0x97ecd025u, 0x56620fe5u, 0xcf8069e4u, 0x0e0eb624u, 0x9df642e2u, 0x5c789d22u,
+    0xc59afb23u, 0x041424e3u, 0x2d2f3160u, 0xeca1eea0u, 0x754388a1u, 0xb4cd5761u,
+    0x89c3676cu, 0x484db8acu, 0xd1afdeadu, 0x1021016du, 0x391a14eeu, 0xf894cb2eu,
+    0x6176ad2fu, 0xa0f872efu, 0x33008629u, 0xf28e59e9u, 0x6b6c3fe8u, 0xaae2e028u,
+    0x83d9f5abu, 0x42572a6bu, 0xdbb54c6au, 0x1a3b93aau,
+  },
+  {
+    0x00000000u, 0x9ba54c6fu, 0xec3b9e9fu, 0x779ed2f0u, 0x03063b7fu, 0x98a37710u,
+    0xef3da5e0u, 0x7498e98fu, 0x060c76feu, 0x9da93a91u, 0xea37e861u, 0x7192a40eu,
+    0x050a4d81u, 0x9eaf01eeu, 0xe931d31eu, 0x72949f71u, 0x0c18edfcu, 0x97bda193u,
+    0xe0237363u, 0x7b863f0cu, 0x0f1ed683u, 0x94bb9aecu, 0xe325481cu, 0x78800473u,
+    0x0a149b02u, 0x91b1d76du, 0xe62f059du, 0x7d8a49f2u, 0x0912a07du, 0x92b7ec12u,
+    0xe5293ee2u, 0x7e8c728du, 0x1831dbf8u, 0x83949797u, 0xf40a4567u, 0x6faf0908u,
+    0x1b37e087u, 0x8092ace8u, 0xf70c7e18u, 0x6ca93277u, 0x1e3dad06u, 0x8598e169u,
+    0xf2063399u, 0x69a37ff6u, 0x1d3b9679u, 0x869eda16u, 0xf10008e6u, 0x6aa54489u,
+    0x14293604u, 0x8f8c7a6bu, 0xf812a89bu, 0x63b7e4f4u, 0x172f0d7bu, 0x8c8a4114u,
+    0xfb1493e4u, 0x60b1df8bu, 0x122540fau, 0x89800c95u, 0xfe1ede65u, 0x65bb920au,
+    0x11237b85u, 0x8a8637eau, 0xfd18e51au, 0x66bda975u, 0x3063b7f0u, 0xabc6fb9fu,
+    0xdc58296fu, 0x47fd6500u, 0x33658c8fu, 0xa8c0c0e0u, 0xdf5e1210u, 0x44fb5e7fu,
+    0x366fc10eu, 0xadca8d61u, 0xda545f91u, 0x41f113feu, 0x3569fa71u, 0xaeccb61eu,
+    0xd95264eeu, 0x42f72881u, 0x3c7b5a0cu, 0xa7de1663u, 0xd040c493u, 0x4be588fcu,
+    0x3f7d6173u, 0xa4d82d1cu, 0xd346ffecu, 0x48e3b383u, 0x3a772cf2u, 0xa1d2609du,
+    0xd64cb26du, 0x4de9fe02u, 0x3971178du, 0xa2d45be2u, 0xd54a8912u, 0x4eefc57du,
+    0x28526c08u, 0xb3f72067u, 0xc469f297u, 0x5fccbef8u, 0x2b545777u, 0xb0f11b18u,
+    0xc76fc9e8u, 0x5cca8587u, 0x2e5e1af6u, 0xb5fb5699u, 0xc2658469u, 0x59c0c806u,
+    0x2d582189u, 0xb6fd6de6u, 0xc163bf16u, 0x5ac6f379u, 0x244a81f4u, 0xbfefcd9bu,
+    0xc8711f6bu, 0x53d45304u, 0x274cba8bu, 0xbce9f6e4u, 0xcb772414u, 0x50d2687bu,
+    0x2246f70au, 0xb9e3bb65u, 0xce7d6995u, 0x55d825fau, 0x2140cc75u, 0xbae5801au,
+    0xcd7b52eau, 0x56de1e85u, 0x60c76fe0u, 0xfb62238fu, 0x8cfcf17fu, 0x1759bd10u,
+    0x63c1549fu, 0xf86418f0u, 0x8ffaca00u, 0x145f866fu, 0x66cb191eu, 0xfd6e5571u,
+    0x8af08781u, 0x1155cbeeu, 0x65cd2261u, 0xfe686e0eu, 0x89f6bcfeu, 0x1253f091u,
+    0x6cdf821cu, 0xf77ace73u, 0x80e41c83u, 0x1b4150ecu, 0x6fd9b963u, 0xf47cf50cu,
+    0x83e227fcu, 0x18476b93u, 0x6ad3f4e2u, 0xf176b88du, 0x86e86a7du, 0x1d4d2612u,
+    0x69d5cf9du, 0xf27083f2u, 0x85ee5102u, 0x1e4b1d6du, 0x78f6b418u, 0xe353f877u,
+    0x94cd2a87u, 0x0f6866e8u, 0x7bf08f67u, 0xe055c308u, 0x97cb11f8u, 0x0c6e5d97u,
+    0x7efac2e6u, 0xe55f8e89u, 0x92c15c79u, 0x09641016u, 0x7dfcf999u, 0xe659b5f6u,
+    0x91c76706u, 0x0a622b69u, 0x74ee59e4u, 0xef4b158bu, 0x98d5c77bu, 0x03708b14u,
+    0x77e8629bu, 0xec4d2ef4u, 0x9bd3fc04u, 0x0076b06bu, 0x72e22f1au, 0xe9476375u,
+    0x9ed9b185u, 0x057cfdeau, 0x71e41465u, 0xea41580au, 0x9ddf8afau, 0x067ac695u,
+    0x50a4d810u, 0xcb01947fu, 0xbc9f468fu, 0x273a0ae0u, 0x53a2e36fu, 0xc807af00u,
+    0xbf997df0u, 0x243c319fu, 0x56a8aeeeu, 0xcd0de281u, 0xba933071u, 0x21367c1eu,
+    0x55ae9591u, 0xce0bd9feu, 0xb9950b0eu, 0x22304761u, 0x5cbc35ecu, 0xc7197983u,
+    0xb087ab73u, 0x2b22e71cu, 0x5fba0e93u, 0xc41f42fcu, 0xb381900cu, 0x2824dc63u,
+    0x5ab04312u, 0xc1150f7du, 0xb68bdd8du, 0x2d2e91e2u, 0x59b6786du, 0xc2133402u,
+    0xb58de6f2u, 0x2e28aa9du, 0x489503e8u, 0xd3304f87u, 0xa4ae9d77u, 0x3f0bd118u,
+    0x4b933897u, 0xd03674f8u, 0xa7a8a608u, 0x3c0dea67u, 0x4e997516u, 0xd53c3979u,
+    0xa2a2eb89u, 0x3907a7e6u, 0x4d9f4e69u, 0xd63a0206u, 0xa1a4d0f6u, 0x3a019c99u,
+    0x448dee14u, 0xdf28a27bu, 0xa8b6708bu, 0x33133ce4u, 0x478bd56bu, 0xdc2e9904u,
+    0xabb04bf4u, 0x3015079bu, 0x428198eau, 0xd924d485u, 0xaeba0675u, 0x351f4a1au,
+    0x4187a395u, 0xda22effau, 0xadbc3d0au, 0x36197165u,
+  },
+  {
+    0x00000000u, 0xdd96d985u, 0x605cb54bu, 0xbdca6cceu, 0xc0b96a96u, 0x1d2fb313u,
+    0xa0e5dfddu, 0x7d730658u, 0x5a03d36du, 0x87950ae8u, 0x3a5f6626u, 0xe7c9bfa3u,
+    0x9abab9fbu, 0x472c607eu, 0xfae60cb0u, 0x2770d535u, 0xb407a6dau, 0x69917f5fu,
+    0xd45b1391u, 0x09cdca14u, 0x74becc4cu, 0xa92815c9u, 0x14e27907u, 0xc974a082u,
+    0xee0475b7u, 0x3392ac32u, 0x8e58c0fcu, 0x53ce1979u, 0x2ebd1f21u, 0xf32bc6a4u,
+    0x4ee1aa6au, 0x937773efu, 0xb37e4bf5u, 0x6ee89270u, 0xd322febeu, 0x0eb4273bu,
+    0x73c72163u, 0xae51f8e6u, 0x139b9428u, 0xce0d4dadu, 0xe97d9898u, 0x34eb411du,
+    0x89212dd3u, 0x54b7f456u, 0x29c4f20eu, 0xf4522b8bu, 0x49984745u, 0x940e9ec0u,
+    0x0779ed2fu, 0xdaef34aau, 0x67255864u, 0xbab381e1u, 0xc7c087b9u, 0x1a565e3cu,
+    0xa79c32f2u, 0x7a0aeb77u, 0x5d7a3e42u, 0x80ece7c7u, 0x3d268b09u, 0xe0b0528cu,
+    0x9dc354d4u, 0x40558d51u, 0xfd9fe19fu, 0x2009381au, 0xbd8d91abu, 0x601b482eu,
+    0xddd124e0u, 0x0047fd65u, 0x7d34fb3du, 0xa0a222b8u, 0x1d684e76u, 0xc0fe97f3u,
+    0xe78e42c6u, 0x3a189b43u, 0x87d2f78du, 0x5a442e08u, 0x27372850u, 0xfaa1f1d5u,
+    0x476b9d1bu, 0x9afd449eu, 0x098a3771u, 0xd41ceef4u, 0x69d6823au, 0xb4405bbfu,
+    0xc9335de7u, 0x14a58462u, 0xa96fe8acu, 0x74f93129u, 0x5389e41cu, 0x8e1f3d99u,
+    0x33d55157u, 0xee4388d2u, 0x93308e8au, 0x4ea6570fu, 0xf36c3bc1u, 0x2efae244u,
+    0x0ef3da5eu, 0xd36503dbu, 0x6eaf6f15u, 0xb339b690u, 0xce4ab0c8u, 0x13dc694du,
+    0xae160583u, 0x7380dc06u, 0x54f00933u, 0x8966d0b6u, 0x34acbc78u, 0xe93a65fdu,
+    0x944963a5u, 0x49dfba20u, 0xf415d6eeu, 0x29830f6bu, 0xbaf47c84u, 0x6762a501u,
+    0xdaa8c9cfu, 0x073e104au, 0x7a4d1612u, 0xa7dbcf97u, 0x1a11a359u, 0xc7877adcu,
+    0xe0f7afe9u, 0x3d61766cu, 0x80ab1aa2u, 0x5d3dc327u, 0x204ec57fu, 0xfdd81cfau,
+    0x40127034u, 0x9d84a9b1u, 0xa06a2517u, 0x7dfcfc92u, 0xc036905cu, 0x1da049d9u,
+    0x60d34f81u, 0xbd459604u, 0x008ffacau, 0xdd19234fu, 0xfa69f67au, 0x27ff2fffu,
+    0x9a354331u, 0x47a39ab4u, 0x3ad09cecu, 0xe7464569u, 0x5a8c29a7u, 0x871af022u,
+    0x146d83cdu, 0xc9fb5a48u, 0x74313686u, 0xa9a7ef03u, 0xd4d4e95bu, 0x094230deu,
+    0xb4885c10u, 0x691e8595u, 0x4e6e50a0u, 0x93f88925u, 0x2e32e5ebu, 0xf3a43c6eu,
+    0x8ed73a36u, 0x5341e3b3u, 0xee8b8f7du, 0x331d56f8u, 0x13146ee2u, 0xce82b767u,
+    0x7348dba9u, 0xaede022cu, 0xd3ad0474u, 0x0e3bddf1u, 0xb3f1b13fu, 0x6e6768bau,
+    0x4917bd8fu, 0x9481640au, 0x294b08c4u, 0xf4ddd141u, 0x89aed719u, 0x54380e9cu,
+    0xe9f26252u, 0x3464bbd7u, 0xa713c838u, 0x7a8511bdu, 0xc74f7d73u, 0x1ad9a4f6u,
+    0x67aaa2aeu, 0xba3c7b2bu, 0x07f617e5u, 0xda60ce60u, 0xfd101b55u, 0x2086c2d0u,
+    0x9d4cae1eu, 0x40da779bu, 0x3da971c3u, 0xe03fa846u, 0x5df5c488u, 0x80631d0du,
+    0x1de7b4bcu, 0xc0716d39u, 0x7dbb01f7u, 0xa02dd872u, 0xdd5ede2au, 0x00c807afu,
+    0xbd026b61u, 0x6094b2e4u, 0x47e467d1u, 0x9a72be54u, 0x27b8d29au, 0xfa2e0b1fu,
+    0x875d0d47u, 0x5acbd4c2u, 0xe701b80cu, 0x3a976189u, 0xa9e01266u, 0x7476cbe3u,
+    0xc9bca72du, 0x142a7ea8u, 0x695978f0u, 0xb4cfa175u, 0x0905cdbbu, 0xd493143eu,
+    0xf3e3c10bu, 0x2e75188eu, 0x93bf7440u, 0x4e29adc5u, 0x335aab9du, 0xeecc7218u,
+    0x53061ed6u, 0x8e90c753u, 0xae99ff49u, 0x730f26ccu, 0xcec54a02u, 0x13539387u,
+    0x6e2095dfu, 0xb3b64c5au, 0x0e7c2094u, 0xd3eaf911u, 0xf49a2c24u, 0x290cf5a1u,
+    0x94c6996fu, 0x495040eau, 0x342346b2u, 0xe9b59f37u, 0x547ff3f9u, 0x89e92a7cu,
+    0x1a9e5993u, 0xc7088016u, 0x7ac2ecd8u, 0xa754355du, 0xda273305u, 0x07b1ea80u,
+    0xba7b864eu, 0x67ed5fcbu, 0x409d8afeu, 0x9d0b537bu, 0x20c13fb5u, 0xfd57e630u,
+    0x8024e068u, 0x5db239edu, 0xe0785523u, 0x3dee8ca6u,
+  },
+  {
+    0x00000000u, 0x9d0fe176u, 0xe16ec4adu, 0x7c6125dbu, 0x19ac8f1bu, 0x84a36e6du,
+    0xf8c24bb6u, 0x65cdaac0u, 0x33591e36u, 0xae56ff40u, 0xd237da9bu, 0x4f383bedu,
+    0x2af5912du, 0xb7fa705bu, 0xcb9b5580u, 0x5694b4f6u, 0x66b23c6cu, 0xfbbddd1au,
+    0x87dcf8c1u, 0x1ad319b7u, 0x7f1eb377u, 0xe2115201u, 0x9e7077dau, 0x037f96acu,
+    0x55eb225au, 0xc8e4c32cu, 0xb485e6f7u, 0x298a0781u, 0x4c47ad41u, 0xd1484c37u,
+    0xad2969ecu, 0x3026889au, 0xcd6478d8u, 0x506b99aeu, 0x2c0abc75u, 0xb1055d03u,
+    0xd4c8f7c3u, 0x49c716b5u, 0x35a6336eu, 0xa8a9d218u, 0xfe3d66eeu, 0x63328798u,
+    0x1f53a243u, 0x825c4335u, 0xe791e9f5u, 0x7a9e0883u, 0x06ff2d58u, 0x9bf0cc2eu,
+    0xabd644b4u, 0x36d9a5c2u, 0x4ab88019u, 0xd7b7616fu, 0xb27acbafu, 0x2f752ad9u,
+    0x53140f02u, 0xce1bee74u, 0x988f5a82u, 0x0580bbf4u, 0x79e19e2fu, 0xe4ee7f59u,
+    0x8123d599u, 0x1c2c34efu, 0x604d1134u, 0xfd42f042u, 0x41b9f7f1u, 0xdcb61687u,
+    0xa0d7335cu, 0x3dd8d22au, 0x581578eau, 0xc51a999cu, 0xb97bbc47u, 0x24745d31u,
+    0x72e0e9c7u, 0xefef08b1u, 0x938e2d6au, 0x0e81cc1cu, 0x6b4c66dcu, 0xf64387aau,
+    0x8a22a271u, 0x172d4307u, 0x270bcb9du, 0xba042aebu, 0xc6650f30u, 0x5b6aee46u,
+    0x3ea74486u, 0xa3a8a5f0u, 0xdfc9802bu, 0x42c6615du, 0x1452d5abu, 0x895d34ddu,
+    0xf53c1106u, 0x6833f070u, 0x0dfe5ab0u, 0x90f1bbc6u, 0xec909e1du, 0x719f7f6bu,
+    0x8cdd8f29u, 0x11d26e5fu, 0x6db34b84u, 0xf0bcaaf2u, 0x95710032u, 0x087ee144u,
+    0x741fc49fu, 0xe91025e9u, 0xbf84911fu, 0x228b7069u, 0x5eea55b2u, 0xc3e5b4c4u,
+    0xa6281e04u, 0x3b27ff72u, 0x4746daa9u, 0xda493bdfu, 0xea6fb345u, 0x77605233u,
+    0x0b0177e8u, 0x960e969eu, 0xf3c33c5eu, 0x6eccdd28u, 0x12adf8f3u, 0x8fa21985u,
+    0xd936ad73u, 0x44394c05u, 0x385869deu, 0xa55788a8u, 0xc09a2268u, 0x5d95c31eu,
+    0x21f4e6c5u, 0xbcfb07b3u, 0x8373efe2u, 0x1e7c0e94u, 0x621d2b4fu, 0xff12ca39u,
+    0x9adf60f9u, 0x07d0818fu, 0x7bb1a454u, 0xe6be4522u, 0xb02af1d4u, 0x2d2510a2u,
+    0x51443579u, 0xcc4bd40fu, 0xa9867ecfu, 0x34899fb9u, 0x48e8ba62u, 0xd5e75b14u,
+    0xe5c1d38eu, 0x78ce32f8u, 0x04af1723u, 0x99a0f655u, 0xfc6d5c95u, 0x6162bde3u,
+    0x1d039838u, 0x800c794eu, 0xd698cdb8u, 0x4b972cceu, 0x37f60915u, 0xaaf9e863u,
+    0xcf3442a3u, 0x523ba3d5u, 0x2e5a860eu, 0xb3556778u, 0x4e17973au, 0xd318764cu,
+    0xaf795397u, 0x3276b2e1u, 0x57bb1821u, 0xcab4f957u, 0xb6d5dc8cu, 0x2bda3dfau,
+    0x7d4e890cu, 0xe041687au, 0x9c204da1u, 0x012facd7u, 0x64e20617u, 0xf9ede761u,
+    0x858cc2bau, 0x188323ccu, 0x28a5ab56u, 0xb5aa4a20u, 0xc9cb6ffbu, 0x54c48e8du,
+    0x3109244du, 0xac06c53bu, 0xd067e0e0u, 0x4d680196u, 0x1bfcb560u, 0x86f35416u,
+    0xfa9271cdu, 0x679d90bbu, 0x02503a7bu, 0x9f5fdb0du, 0xe33efed6u, 0x7e311fa0u,
+    0xc2ca1813u, 0x5fc5f965u, 0x23a4dcbeu, 0xbeab3dc8u, 0xdb669708u, 0x4669767eu,
+    0x3a0853a5u, 0xa707b2d3u, 0xf1930625u, 0x6c9ce753u, 0x10fdc288u, 0x8df223feu,
+    0xe83f893eu, 0x75306848u, 0x09514d93u, 0x945eace5u, 0xa478247fu, 0x3977c509u,
+    0x4516e0d2u, 0xd81901a4u, 0xbdd4ab64u, 0x20db4a12u, 0x5cba6fc9u, 0xc1b58ebfu,
+    0x97213a49u, 0x0a2edb3fu, 0x764ffee4u, 0xeb401f92u, 0x8e8db552u, 0x13825424u,
+    0x6fe371ffu, 0xf2ec9089u, 0x0fae60cbu, 0x92a181bdu, 0xeec0a466u, 0x73cf4510u,
+    0x1602efd0u, 0x8b0d0ea6u, 0xf76c2b7du, 0x6a63ca0bu, 0x3cf77efdu, 0xa1f89f8bu,
+    0xdd99ba50u, 0x40965b26u, 0x255bf1e6u, 0xb8541090u, 0xc435354bu, 0x593ad43du,
+    0x691c5ca7u, 0xf413bdd1u, 0x8872980au, 0x157d797cu, 0x70b0d3bcu, 0xedbf32cau,
+    0x91de1711u, 0x0cd1f667u, 0x5a454291u, 0xc74aa3e7u, 0xbb2b863cu, 0x2624674au,
+    0x43e9cd8au, 0xdee62cfcu, 0xa2870927u, 0x3f88e851u,
+  },
+  {
+    0x00000000u, 0xb9fbdbe8u, 0xa886b191u, 0x117d6a79u, 0x8a7c6563u, 0x3387be8bu,
+    0x22fad4f2u, 0x9b010f1au, 0xcf89cc87u, 0x7672176fu, 0x670f7d16u, 0xdef4a6feu,
+    0x45f5a9e4u, 0xfc0e720cu, 0xed731875u, 0x5488c39du, 0x44629f4fu, 0xfd9944a7u,
+    0xece42edeu, 0x551ff536u, 0xce1efa2cu, 0x77e521c4u, 0x66984bbdu, 0xdf639055u,
+    0x8beb53c8u, 0x32108820u, 0x236de259u, 0x9a9639b1u, 0x019736abu, 0xb86ced43u,
+    0xa911873au, 0x10ea5cd2u, 0x88c53e9eu, 0x313ee576u, 0x20438f0fu, 0x99b854e7u,
+    0x02b95bfdu, 0xbb428015u, 0xaa3fea6cu, 0x13c43184u, 0x474cf219u, 0xfeb729f1u,
+    0xefca4388u, 0x56319860u, 0xcd30977au, 0x74cb4c92u, 0x65b626ebu, 0xdc4dfd03u,
+    0xcca7a1d1u, 0x755c7a39u, 0x64211040u, 0xdddacba8u, 0x46dbc4b2u, 0xff201f5au,
+    0xee5d7523u, 0x57a6aecbu, 0x032e6d56u, 0xbad5b6beu, 0xaba8dcc7u, 0x1253072fu,
+    0x89520835u, 0x30a9d3ddu, 0x21d4b9a4u, 0x982f624cu, 0xcafb7b7du, 0x7300a095u,
+    0x627dcaecu, 0xdb861104u, 0x40871e1eu, 0xf97cc5f6u, 0xe801af8fu, 0x51fa7467u,
+    0x0572b7fau, 0xbc896c12u, 0xadf4066bu, 0x140fdd83u, 0x8f0ed299u, 0x36f50971u,
+    0x27886308u, 0x9e73b8e0u, 0x8e99e432u, 0x37623fdau, 0x261f55a3u, 0x9fe48e4bu,
+    0x04e58151u, 0xbd1e5ab9u, 0xac6330c0u, 0x1598eb28u, 0x411028b5u, 0xf8ebf35du,
+    0xe9969924u, 0x506d42ccu, 0xcb6c4dd6u, 0x7297963eu, 0x63eafc47u, 0xda1127afu,
+    0x423e45e3u, 0xfbc59e0bu, 0xeab8f472u, 0x53432f9au, 0xc8422080u, 0x71b9fb68u,
+    0x60c49111u, 0xd93f4af9u, 0x8db78964u, 0x344c528cu, 0x253138f5u, 0x9ccae31du,
+    0x07cbec07u, 0xbe3037efu, 0xaf4d5d96u, 0x16b6867eu, 0x065cdaacu, 0xbfa70144u,
+    0xaeda6b3du, 0x1721b0d5u, 0x8c20bfcfu, 0x35db6427u, 0x24a60e5eu, 0x9d5dd5b6u,
+    0xc9d5162bu, 0x702ecdc3u, 0x6153a7bau, 0xd8a87c52u, 0x43a97348u, 0xfa52a8a0u,
+    0xeb2fc2d9u, 0x52d41931u, 0x4e87f0bbu, 0xf77c2b53u, 0xe601412au, 0x5ffa9ac2u,
+    0xc4fb95d8u, 0x7d004e30u, 0x6c7d2449u, 0xd586ffa1u, 0x810e3c3cu, 0x38f5e7d4u,
+    0x29888dadu, 0x90735645u, 0x0b72595fu, 0xb28982b7u, 0xa3f4e8ceu, 0x1a0f3326u,
+    0x0ae56ff4u, 0xb31eb41cu, 0xa263de65u, 0x1b98058du, 0x80990a97u, 0x3962d17fu,
+    0x281fbb06u, 0x91e460eeu, 0xc56ca373u, 0x7c97789bu, 0x6dea12e2u, 0xd411c90au,
+    0x4f10c610u, 0xf6eb1df8u, 0xe7967781u, 0x5e6dac69u, 0xc642ce25u, 0x7fb915cdu,
+    0x6ec47fb4u, 0xd73fa45cu, 0x4c3eab46u, 0xf5c570aeu, 0xe4b81ad7u, 0x5d43c13fu,
+    0x09cb02a2u, 0xb030d94au, 0xa14db333u, 0x18b668dbu, 0x83b767c1u, 0x3a4cbc29u,
+    0x2b31d650u, 0x92ca0db8u, 0x8220516au, 0x3bdb8a82u, 0x2aa6e0fbu, 0x935d3b13u,
+    0x085c3409u, 0xb1a7efe1u, 0xa0da8598u, 0x19215e70u, 0x4da99dedu, 0xf4524605u,
+    0xe52f2c7cu, 0x5cd4f794u, 0xc7d5f88eu, 0x7e2e2366u, 0x6f53491fu, 0xd6a892f7u,
+    0x847c8bc6u, 0x3d87502eu, 0x2cfa3a57u, 0x9501e1bfu, 0x0e00eea5u, 0xb7fb354du,
+    0xa6865f34u, 0x1f7d84dcu, 0x4bf54741u, 0xf20e9ca9u, 0xe373f6d0u, 0x5a882d38u,
+    0xc1892222u, 0x7872f9cau, 0x690f93b3u, 0xd0f4485bu, 0xc01e1489u, 0x79e5cf61u,
+    0x6898a518u, 0xd1637ef0u, 0x4a6271eau, 0xf399aa02u, 0xe2e4c07bu, 0x5b1f1b93u,
+    0x0f97d80eu, 0xb66c03e6u, 0xa711699fu, 0x1eeab277u, 0x85ebbd6du, 0x3c106685u,
+    0x2d6d0cfcu, 0x9496d714u, 0x0cb9b558u, 0xb5426eb0u, 0xa43f04c9u, 0x1dc4df21u,
+    0x86c5d03bu, 0x3f3e0bd3u, 0x2e4361aau, 0x97b8ba42u, 0xc33079dfu, 0x7acba237u,
+    0x6bb6c84eu, 0xd24d13a6u, 0x494c1cbcu, 0xf0b7c754u, 0xe1caad2du, 0x583176c5u,
+    0x48db2a17u, 0xf120f1ffu, 0xe05d9b86u, 0x59a6406eu, 0xc2a74f74u, 0x7b5c949cu,
+    0x6a21fee5u, 0xd3da250du, 0x8752e690u, 0x3ea93d78u, 0x2fd45701u, 0x962f8ce9u,
+    0x0d2e83f3u, 0xb4d5581bu, 0xa5a83262u, 0x1c53e98au,
+  },
+  {
+    0x00000000u, 0xae689191u, 0x87a02563u, 0x29c8b4f2u, 0xd4314c87u, 0x7a59dd16u,
+    0x539169e4u, 0xfdf9f875u, 0x73139f4fu, 0xdd7b0edeu, 0xf4b3ba2cu, 0x5adb2bbdu,
+    0xa722d3c8u, 0x094a4259u, 0x2082f6abu, 0x8eea673au, 0xe6273e9eu, 0x484faf0fu,
+    0x61871bfdu, 0xcfef8a6cu, 0x32167219u, 0x9c7ee388u, 0xb5b6577au, 0x1bdec6ebu,
+    0x9534a1d1u, 0x3b5c3040u, 0x129484b2u, 0xbcfc1523u, 0x4105ed56u, 0xef6d7cc7u,
+    0xc6a5c835u, 0x68cd59a4u, 0x173f7b7du, 0xb957eaecu, 0x909f5e1eu, 0x3ef7cf8fu,
+    0xc30e37fau, 0x6d66a66bu, 0x44ae1299u, 0xeac68308u, 0x642ce432u, 0xca4475a3u,
+    0xe38cc151u, 0x4de450c0u, 0xb01da8b5u, 0x1e753924u, 0x37bd8dd6u, 0x99d51c47u,
+    0xf11845e3u, 0x5f70d472u, 0x76b86080u, 0xd8d0f111u, 0x25290964u, 0x8b4198f5u,
+    0xa2892c07u, 0x0ce1bd96u, 0x820bdaacu, 0x2c634b3du, 0x05abffcfu, 0xabc36e5eu,
+    0x563a962bu, 0xf85207bau, 0xd19ab348u, 0x7ff222d9u, 0x2e7ef6fau, 0x8016676bu,
+    0xa9ded399u, 0x07b64208u, 0xfa4fba7du, 0x54272becu, 0x7def9f1eu, 0xd3870e8fu,
+    0x5d6d69b5u, 0xf305f824u, 0xdacd4cd6u, 0x74a5dd47u, 0x895c2532u, 0x2734b4a3u,
+    0x0efc0051u, 0xa09491c0u, 0xc859c864u, 0x663159f5u, 0x4ff9ed07u, 0xe1917c96u,
+    0x1c6884e3u, 0xb2001572u, 0x9bc8a180u, 0x35a03011u, 0xbb4a572bu, 0x1522c6bau,
+    0x3cea7248u, 0x9282e3d9u, 0x6f7b1bacu, 0xc1138a3du, 0xe8db3ecfu, 0x46b3af5eu,
+    0x39418d87u, 0x97291c16u, 0xbee1a8e4u, 0x10893975u, 0xed70c100u, 0x43185091u,
+    0x6ad0e463u, 0xc4b875f2u, 0x4a5212c8u, 0xe43a8359u, 0xcdf237abu, 0x639aa63au,
+    0x9e635e4fu, 0x300bcfdeu, 0x19c37b2cu, 0xb7abeabdu, 0xdf66b319u, 0x710e2288u,
+    0x58c6967au, 0xf6ae07ebu, 0x0b57ff9eu, 0xa53f6e0fu, 0x8cf7dafdu, 0x229f4b6cu,
+    0xac752c56u, 0x021dbdc7u, 0x2bd50935u, 0x85bd98a4u, 0x784460d1u, 0xd62cf140u,
+    0xffe445b2u, 0x518cd423u, 0x5cfdedf4u, 0xf2957c65u, 0xdb5dc897u, 0x75355906u,
+    0x88cca173u, 0x26a430e2u, 0x0f6c8410u, 0xa1041581u, 0x2fee72bbu, 0x8186e32au,
+    0xa84e57d8u, 0x0626c649u, 0xfbdf3e3cu, 0x55b7afadu, 0x7c7f1b5fu, 0xd2178aceu,
+    0xbadad36au, 0x14b242fbu, 0x3d7af609u, 0x93126798u, 0x6eeb9fedu, 0xc0830e7cu,
+    0xe94bba8eu, 0x47232b1fu, 0xc9c94c25u, 0x67a1ddb4u, 0x4e696946u, 0xe001f8d7u,
+    0x1df800a2u, 0xb3909133u, 0x9a5825c1u, 0x3430b450u, 0x4bc29689u, 0xe5aa0718u,
+    0xcc62b3eau, 0x620a227bu, 0x9ff3da0eu, 0x319b4b9fu, 0x1853ff6du, 0xb63b6efcu,
+    0x38d109c6u, 0x96b99857u, 0xbf712ca5u, 0x1119bd34u, 0xece04541u, 0x4288d4d0u,
+    0x6b406022u, 0xc528f1b3u, 0xade5a817u, 0x038d3986u, 0x2a458d74u, 0x842d1ce5u,
+    0x79d4e490u, 0xd7bc7501u, 0xfe74c1f3u, 0x501c5062u, 0xdef63758u, 0x709ea6c9u,
+    0x5956123bu, 0xf73e83aau, 0x0ac77bdfu, 0xa4afea4eu, 0x8d675ebcu, 0x230fcf2du,
+    0x72831b0eu, 0xdceb8a9fu, 0xf5233e6du, 0x5b4baffcu, 0xa6b25789u, 0x08dac618u,
+    0x211272eau, 0x8f7ae37bu, 0x01908441u, 0xaff815d0u, 0x8630a122u, 0x285830b3u,
+    0xd5a1c8c6u, 0x7bc95957u, 0x5201eda5u, 0xfc697c34u, 0x94a42590u, 0x3accb401u,
+    0x130400f3u, 0xbd6c9162u, 0x40956917u, 0xeefdf886u, 0xc7354c74u, 0x695ddde5u,
+    0xe7b7badfu, 0x49df2b4eu, 0x60179fbcu, 0xce7f0e2du, 0x3386f658u, 0x9dee67c9u,
+    0xb426d33bu, 0x1a4e42aau, 0x65bc6073u, 0xcbd4f1e2u, 0xe21c4510u, 0x4c74d481u,
+    0xb18d2cf4u, 0x1fe5bd65u, 0x362d0997u, 0x98459806u, 0x16afff3cu, 0xb8c76eadu,
+    0x910fda5fu, 0x3f674bceu, 0xc29eb3bbu, 0x6cf6222au, 0x453e96d8u, 0xeb560749u,
+    0x839b5eedu, 0x2df3cf7cu, 0x043b7b8eu, 0xaa53ea1fu, 0x57aa126au, 0xf9c283fbu,
+    0xd00a3709u, 0x7e62a698u, 0xf088c1a2u, 0x5ee05033u, 0x7728e4c1u, 0xd9407550u,
+    0x24b98d25u, 0x8ad11cb4u, 0xa319a846u, 0x0d7139d7u,
+  },
 };
 /* clang-format on */
 
-uint32_t rtel__crc32(uint32_t crc, const uint8_t *p, size_t n) {
-  crc = ~crc;
-  while (n >= 8) {
-    uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-                         (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-    uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 |
-                  (uint32_t)p[7] << 24;
-    crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
-          crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-          crc_tab[3][hi & 0xff] ^ crc_tab[2][(hi >> 8) & 0xff] ^
-          crc_tab[1][(hi >> 16) & 0xff] ^ crc_tab[0][hi >> 24];
+/* ---------------------------------------------------------------- tables */
+
+/* The raw (not inverted) CRC state |c| after the bytes p[0..n). */
+static uint32_t crc_table(uint32_t c, const uint8_t *p, size_t n) {
+  while (n >= 16) {
+    uint32_t a = c ^ rtel__get32le(p), b = rtel__get32le(p + 4),
+             d = rtel__get32le(p + 8), e = rtel__get32le(p + 12);
+    c = crc_tab[15][a & 0xff] ^ crc_tab[14][(a >> 8) & 0xff] ^
+        crc_tab[13][(a >> 16) & 0xff] ^ crc_tab[12][a >> 24] ^
+        crc_tab[11][b & 0xff] ^ crc_tab[10][(b >> 8) & 0xff] ^
+        crc_tab[9][(b >> 16) & 0xff] ^ crc_tab[8][b >> 24] ^
+        crc_tab[7][d & 0xff] ^ crc_tab[6][(d >> 8) & 0xff] ^
+        crc_tab[5][(d >> 16) & 0xff] ^ crc_tab[4][d >> 24] ^
+        crc_tab[3][e & 0xff] ^ crc_tab[2][(e >> 8) & 0xff] ^
+        crc_tab[1][(e >> 16) & 0xff] ^ crc_tab[0][e >> 24];
+    p += 16;
+    n -= 16;
+  }
+  if (n >= 8) {
+    uint32_t a = c ^ rtel__get32le(p), b = rtel__get32le(p + 4);
+    c = crc_tab[7][a & 0xff] ^ crc_tab[6][(a >> 8) & 0xff] ^
+        crc_tab[5][(a >> 16) & 0xff] ^ crc_tab[4][a >> 24] ^
+        crc_tab[3][b & 0xff] ^ crc_tab[2][(b >> 8) & 0xff] ^
+        crc_tab[1][(b >> 16) & 0xff] ^ crc_tab[0][b >> 24];
     p += 8;
     n -= 8;
   }
   while (n--) {
-    crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xff];
+    c = (c >> 8) ^ crc_tab[0][(c ^ *p++) & 0xff];
   }
-  return ~crc;
+  return c;
 }
 
-uint32_t rtel__icrc(const rtel_pkt_hd *hd, const uint8_t *pkt) {
-  static const uint8_t ones[8] = {0xff, 0xff, 0xff, 0xff,
-                                  0xff, 0xff, 0xff, 0xff};
-  uint8_t buf[40];
-  uint32_t crc = rtel__crc32(0, ones, sizeof(ones));
-  const uint8_t *l3 = pkt + hd->l3_off;
-  size_t end; /* offset of the ICRC */
+/* Folding constants (see the top of this file). */
+#define K1 0x154442bd4ull
+#define K2 0x1c6e41596ull
+#define K3 0x1751997d0ull
+#define K4 0x0ccaa009eull
+#define K5 0x163cd6124ull
+#define MU 0x1f7011641ull
+#define POLY 0x1db710641ull
 
-  if (hd->flags & RTEL_HD_F_IPV4) {
-    size_t ihl = (size_t)(l3[0] & 0x0f) * 4;
-    memcpy(buf, l3, 20);
-    buf[1] = 0xff;  /* TOS */
-    buf[8] = 0xff;  /* TTL */
-    buf[10] = 0xff; /* header checksum */
-    buf[11] = 0xff;
-    crc = rtel__crc32(crc, buf, 20);
-    /* IPv4 options are not mutable in flight: covered as they are. */
-    crc = rtel__crc32(crc, l3 + 20, ihl - 20);
-  } else {
-    /* IPv6 header or RoCEv1 GRH: same layout for the masked fields. */
-    memcpy(buf, l3, 40);
-    buf[0] |= 0x0f; /* low traffic class bits */
-    buf[1] = 0xff;  /* traffic class, flow label */
-    buf[2] = 0xff;
-    buf[3] = 0xff;
-    buf[7] = 0xff; /* hop limit */
-    crc = rtel__crc32(crc, buf, 40);
-    if (hd->roce == 2) {
-      /* extension headers, if any, between the fixed header and UDP */
-      crc = rtel__crc32(crc, l3 + 40, (size_t)hd->l4_off - hd->l3_off - 40);
+/* ----------------------------------------------------- x86-64 PCLMULQDQ */
+
+#ifdef RTEL__HAVE_CLMUL
+/* GCC's and clang's vector extensions and the builtin behind
+ * _mm_clmulepi64_si128(), not <wmmintrin.h>: GCC 12's pulls in
+ * <stdlib.h> (for _mm_malloc), which a freestanding build lacks. */
+typedef long long v2di __attribute__((vector_size(16)));
+typedef int v4si __attribute__((vector_size(16)));
+#  define CLMUL_FN __attribute__((target("pclmul")))
+/* a.lo or a.hi (bit 0 of imm) times b.lo or b.hi (bit 4), as PCLMULQDQ */
+#  define clmul(a, b, imm) __builtin_ia32_pclmulqdq128((a), (b), (imm))
+
+/* x * k folded onto d: x.lo * k.lo + x.hi * k.hi + d (carry-less). */
+CLMUL_FN static inline v2di clmul_fold1(v2di x, v2di k, v2di d) {
+  return clmul(x, k, 0x00) ^ clmul(x, k, 0x11) ^ d;
+}
+
+static inline v2di clmul_load(const uint8_t *p) {
+  v2di v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/* The raw state after the 64 bytes at |h| and then p[0..n). */
+CLMUL_FN static uint32_t crc_clmul(uint32_t c, const uint8_t *h,
+                                   const uint8_t *p, size_t n) {
+  const v2di k12 = {(long long)K1, (long long)K2};
+  const v2di k34 = {(long long)K3, (long long)K4};
+  const v2di k5 = {(long long)K5, 0};
+  const v2di mp = {(long long)POLY, (long long)MU};
+  const v2di m32 = {0xffffffffll, 0};
+  v2di x0 = clmul_load(h) ^ (v2di) { (long long)c, 0 };
+  v2di x1 = clmul_load(h + 16), x2 = clmul_load(h + 32),
+       x3 = clmul_load(h + 48), t;
+  v4si w;
+
+  while (n >= 64) {
+    x0 = clmul_fold1(x0, k12, clmul_load(p));
+    x1 = clmul_fold1(x1, k12, clmul_load(p + 16));
+    x2 = clmul_fold1(x2, k12, clmul_load(p + 32));
+    x3 = clmul_fold1(x3, k12, clmul_load(p + 48));
+    p += 64;
+    n -= 64;
+  }
+  x0 = clmul_fold1(x0, k34, x1);
+  x0 = clmul_fold1(x0, k34, x2);
+  x0 = clmul_fold1(x0, k34, x3);
+  while (n >= 16) {
+    x0 = clmul_fold1(x0, k34, clmul_load(p));
+    p += 16;
+    n -= 16;
+  }
+  /* 128 -> 64 bits: the low half times k4 onto the high half */
+  x0 = (v2di){x0[1], 0} ^ clmul(k34, x0, 0x01);
+  /* 96 -> 64: the low 32 bits times k5 onto the rest (shifted by 32) */
+  t = x0 & m32;
+  w = (v4si)x0;
+  x0 = (v2di)(v4si){w[1], w[2], w[3], 0} ^ clmul(t, k5, 0x00);
+  /* Barrett: 64 -> 32 */
+  t = clmul(x0 & m32, mp, 0x10) & m32;
+  x0 ^= clmul(t, mp, 0x00);
+  c = (uint32_t)((v4si)x0)[1];
+  return crc_table(c, p, n);
+}
+#  undef clmul
+
+static int have_clmul(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_PCLMUL);
+}
+#endif /* RTEL__HAVE_CLMUL */
+
+/* ----------------------------------------------------------- arm64 PMULL */
+
+#ifdef RTEL__HAVE_PMULL
+#  if defined(__clang__)
+#    define PMULL_FN
+#  else
+#    define PMULL_FN __attribute__((target("+crypto")))
+#  endif
+
+/* The low lanes' carry-less product. */
+PMULL_FN static inline uint64x2_t pmull_lo(uint64x2_t a, uint64x2_t b) {
+  return vreinterpretq_u64_p128(vmull_p64((poly64_t)vgetq_lane_u64(a, 0),
+                                          (poly64_t)vgetq_lane_u64(b, 0)));
+}
+
+PMULL_FN static inline uint64x2_t pmull_fold1(uint64x2_t x, uint64x2_t k,
+                                              uint64x2_t d) {
+  uint64x2_t hi = vreinterpretq_u64_p128(
+      vmull_high_p64(vreinterpretq_p64_u64(x), vreinterpretq_p64_u64(k)));
+  return veorq_u64(veorq_u64(pmull_lo(x, k), hi), d);
+}
+
+PMULL_FN static inline uint64x2_t pmull_load(const uint8_t *p) {
+  return vreinterpretq_u64_u8(vld1q_u8(p));
+}
+
+/* The same steps as crc_clmul(). */
+PMULL_FN static uint32_t crc_pmull(uint32_t c, const uint8_t *h,
+                                   const uint8_t *p, size_t n) {
+  const uint64x2_t k12 = vcombine_u64(vcreate_u64(K1), vcreate_u64(K2));
+  const uint64x2_t k34 = vcombine_u64(vcreate_u64(K3), vcreate_u64(K4));
+  const uint64x2_t k4 = vcombine_u64(vcreate_u64(K4), vcreate_u64(0));
+  const uint64x2_t k5 = vcombine_u64(vcreate_u64(K5), vcreate_u64(0));
+  const uint64x2_t mu = vcombine_u64(vcreate_u64(MU), vcreate_u64(0));
+  const uint64x2_t poly = vcombine_u64(vcreate_u64(POLY), vcreate_u64(0));
+  const uint64x2_t m32 =
+      vcombine_u64(vcreate_u64(0xffffffffu), vcreate_u64(0));
+  const uint64x2_t zero = vdupq_n_u64(0);
+  uint64x2_t x0 =
+      veorq_u64(pmull_load(h), vcombine_u64(vcreate_u64(c), vcreate_u64(0)));
+  uint64x2_t x1 = pmull_load(h + 16), x2 = pmull_load(h + 32),
+             x3 = pmull_load(h + 48), t;
+
+  while (n >= 64) {
+    x0 = pmull_fold1(x0, k12, pmull_load(p));
+    x1 = pmull_fold1(x1, k12, pmull_load(p + 16));
+    x2 = pmull_fold1(x2, k12, pmull_load(p + 32));
+    x3 = pmull_fold1(x3, k12, pmull_load(p + 48));
+    p += 64;
+    n -= 64;
+  }
+  x0 = pmull_fold1(x0, k34, x1);
+  x0 = pmull_fold1(x0, k34, x2);
+  x0 = pmull_fold1(x0, k34, x3);
+  while (n >= 16) {
+    x0 = pmull_fold1(x0, k34, pmull_load(p));
+    p += 16;
+    n -= 16;
+  }
+  /* 128 -> 64 bits */
+  t = pmull_lo(x0, k4);
+  x0 = veorq_u64(vcombine_u64(vget_high_u64(x0), vcreate_u64(0)), t);
+  /* 96 -> 64 */
+  t = vandq_u64(x0, m32);
+  x0 = vreinterpretq_u64_u8(
+      vextq_u8(vreinterpretq_u8_u64(x0), vreinterpretq_u8_u64(zero), 4));
+  x0 = veorq_u64(x0, pmull_lo(t, k5));
+  /* Barrett: 64 -> 32 */
+  t = vandq_u64(pmull_lo(vandq_u64(x0, m32), mu), m32);
+  x0 = veorq_u64(x0, pmull_lo(t, poly));
+  c = vgetq_lane_u32(vreinterpretq_u32_u64(x0), 1);
+  return crc_table(c, p, n);
+}
+
+/* A build for a target with the extension has it; a hosted Linux build
+ * asks the kernel (AT_HWCAP, the documented interface: reading
+ * ID_AA64ISAR0_EL1 directly traps to the kernel, which emulates it only
+ * since Linux 4.11, and kills the process elsewhere); a freestanding
+ * build for a baseline target does without. */
+static int have_pmull(void) {
+#  if defined(__ARM_FEATURE_CRYPTO) || defined(__ARM_FEATURE_AES)
+  return 1;
+#  elif defined(__linux__) && !defined(RTEL_FREESTANDING)
+  return (getauxval(AT_HWCAP) & HWCAP_PMULL) != 0;
+#  else
+  return 0;
+#  endif
+}
+#endif /* RTEL__HAVE_PMULL */
+
+/* ----------------------------------------------------------- dispatch */
+
+int rtel__crc32_supported(unsigned impl) {
+  switch (impl) {
+  case RTEL__CRC_TABLE:
+    return 1;
+#ifdef RTEL__HAVE_CLMUL
+  case RTEL__CRC_CLMUL:
+    return have_clmul();
+#endif
+#ifdef RTEL__HAVE_PMULL
+  case RTEL__CRC_PMULL:
+    return have_pmull();
+#endif
+  default:
+    return 0;
+  }
+}
+
+unsigned rtel__crc32_best(void) {
+  if (rtel__crc32_supported(RTEL__CRC_CLMUL)) {
+    return RTEL__CRC_CLMUL;
+  }
+  if (rtel__crc32_supported(RTEL__CRC_PMULL)) {
+    return RTEL__CRC_PMULL;
+  }
+  return RTEL__CRC_TABLE;
+}
+
+/* The raw state after the 64 bytes at |h| and then p[0..n). */
+static inline uint32_t crc_raw64(unsigned impl, uint32_t c, const uint8_t *h,
+                                 const uint8_t *p, size_t n) {
+#ifdef RTEL__HAVE_CLMUL
+  if (impl == RTEL__CRC_CLMUL) {
+    return crc_clmul(c, h, p, n);
+  }
+#endif
+#ifdef RTEL__HAVE_PMULL
+  if (impl == RTEL__CRC_PMULL) {
+    return crc_pmull(c, h, p, n);
+  }
+#endif
+  (void)impl;
+  return crc_table(crc_table(c, h, 64), p, n);
+}
+
+/* The raw state after p[0..n). */
+static inline uint32_t crc_raw(unsigned impl, uint32_t c, const uint8_t *p,
+                               size_t n) {
+  if (n >= 64) {
+    return crc_raw64(impl, c, p, p + 64, n - 64);
+  }
+  return crc_table(c, p, n);
+}
+
+uint32_t rtel__crc32_with(unsigned impl, uint32_t crc, const uint8_t *p,
+                          size_t n) {
+  return ~crc_raw(impl, ~crc, p, n);
+}
+
+uint32_t rtel__crc32(uint32_t crc, const uint8_t *p, size_t n) {
+  return rtel__crc32_with(RTEL__CRC_BUILD, crc, p, n);
+}
+
+/* ----------------------------------------------------------------- ICRC */
+
+/* The raw CRC state after the 8 bytes of ones that stand for the LRH. */
+#define ONES8_STATE 0xdebb20e3u
+
+/* Sets the byte at |pos| (from the IP header) to ones if it lies in the
+ * window buf = l3[off .. off + w). */
+static inline void mask_at(uint8_t *buf, size_t off, size_t w, size_t pos,
+                           uint8_t ones) {
+  if (pos - off < w) {
+    buf[pos - off] |= ones;
+  }
+}
+
+/*
+ * The covered bytes after the ones are contiguous in the packet: the IP
+ * header (or GRH) at l3_off, its options or extension headers, UDP, the
+ * BTH and the rest, up to the ICRC. They are read in windows of 64 bytes
+ * copied to |buf| and masked there, as long as a masked byte is left (one
+ * window unless IPv4 options or IPv6 extension headers are long); the
+ * rest straight from the packet. A first window of 64 bytes goes to the
+ * folding loop with the rest in one call.
+ */
+uint32_t rtel__icrc(const rtel_pkt_hd *hd, const uint8_t *pkt, unsigned impl) {
+  uint8_t buf[64];
+  const uint8_t *l3 = pkt + hd->l3_off;
+  size_t end = hd->roce == 2 ? (size_t)hd->l4_off + hd->udp_len - 4
+                             : (size_t)hd->l3_off + hd->ip_len - 4;
+  size_t n = end - hd->l3_off;                   /* covered after the ones */
+  size_t bth = (size_t)hd->bth_off - hd->l3_off; /* from l3 */
+  size_t udp = (size_t)hd->l4_off - hd->l3_off;  /* RoCEv2 */
+  size_t masked = bth + 5; /* the last masked byte is BTH byte 4 */
+  size_t off = 0;
+  uint32_t c = ONES8_STATE;
+
+  while (off < masked) {
+    size_t w = n - off < sizeof(buf) ? n - off : sizeof(buf);
+    memcpy(buf, l3 + off, w);
+    if (hd->flags & RTEL_HD_F_IPV4) {
+      mask_at(buf, off, w, 1, 0xff);  /* TOS */
+      mask_at(buf, off, w, 8, 0xff);  /* TTL */
+      mask_at(buf, off, w, 10, 0xff); /* header checksum */
+      mask_at(buf, off, w, 11, 0xff);
+    } else {
+      /* IPv6 header or RoCEv1 GRH: same layout for the masked fields */
+      mask_at(buf, off, w, 0, 0x0f); /* low traffic class bits */
+      mask_at(buf, off, w, 1, 0xff); /* traffic class, flow label */
+      mask_at(buf, off, w, 2, 0xff);
+      mask_at(buf, off, w, 3, 0xff);
+      mask_at(buf, off, w, 7, 0xff); /* hop limit */
     }
+    if (hd->roce == 2) {
+      mask_at(buf, off, w, udp + 6, 0xff); /* UDP checksum */
+      mask_at(buf, off, w, udp + 7, 0xff);
+    }
+    mask_at(buf, off, w, bth + 4, 0xff); /* FECN, BECN, reserved */
+    off += w;
+    if (w == sizeof(buf) && off >= masked) {
+      return ~crc_raw64(impl, c, buf, l3 + off, n - off);
+    }
+    c = crc_table(c, buf, w);
   }
-  if (hd->roce == 2) {
-    memcpy(buf, pkt + hd->l4_off, 8);
-    buf[6] = 0xff; /* UDP checksum */
-    buf[7] = 0xff;
-    crc = rtel__crc32(crc, buf, 8);
-    end = (size_t)hd->l4_off + hd->udp_len - 4;
-  } else {
-    end = (size_t)hd->l3_off + hd->ip_len - 4;
-  }
-  memcpy(buf, pkt + hd->bth_off, 12);
-  buf[4] = 0xff; /* FECN, BECN, reserved */
-  crc = rtel__crc32(crc, buf, 12);
-  return rtel__crc32(crc, pkt + hd->bth_off + 12,
-                     end - ((size_t)hd->bth_off + 12));
+  return ~crc_raw(impl, c, l3 + off, n - off);
 }

@@ -129,4 +129,23 @@ static inline uint32_t rtel__pow2_at_least(uint32_t v) {
    : (version) == 1      ? rtel__struct_len(TYPE, LAST1)                      \
                          : 0)
 
+/* The start of the period of length |iv| that holds |ts|, with period
+ * boundaries at |origin| + k x |iv| (rtel_settings.period_origin); |ts|
+ * itself with no origin (0) or no period. Clamped at 0. */
+static inline rtel_tstamp
+rtel__period_start(rtel_tstamp ts, rtel_tstamp origin, rtel_tstamp iv) {
+  rtel_tstamp r;
+  if (origin == 0 || iv == 0) {
+    return ts;
+  }
+  if (ts >= origin) {
+    return ts - (ts - origin) % iv;
+  }
+  r = (origin - ts) % iv;
+  if (r == 0) {
+    return ts;
+  }
+  return ts >= iv - r ? ts - (iv - r) : 0;
+}
+
 #endif /* RTEL_INT_H */

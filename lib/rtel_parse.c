@@ -243,7 +243,7 @@ static int decode_bth(dstate *s) {
      * it always cost 5 ns per packet in make bench). */
     if (s->cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
       hd->icrc = rtel__get32le(s->pkt + end - ICRC_LEN);
-      hd->icrc_calc = rtel__icrc(hd, s->pkt);
+      hd->icrc_calc = rtel__icrc(hd, s->pkt, s->cfg->crc_impl);
       hd->icrc_status =
           hd->icrc_calc == hd->icrc ? RTEL_ICRC_OK : RTEL_ICRC_BAD;
     }
@@ -758,7 +758,14 @@ int rtel__decode_cfg_init(rtel__decode_cfg *cfg, uint32_t flags,
   cfg->linktype = linktype ? linktype : RTEL_LINK_ETHERNET;
   cfg->roce_port = (uint16_t)(roce_port ? roce_port : RTEL_ROCEV2_UDP_PORT);
   cfg->vxlan_port = (uint16_t)(vxlan_port ? vxlan_port : RTEL_VXLAN_UDP_PORT);
+  cfg->crc_impl = RTEL__CRC_BUILD;
   return 0;
+}
+
+void rtel__decode_cfg_keep(rtel__decode_cfg *cfg) {
+  if (cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
+    cfg->crc_impl = rtel__crc32_best();
+  }
 }
 
 int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
@@ -849,6 +856,7 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
     cfg.linktype = RTEL_LINK_ETHERNET;
     cfg.roce_port = RTEL_ROCEV2_UDP_PORT;
     cfg.vxlan_port = RTEL_VXLAN_UDP_PORT;
+    cfg.crc_impl = RTEL__CRC_BUILD;
   } else if ((rv = rtel__decode_cfg_init(&cfg, opts->flags, opts->linktype,
                                          opts->roce_udp_port,
                                          opts->vxlan_udp_port)) != 0) {
@@ -887,7 +895,7 @@ int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,
   if (end > caplen || end > hd->cap_len) {
     return RTEL_ERR_MALFORMED;
   }
-  *icrc = rtel__icrc(hd, pkt);
+  *icrc = rtel__icrc(hd, pkt, RTEL__CRC_BUILD);
   return 0;
 }
 

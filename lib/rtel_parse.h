@@ -11,13 +11,21 @@ typedef struct rtel__decode_cfg {
   uint32_t linktype; /* RTEL_LINK_* */
   uint16_t roce_port;
   uint16_t vxlan_port;
+  /* how the ICRC is computed (RTEL__CRC_*): RTEL__CRC_BUILD unless the
+   * owner asked the CPU once (a context does, at creation) */
+  uint32_t crc_impl;
 } rtel__decode_cfg;
 
-/* Fills |cfg| from public options (NULL = defaults). Returns 0 or
- * RTEL_ERR_INVALID_ARGUMENT for an out-of-range port. */
+/* Fills |cfg| from public options (NULL = defaults), crc_impl with
+ * RTEL__CRC_BUILD. Returns 0 or RTEL_ERR_INVALID_ARGUMENT for an
+ * out-of-range port. */
 int rtel__decode_cfg_init(rtel__decode_cfg *cfg, uint32_t flags,
                           uint32_t linktype, uint32_t roce_port,
                           uint32_t vxlan_port);
+
+/* For an owner that keeps |cfg| (a context): when it verifies the ICRC,
+ * asks the CPU once for the fastest CRC path (rtel__crc32_best()). */
+void rtel__decode_cfg_keep(rtel__decode_cfg *cfg);
 
 /* Decodes into a latest-version rtel_pkt_hd. Returns 0 (RoCE),
  * RTEL_ERR_NOT_ROCE or RTEL_ERR_MALFORMED (hd->malformed set). |pkt| may

@@ -11,7 +11,8 @@
 #
 # (RTEL_FREESTANDING: lib/rtel_mem.c has no default allocator) and then
 #  1. the C library headers that the project's own files include must be
-#     freestanding ones (stddef.h, stdint.h, limits.h, ...) or string.h;
+#     freestanding ones (stddef.h, stdint.h, limits.h, ...) or string.h
+#     (or cpuid.h, arm_neon.h: see allowed_hdrs);
 #  2. the objects, linked into one (cc -r), may leave undefined only memcpy,
 #     memset, memcmp and memmove (the four that GCC and clang require of a
 #     freestanding environment and may call on their own, e.g. for a struct
@@ -71,9 +72,14 @@ cflags="-std=c11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector
   -fno-sanitize=all -DRTEL_FREESTANDING -DBUILDING_ROCETEL
   -I$top_srcdir/include -I$top_builddir/include"
 allowed_funcs='memcpy memset memcmp memmove'
-# headers of a freestanding implementation (C11 4p6), and string.h for
-# the four functions above
-allowed_hdrs='float.h iso646.h limits.h stdalign.h stdarg.h stdbool.h stddef.h stdint.h stdnoreturn.h string.h'
+# headers of a freestanding implementation (C11 4p6), string.h for the
+# four functions above, and two of the compiler's own headers that have no
+# library behind them: cpuid.h (inline assembly for the CPUID instruction;
+# it includes nothing) and arm_neon.h (NEON intrinsics; it includes only
+# stdint.h), for the CRC-32 paths of lib/rtel_icrc.c. Intrinsic headers
+# that pull in stdlib.h (GCC 12's xmmintrin.h does, for _mm_malloc) are not
+# allowed: lib/rtel_icrc.c uses the compiler's builtins for x86-64 instead.
+allowed_hdrs='float.h iso646.h limits.h stdalign.h stdarg.h stdbool.h stddef.h stdint.h stdnoreturn.h string.h cpuid.h arm_neon.h'
 
 fail=0
 objs=

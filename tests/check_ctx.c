@@ -345,8 +345,8 @@ START_TEST(test_struct_sizes) {
    * 104 report_interval (8)
    * 112 max_aggregates, max_ports, max_alarm_keys, reserved3 (4 x 4)
    * 128 max_open_msgs, max_flow_msgs, msg_settle_psns, reserved4 (4 x 4)
-   * 144 msg_settle_ns (8)
-   * 152 end */
+   * 144 msg_settle_ns, period_origin (2 x 8)
+   * 160 end */
   ck_assert_uint_eq(offsetof(rtel_settings, stats_interval), 16);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_flags), 24);
   ck_assert_uint_eq(offsetof(rtel_settings, flow_idle_timeout), 40);
@@ -361,7 +361,8 @@ START_TEST(test_struct_sizes) {
                     128);
   ck_assert_uint_eq(offsetof(rtel_settings, max_open_msgs), 128);
   ck_assert_uint_eq(offsetof(rtel_settings, msg_settle_ns), 144);
-  ck_assert_uint_eq(sizeof(rtel_settings), 152);
+  ck_assert_uint_eq(offsetof(rtel_settings, period_origin), 152);
+  ck_assert_uint_eq(sizeof(rtel_settings), 160);
   /* rtel_callbacks: nine function pointers */
   ck_assert_uint_eq(offsetof(rtel_callbacks, on_alarm) + sizeof(rtel_on_alarm),
                     9 * sizeof(void (*)(void)));
@@ -840,6 +841,51 @@ START_TEST(test_stats_timer) {
 }
 END_TEST
 
+/* rtel_settings.period_origin: boundaries at origin + k x interval, the
+ * first period the one holding the first packet, whether the origin is
+ * before the packets, after them, or on a boundary. Each case by hand. */
+START_TEST(test_stats_timer_origin) {
+  static const struct {
+    rtel_tstamp origin, first, expiry;
+  } cases[] = {
+      {300, 5000, 5300},       /* origin before: 300 + 5 x 1000 */
+      {1000, 5000, 6000},      /* on the epoch's multiples of 1000 */
+      {5000, 5000, 6000},      /* the first packet on the origin */
+      {123456789, 5000, 5789}, /* origin after: 123456789 - k x 1000 */
+      {123456789, 4789, 5789}, /* on a boundary below the origin */
+      {2000000000, 999, 1000}, /* first period starts at 0 */
+      {0, 5000, 6000},         /* no origin: the first packet */
+  };
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    rtel_ctx *ctx;
+    rtel_settings s;
+    rec *r = calloc(1, sizeof(*r));
+    scripted *p;
+    make_script();
+    p = &script[0];
+    rtel_settings_default(&s);
+    s.stats_interval = 1000;
+    s.period_origin = cases[i].origin;
+    s.flow_flags = RTEL_FLOW_DISABLE;
+    ctx = new_ctx(&s, r);
+    p->ts = cases[i].first;
+    ck_assert_int_eq(feed(ctx, p), 0);
+    ck_assert_msg(rtel_ctx_get_expiry(ctx) == cases[i].expiry,
+                  "case %zu: expiry %llu, expected %llu", i,
+                  (unsigned long long)rtel_ctx_get_expiry(ctx),
+                  (unsigned long long)cases[i].expiry);
+    /* a late call: the latest boundary, then the next one */
+    ck_assert_int_eq(rtel_ctx_handle_expiry(ctx, cases[i].expiry + 2500), 0);
+    ck_assert_int_eq(r->scalls, 1);
+    ck_assert_uint_eq(r->period_end[0], cases[i].expiry + 2000);
+    ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), cases[i].expiry + 3000);
+    rtel_ctx_del(ctx);
+    free(r);
+  }
+}
+END_TEST
+
 START_TEST(test_stats_timer_off) {
   rtel_ctx *ctx;
   rtel_settings s;
@@ -981,6 +1027,7 @@ Suite *rtel_test_ctx_suite(void) {
 
   tc = tcase_create("timer");
   tcase_add_test(tc, test_stats_timer);
+  tcase_add_test(tc, test_stats_timer_origin);
   tcase_add_test(tc, test_stats_timer_off);
   suite_add_tcase(s, tc);
 

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * White-box tests of lib/rtel_icrc.c: the internal CRC-32 (zlib crc32()
- * semantics: reflected polynomial 0xEDB88320, ~0 in and out, composable).
- * Expected values are the published CRC-32 check values and the bitwise
- * reference in rtel_test_pkt.c.
+ * semantics: reflected polynomial 0xEDB88320, ~0 in and out, composable)
+ * and the ICRC, through each path (tables, PCLMULQDQ, PMULL) forced in
+ * turn: the cases of tests/icrc_cases.c (published check values,
+ * zlib.crc32, a bitwise reference, packets whose ICRC scapy computed).
+ * The first tests take the build's default path (rtel__crc32()) against
+ * the bitwise reference in rtel_test_pkt.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "rtel_test_util.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "icrc_cases.h"
+#include "rtel_ctx.h"
 #include "rtel_icrc.h"
 
 START_TEST(test_crc32_vectors) {
@@ -85,13 +91,83 @@ START_TEST(test_crc32_alignment) {
 }
 END_TEST
 
+/* Every path, forced: _i is RTEL__CRC_TABLE, _CLMUL, _PMULL. A path this
+ * build or CPU lacks is reported and passes (tests/icrc-arm64.sh runs the
+ * same cases for PMULL under qemu-aarch64). */
+static const char *const path_names[RTEL__CRC_N] = {"tables", "PCLMULQDQ",
+                                                    "PMULL"};
+
+static int path_present(unsigned impl, const char *what) {
+  if (rtel__crc32_supported(impl)) {
+    return 1;
+  }
+  fprintf(stderr, "note: %s: the %s path is not on this build or CPU\n", what,
+          path_names[impl]);
+  return 0;
+}
+
+#define PATH_TEST(NAME, FN)                                                   \
+  START_TEST(NAME) {                                                          \
+    char why[256] = "";                                                       \
+    unsigned impl = (unsigned)_i;                                             \
+    if (path_present(impl, #FN)) {                                            \
+      ck_assert_msg(FN(impl, why, sizeof(why)) == 0, "%s path: %s",           \
+                    path_names[impl], why);                                   \
+    }                                                                         \
+  }                                                                           \
+  END_TEST
+
+PATH_TEST(test_path_known, icrc_cases_known)
+PATH_TEST(test_path_lengths, icrc_cases_lengths)
+PATH_TEST(test_path_random, icrc_cases_random)
+PATH_TEST(test_path_packets, icrc_cases_packets)
+
+/* The tables are always there; on x86-64 the carry-less path is taken
+ * exactly when the CPU has PCLMULQDQ (asked here through libgcc's
+ * __builtin_cpu_supports, not the library's CPUID); a context that
+ * verifies the ICRC keeps the fastest path, one that does not never asks
+ * the CPU. */
+START_TEST(test_path_choice) {
+  rtel_settings s;
+  rtel_ctx *ctx;
+  ck_assert(rtel__crc32_supported(RTEL__CRC_TABLE));
+  ck_assert(!rtel__crc32_supported(RTEL__CRC_N));
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_CLMUL),
+                   __builtin_cpu_supports("pclmul") != 0);
+  ck_assert_uint_eq(rtel__crc32_best(), __builtin_cpu_supports("pclmul")
+                                            ? RTEL__CRC_CLMUL
+                                            : RTEL__CRC_TABLE);
+  ck_assert(!rtel__crc32_supported(RTEL__CRC_PMULL));
+#endif
+  rtel_settings_default(&s);
+  s.decode_flags = RTEL_DECODE_VERIFY_ICRC;
+  ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
+  ck_assert_uint_eq(ctx->dcfg.crc_impl, rtel__crc32_best());
+  rtel_ctx_del(ctx);
+  s.decode_flags = 0;
+  ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
+  ck_assert_uint_eq(ctx->dcfg.crc_impl, RTEL__CRC_BUILD);
+  rtel_ctx_del(ctx);
+}
+END_TEST
+
 Suite *rtel_test_icrc_suite(void) {
   Suite *s = suite_create("icrc_internal");
   TCase *tc = tcase_create("crc32");
+  TCase *tp = tcase_create("paths");
   tcase_add_test(tc, test_crc32_vectors);
   tcase_add_test(tc, test_crc32_empty_keeps_state);
   tcase_add_test(tc, test_crc32_incremental);
   tcase_add_test(tc, test_crc32_alignment);
   suite_add_tcase(s, tc);
+  tcase_add_loop_test(tp, test_path_known, 0, (int)RTEL__CRC_N);
+  tcase_add_loop_test(tp, test_path_lengths, 0, (int)RTEL__CRC_N);
+  tcase_add_loop_test(tp, test_path_random, 0, (int)RTEL__CRC_N);
+  tcase_add_loop_test(tp, test_path_packets, 0, (int)RTEL__CRC_N);
+  tcase_add_test(tp, test_path_choice);
+  tcase_set_timeout(tp, 60);
+  suite_add_tcase(s, tp);
   return s;
 }

@@ -13,7 +13,8 @@ build_pkgs="gcc make autoconf automake libtool pkg-config libpcap-dev check
 test_pkgs="$build_pkgs g++ tshark python3 python3-scapy abigail-tools clang
   libclang-rt-14-dev llvm binutils groff man-db valgrind bc dwarves
   clang-format pmacct nfdump libfixbuf-tools clickhouse-server
-  clickhouse-client prometheus chromium chromium-driver python3-selenium"
+  clickhouse-client prometheus chromium chromium-driver python3-selenium
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 case $what in
   build) pkgs=$build_pkgs ;;
   test) pkgs=$test_pkgs ;;

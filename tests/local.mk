@@ -32,12 +32,18 @@ tests_check_public_LDADD = tests/librtel_test.la lib/librocetel.la \
 
 tests_check_internal_SOURCES = \
 	tests/check_internal.c \
-	tests/check_icrc.c
+	tests/check_icrc.c \
+	tests/icrc_cases.c tests/icrc_cases.h tests/icrc_vectors.h
 tests_check_internal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 tests_check_internal_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)
 tests_check_internal_LDADD = tests/librtel_test.la \
 	lib/librocetel_core.la $(CHECK_LIBS)
 endif
+
+# The arm64 CRC paths (PMULL, tables): the cases of tests/icrc_cases.c
+# cross-compiled and run under qemu-aarch64 (skips without them).
+TESTS += tests/icrc-arm64.sh
+EXTRA_DIST += tests/icrc-arm64.sh tests/icrc_arm64.c
 
 # Manual pages (man/): lint, and one page per public name.
 TESTS += tests/check-man.sh

@@ -237,7 +237,11 @@ RTEL_API const rtel_mem *rtel_mem_default(void);
  *
  * Decoder flags (rtel_decode_opts.flags and rtel_settings.decode_flags).
  */
-/** Compute and check the ICRC of each RoCE packet (off by default). */
+/** Compute and check the ICRC of each RoCE packet (off by default). A
+ * context asks the CPU once, at creation, for carry-less multiplication
+ * (PCLMULQDQ, PMULL) and then uses it; the stateless rtel_pkt_decode()
+ * and rtel_icrc_compute() use tables unless the library was compiled for
+ * such a CPU. */
 #define RTEL_DECODE_VERIFY_ICRC 0x1u
 /** Do not decapsulate ERSPAN (GRE) and VXLAN: treat them as non-RoCE. */
 #define RTEL_DECODE_NO_DECAP 0x2u
@@ -853,7 +857,8 @@ typedef struct rtel_settings {
   /** UDP destination port of VXLAN. Default 4789. */
   uint32_t vxlan_udp_port;
   /** Period of the on_stats callback, in ns; 0 disables it. The first
-   * period starts at the first packet's timestamp. */
+   * period starts at the first packet's timestamp (or see
+   * period_origin). */
   rtel_tstamp stats_interval;
   /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
   uint32_t flow_flags;
@@ -899,7 +904,7 @@ typedef struct rtel_settings {
   uint16_t nvme_ports[4];
   /** Period of the I/O aggregates (on_io_aggregate), in ns; 0 means one
    * period that ends at rtel_ctx_flush(). Periods are aligned to the first
-   * packet's timestamp. */
+   * packet's timestamp, or to period_origin. */
   rtel_tstamp report_interval;
   /** Capacity of the aggregation table: (observation point, host, target,
    * namespace) keys, the per-pair totals included. Each key costs about
@@ -937,6 +942,16 @@ typedef struct rtel_settings {
    * (a few ms), below flow_idle_timeout. A resend later than this after
    * its message's last packet counts in the flow as orphaned. */
   rtel_tstamp msg_settle_ns;
+  /** Where the periods of stats_interval and report_interval are aligned:
+   * their boundaries are the times period_origin + k x interval (k any
+   * integer), and the first period begins at the boundary at or before
+   * the context's first packet. Default 0: the first period begins at the
+   * first packet (boundaries at first packet + k x interval). Contexts
+   * that share an origin share their periods, so their aggregates add up
+   * (one context per thread, or per switch): an origin of the interval
+   * itself puts the boundaries at whole multiples of it since the epoch
+   * of the packet timestamps (on the minute, with 60 s). */
+  rtel_tstamp period_origin;
   /* New fields are appended below, under "added since RTEL_SETTINGS_V2". */
 } rtel_settings;
 
@@ -1161,6 +1176,12 @@ typedef struct rtel_ctx_stats {
 /** lost_upstream is a lower bound: more PSN gaps were open at once than
  * the flow keeps (4), and the oldest was forgotten. */
 #define RTEL_FLOW_F_LOST_LB 0x10u
+/** A READ RESPONSE flow (ops is RTEL_OP_READ_RESP): its data answers the
+ * READ REQUESTs of the destination QP. Part of the flow key: a QP's
+ * SENDs and WRITEs and the READ RESPONSEs it returns on the same
+ * connection are two flows with the same obs, src, dst and dqpn, told
+ * apart by this bit. Messages of such a flow have it too. */
+#define RTEL_FLOW_F_RESPONSE 0x20u
 
 #define RTEL_FLOW_RECORD_V1 1
 #define RTEL_FLOW_RECORD_VERSION RTEL_FLOW_RECORD_V1

@@ -5,10 +5,21 @@
  * Builds an arena of packets in memory (its own byte builder, not the
  * library's), then times, in the same process and on the same packets:
  *   walk     touching each packet's header bytes (the floor: memory cost)
+ *   touch    reading every byte the ICRC covers, 8 at a time (the floor
+ *            of any ICRC here: the arena is larger than L2)
  *   decode   rtel_pkt_decode(), ICRC off
  *   ctx      rtel_ctx_read_pkt() (decode + counters), ICRC off
- *   icrc     rtel_pkt_decode() with ICRC verification
- * and prints packets per second and ns per packet for each.
+ *   icrc     rtel_pkt_decode() with ICRC verification (stateless: the
+ *            CRC path the build takes without asking the CPU)
+ *   icrc/P   the internal decoder with the CRC path P forced: tables,
+ *            and the carry-less one this CPU has (PCLMULQDQ or PMULL)
+ *   ctx+icrc rtel_ctx_read_pkt() with ICRC verification (the path the
+ *            context chose at creation)
+ * and prints packets per second and ns per packet for each; for the ICRC
+ * lines also the ICRC's own cost (ns over `decode`) and its rate in GB/s
+ * of bytes covered by the ICRC (8 + IP header to ICRC, printed).
+ * Linked against the convenience library (lib/librocetel_core.la) for
+ * the internal decoder entry.
  *
  * Usage: bench_decode [SECONDS_PER_CASE]  (default 1.0)
  *        bench_decode -n PASSES   exactly PASSES passes per case, for
@@ -24,6 +35,8 @@
 #include <rocetel/rocetel.h>
 
 #include "bench_util.h"
+#include "rtel_icrc.h"
+#include "rtel_parse.h"
 
 #define NPKT 8192
 #define SLOT 1152
@@ -100,7 +113,26 @@ static uint64_t pass_walk(void) {
   return acc;
 }
 
+static size_t l3s[NPKT]; /* IP header offset of each packet */
+
+static uint64_t pass_touch(void) {
+  uint64_t acc = 0;
+  size_t i, j;
+  for (i = 0; i < NPKT; i++) {
+    const uint8_t *p = ptrs[i] + l3s[i];
+    size_t n = lens[i] - 4 - l3s[i];
+    for (j = 0; j + 8 <= n; j += 8) {
+      uint64_t w;
+      memcpy(&w, p + j, 8);
+      acc ^= w;
+    }
+  }
+  return acc;
+}
+
 static rtel_decode_opts opts_plain, opts_icrc;
+static rtel__decode_cfg cfg_path; /* ICRC on, crc_impl forced */
+static double icrc_bytes;         /* bytes the ICRC covers, per pass */
 
 static uint64_t pass_decode(void) {
   rtel_pkt_hd hd;
@@ -126,7 +158,19 @@ static uint64_t pass_icrc(void) {
   return acc;
 }
 
-static rtel_ctx *ctx;
+static uint64_t pass_icrc_path(void) {
+  rtel_pkt_hd hd;
+  uint64_t acc = 0;
+  size_t i;
+  for (i = 0; i < NPKT; i++) {
+    if (rtel__decode(&hd, &cfg_path, ptrs[i], lens[i], lens[i]) == 0) {
+      acc += hd.icrc_status;
+    }
+  }
+  return acc;
+}
+
+static rtel_ctx *ctx, *ctx_icrc;
 static rtel_tstamp ts;
 
 static uint64_t pass_ctx(void) {
@@ -142,7 +186,30 @@ static uint64_t pass_ctx(void) {
   return 0;
 }
 
-static double run(const char *name, pass_fn fn, double secs, double base) {
+static uint64_t pass_ctx_icrc(void) {
+  rtel_pkt_info pi;
+  size_t i;
+  memset(&pi, 0, sizeof(pi));
+  for (i = 0; i < NPKT; i++) {
+    pi.ts = ts += 100;
+    if (rtel_ctx_read_pkt(ctx_icrc, &pi, ptrs[i], lens[i]) != 0) {
+      abort();
+    }
+  }
+  return 0;
+}
+
+/* |note_| for an ICRC line: its cost over `decode` and the rate. */
+static const char *icrc_note(double ns, double decode_ns) {
+  static char buf[96];
+  double per = ns - decode_ns;
+  snprintf(buf, sizeof(buf), "ICRC %.2f ns/pkt over decode: %.2f GB/s", per,
+           per > 0 ? icrc_bytes / NPKT / per : 0.0);
+  return buf;
+}
+
+static double run_note(const char *name, pass_fn fn, double secs, double base,
+                       double decode_ns) {
   double t0, t1, ns;
   uint64_t n = 0;
   fn(); /* warm up */
@@ -153,8 +220,43 @@ static double run(const char *name, pass_fn fn, double secs, double base) {
     t1 = bench_wall_s();
   } while (fixed_passes ? (long)(n / NPKT) < fixed_passes : t1 - t0 < secs);
   ns = (t1 - t0) * 1e9 / (double)n;
-  bench_print_rate(8, name, ns, 0, base, "walk", NULL);
+  bench_print_rate(12, name, ns, 0, base, "walk",
+                   decode_ns > 0 ? icrc_note(ns, decode_ns) : NULL);
   return ns;
+}
+
+static double run(const char *name, pass_fn fn, double secs, double base) {
+  return run_note(name, fn, secs, base, 0);
+}
+
+static const char *const path_names[RTEL__CRC_N] = {"tables", "pclmulqdq",
+                                                    "pmull"};
+
+/* Every packet's ICRC is the same through every path the CPU has. */
+static int same_icrc(void) {
+  size_t i;
+  unsigned impl;
+  for (i = 0; i < NPKT; i++) {
+    rtel_pkt_hd hd;
+    uint32_t want = 0;
+    for (impl = 0; impl < RTEL__CRC_N; impl++) {
+      if (!rtel__crc32_supported(impl)) {
+        continue;
+      }
+      cfg_path.crc_impl = impl;
+      if (rtel__decode(&hd, &cfg_path, ptrs[i], lens[i], lens[i]) != 0) {
+        return 0;
+      }
+      if (impl == RTEL__CRC_TABLE) {
+        want = hd.icrc_calc;
+        l3s[i] = hd.l3_off;
+        icrc_bytes += 8.0 + (double)(lens[i] - 4 - hd.l3_off);
+      } else if (hd.icrc_calc != want) {
+        return 0;
+      }
+    }
+  }
+  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -215,16 +317,62 @@ int main(int argc, char **argv) {
          "(55%% WRITE MIDDLE, 8%% FIRST, 8%% LAST, 15%% ACK, 3%% READ REQ, "
          "5%% READ RESP, 4%% SEND, 2%% CNP; 10%% VLAN)\n",
          rtel_version(0)->version_str, NPKT);
-  base = run("walk", pass_walk, secs, 0);
-  run("decode", pass_decode, secs, base);
-  run("ctx", pass_ctx, secs, base);
-  run("icrc", pass_icrc, secs, base);
+  {
+    rtel_settings s;
+    rtel_settings_default(&s);
+    s.flow_flags = RTEL_FLOW_DISABLE;
+    s.nvme_flags = RTEL_NVME_DISABLE;
+    s.decode_flags = RTEL_DECODE_VERIFY_ICRC;
+    if (rtel_ctx_new(&ctx_icrc, &s, NULL, NULL, NULL) != 0) {
+      return 1;
+    }
+  }
+  if (rtel__decode_cfg_init(&cfg_path, RTEL_DECODE_VERIFY_ICRC, 0, 0, 0) !=
+          0 ||
+      !same_icrc()) {
+    fprintf(stderr, "unexpected: the CRC paths disagree on a packet\n");
+    return 1;
+  }
+  printf("the ICRC covers %.0f bytes per packet on average (8 + IP header "
+         "to ICRC); CRC paths on this CPU:",
+         icrc_bytes / NPKT);
+  {
+    unsigned impl;
+    for (impl = 0; impl < RTEL__CRC_N; impl++) {
+      if (rtel__crc32_supported(impl)) {
+        printf(" %s", path_names[impl]);
+      }
+    }
+    putchar('\n');
+  }
+  {
+    double dec;
+    char name[32];
+    unsigned impl;
+    base = run("walk", pass_walk, secs, 0);
+    run("touch", pass_touch, secs, base);
+    dec = run("decode", pass_decode, secs, base);
+    run("ctx", pass_ctx, secs, base);
+    snprintf(name, sizeof(name), "icrc (%s)", path_names[RTEL__CRC_BUILD]);
+    run_note(name, pass_icrc, secs, base, dec);
+    for (impl = 0; impl < RTEL__CRC_N; impl++) {
+      if (rtel__crc32_supported(impl)) {
+        cfg_path.crc_impl = impl;
+        snprintf(name, sizeof(name), "icrc/%s", path_names[impl]);
+        run_note(name, pass_icrc_path, secs, base, dec);
+      }
+    }
+    snprintf(name, sizeof(name), "ctx+icrc (%s)",
+             path_names[rtel__crc32_best()]);
+    run_note(name, pass_ctx_icrc, secs, base, dec);
+  }
   if (rtel_ctx_get_stats(ctx, &st) != 0 || st.pkts_roce != st.pkts) {
     fprintf(stderr, "unexpected: %llu of %llu packets decoded as RoCE\n",
             (unsigned long long)st.pkts_roce, (unsigned long long)st.pkts);
     return 1;
   }
   rtel_ctx_del(ctx);
+  rtel_ctx_del(ctx_icrc);
   free(arena);
   return 0;
 }

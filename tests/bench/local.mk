@@ -19,8 +19,10 @@ CLEANFILES += tests/bench/bench_decode$(EXEEXT) tests/bench/bench_flow$(EXEEXT) 
 
 tests_bench_bench_decode_SOURCES = tests/bench/bench_decode.c \
 	tests/bench/bench_util.c tests/bench/bench_util.h
+# the internal decoder, to force each ICRC path: the convenience library
+tests_bench_bench_decode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 tests_bench_bench_decode_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
-tests_bench_bench_decode_LDADD = lib/librocetel.la
+tests_bench_bench_decode_LDADD = lib/librocetel_core.la
 
 tests_bench_bench_flow_SOURCES = tests/bench/bench_flow.c \
 	tests/bench/bench_util.c tests/bench/bench_util.h

@@ -8,8 +8,10 @@
 # status and standard error: ios (text op and status names), numeric
 # (option values), units (durations, alarm units), errors (wording of file
 # errors, hints), overflow (flow table evictions), aeth (AETH names in
-# --packets). Each exits 77 (skip) without python3, rtel-analyze or
-# rtel-sim.
+# --packets), text (units and alignment of the tables), summary (periods and
+# flush rows), stats (counters per file), roles (point names and roles),
+# slots (polling slot lines), stdin ('-', lines flushed on a pipe). Each
+# exits 77 (skip) without python3, rtel-analyze or rtel-sim.
 #
 # tests/cli/check_pcapng.py: pcapng files of several interfaces (issue 15
 # item 4, examples/capfile.c): merge (mergecap of two snap lengths against
@@ -27,6 +29,12 @@ TESTS += \
 	tests/cli/cli-errors.test \
 	tests/cli/cli-overflow.test \
 	tests/cli/cli-aeth.test \
+	tests/cli/cli-text.test \
+	tests/cli/cli-summary.test \
+	tests/cli/cli-stats.test \
+	tests/cli/cli-roles.test \
+	tests/cli/cli-slots.test \
+	tests/cli/cli-stdin.test \
 	tests/cli/cli-pcapng-merge.test \
 	tests/cli/cli-pcapng-linktypes.test \
 	tests/cli/cli-pcapng-handbuilt.test \
@@ -42,6 +50,12 @@ EXTRA_DIST += \
 	tests/cli/cli-errors.test \
 	tests/cli/cli-overflow.test \
 	tests/cli/cli-aeth.test \
+	tests/cli/cli-text.test \
+	tests/cli/cli-summary.test \
+	tests/cli/cli-stats.test \
+	tests/cli/cli-roles.test \
+	tests/cli/cli-slots.test \
+	tests/cli/cli-stdin.test \
 	tests/cli/cli-pcapng-merge.test \
 	tests/cli/cli-pcapng-linktypes.test \
 	tests/cli/cli-pcapng-handbuilt.test \

@@ -93,7 +93,7 @@ def need_programs():
 
 
 def simulate(tmp, scenario, seed=7, extra=()):
-    out = os.path.join(tmp, scenario)
+    out = os.path.join(tmp, scenario + "".join(extra).replace("-", "_"))
     if not os.path.isdir(out):
         subprocess.run([SIM, "--scenario", scenario, "--seed", str(seed),
                         "--out", out] + list(extra), check=True,
@@ -144,23 +144,37 @@ def run_files(tmp):
         ("nvme-lost-rsp", ()),
         ("nvme-two-obs", ("--compute-side", "h0", "--storage-side", "t0")),
         ("mixed", ()),
+        # summaries per period: every worker's periods begin where
+        # rtel-analyze's do (the run's first packet), whatever packet its
+        # own shard saw first (three hosts at the target's port: the
+        # workers' shards begin at different packets)
+        ("nvme-read", ("--interval", "200us"),
+         ("--hosts", "4", "--nvme-hosts", "3", "--obs", "t0")),
     ]
-    for scenario, extra in cases:
-        pcaps = simulate(tmp, scenario)
+    for n, case in enumerate(cases):
+        scenario, extra = case[0], case[1]
+        pcaps = simulate(tmp, scenario, extra=case[2] if len(case) > 2 else ())
         want = analyze(pcaps, extra)
         if len(want) < 10:
             fail("%s: rtel-analyze wrote only %d records" % (scenario,
                                                            len(want)))
+        if "--interval" in extra:
+            starts = set(json.loads(ln).get("period_start_ns") for ln in want
+                         if "period_start_ns" in json.loads(ln))
+            if len(starts) < 3:
+                fail("%s --interval: only %d periods" % (scenario,
+                                                         len(starts)))
         rargs = []
         for p in pcaps:
             rargs += ["-r", p]
         for j in (1, 2, 5):
-            out = os.path.join(tmp, "%s-j%d.json" % (scenario, j))
+            out = os.path.join(tmp, "%d-%s-j%d.json" % (n, scenario, j))
             r = subprocess.run([COLLECT, "-j", str(j), "--slot", "9216",
                                 "--json", out] + RECS + list(extra) + rargs,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
-            label = "%s -j %d" % (scenario, j)
+            label = "%s%s -j %d" % (scenario, " --interval" if "--interval"
+                                    in extra else "", j)
             if r.returncode != 0:
                 fail("%s: exit %d: %s" % (label, r.returncode, r.stderr))
                 continue
@@ -785,6 +799,38 @@ def run_poll(tmp):
         else:
             print("ok: poll: a hook that fails (%s): %d failures counted, "
                   "exit 0" % (what, n))
+    # a hook that hangs (and has started a child that hangs too): ended
+    # after --on-slot-timeout, with its child (its process group),
+    # counted as timed out and failed; the run goes on and ends
+    hang = os.path.join(tmp, "hang.sh")
+    pidf = os.path.join(tmp, "hang.pids")
+    with open(hang, "w") as f:
+        f.write("#!/bin/sh\nsleep 30 &\necho $! >> %s\nsleep 30\n" % pidf)
+    os.chmod(hang, 0o755)
+    t0 = time.monotonic()
+    r = subprocess.run([COLLECT, "-j", "1", "--poll", "1/200us", "--on-slot",
+                        hang, "--on-slot-timeout", "150ms", "--json",
+                        os.devnull, "-r", pcaps[0]],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    took = time.monotonic() - t0
+    line = [ln for ln in r.stderr.splitlines() if ": slots " in ln]
+    n = int(line[0].split("hook calls ")[1].split(",")[0]) if line else 0
+    with open(pidf) as f:
+        kids = [int(x) for x in f.read().split()]
+    alive = [k for k in kids if os.path.exists("/proc/%d" % k) and
+             "Z" not in open("/proc/%d/stat" % k).read().split()[2]]
+    # each run ends 150 ms after it began (SIGTERM), not after 30 s
+    if r.returncode != 0 or n < 2 or ", %d failed, " % n not in r.stderr \
+            or " %d timed out" % n not in r.stderr or alive or \
+            took > n * 0.5 + 10:
+        fail("poll: a hook that hangs: exit %d, %d calls in %.1f s, "
+             "children alive %s: %s" % (r.returncode, n, took, alive,
+                                       r.stderr))
+    else:
+        print("ok: poll: a hook that hangs: %d runs ended after 150 ms "
+              "(their children too), counted as timed out; %.1f s" %
+              (n, took))
     # live: two inputs on lo (no traffic needed), 100 ms slots on the wall
     # clock: the hook runs at each boundary, within 50 ms of its start
     calls = os.path.join(tmp, "live-hook.out")

@@ -664,6 +664,42 @@ def run_live(tmp, promtool):
         fail("live --metrics: exit %d after SIGTERM" % rc)
 
 
+def run_slots(tmp, promtool):
+    """--poll with a hook that fails once in two: the slot and hook
+    counters on /metrics equal the summary line on stderr, and promtool
+    accepts them."""
+    pcaps = cc.simulate(tmp, "nvme-two-obs", extra=SIM_ARGS)
+    hook = os.path.join(tmp, "odd.sh")
+    with open(hook, "w") as f:
+        f.write("#!/bin/sh\n[ $((RTEL_SLOT % 2)) -eq 0 ]\n")
+    os.chmod(hook, 0o755)
+    col = Collector(["-j", "2", "--metrics", "127.0.0.1:0", "--linger", "30",
+                     "--poll", "1/200us", "--on-slot", hook] +
+                    sum((["-r", p] for p in pcaps), []))
+    try:
+        url = col.url()
+        if url is None or col.wait_line("input ended", 30) is None:
+            fail("--poll --metrics: %s" % col.text())
+            return
+        _s, _c, text = http_get(url)
+    finally:
+        rc = col.stop()
+    samples, _t = parse_exposition(text)
+    promtool_check(promtool, text, "--poll --on-slot")
+    m = re.search(r"slots (\d+), hook calls (\d+), (\d+) failed, (\d+) "
+                  r"late, (\d+) timed out", col.text())
+    got = [value(samples, "rtel_collect_" + n) for n in
+           ("slots_total", "hook_calls_total", "hook_failures_total",
+            "hook_late_total", "hook_timeouts_total")]
+    if rc != 0 or m is None or [float(x) for x in m.groups()] != got or \
+            not got[0] or not 0 < got[2] < got[1]:
+        fail("--poll --metrics: exit %d, /metrics %s, summary %s" % (
+            rc, got, m.groups() if m else col.text()))
+    else:
+        print("ok: --poll --metrics: slots %d, hook calls %d, %d failed, as "
+              "the summary says" % (got[0], got[1], got[2]))
+
+
 def main():
     cc.need_programs()
     v = subprocess.run([cc.COLLECT, "--version"], stdout=subprocess.PIPE,
@@ -682,6 +718,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rtel-metrics.") as tmp:
         run_prometheus(tmp, promtool, prometheus)
         run_bounded(tmp, promtool)
+        run_slots(tmp, promtool)
         run_live(tmp, promtool)
     print("(%.1f s)" % (time.time() - t0))
     if cc.failures:

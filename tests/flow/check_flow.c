@@ -371,6 +371,8 @@ static void mr_init(MR *x, const uint8_t *src, const uint8_t *dst,
   x->dqpn = dqpn;
   x->peer_qpn = RTEL_QPN_NONE;
   x->op = op;
+  /* a READ RESPONSE message belongs to a response flow (the key's class) */
+  x->flags = op == RTEL_OP_READ_RESP ? RTEL_FLOW_F_RESPONSE : 0u;
   x->end = RTEL_END_FLUSH;
   x->port = 1;
   x->coverage_end = RTEL_TSTAMP_NONE;
@@ -1634,6 +1636,7 @@ START_TEST(t09_cm_mismatch) {
   fr_init(&x, IP_A, IP_B, QB);
   fr_paired(&x, QA);
   x.ops = RTEL_OP_READ_RESP;
+  x.flags |= RTEL_FLOW_F_RESPONSE; /* the key's class */
   x.first_ts = x.last_ts = T0 + 700;
   x.bytes = 256;
   x.packets = 1;
@@ -1834,6 +1837,7 @@ START_TEST(t10_psn_pairing_reverse_flow) {
   fr_init(&x, IP_A, IP_B, QB);
   fr_paired(&x, QA);
   x.ops = RTEL_OP_READ_RESP;
+  x.flags |= RTEL_FLOW_F_RESPONSE; /* the key's class */
   x.first_ts = x.last_ts = T0 + 1700;
   x.bytes = 256;
   x.packets = 1;
@@ -2530,6 +2534,7 @@ START_TEST(t14_messages) {
 
   fr_init(&x, IP_B, IP_A, QA);
   x.ops = RTEL_OP_READ_RESP;
+  x.flags |= RTEL_FLOW_F_RESPONSE; /* the key's class */
   x.first_ts = T0 + 3500;
   x.last_ts = T0 + 7500;
   x.fct = 4000;
@@ -2811,6 +2816,7 @@ START_TEST(t17_nvmeof_write_pattern) {
   fr_init(&x, IP_A, IP_B, QB);
   fr_paired(&x, QA);
   x.ops = RTEL_OP_READ_RESP;
+  x.flags |= RTEL_FLOW_F_RESPONSE; /* the key's class */
   x.first_ts = T0 + 2000;
   x.last_ts = T0 + 7000;
   x.fct = 5000;
@@ -2897,7 +2903,7 @@ START_TEST(t17_cnp_read_responses) {
   g = find_flow_ops(&e, IP_A, IP_B, QB, RTEL_OP_READ_RESP);
   ck_assert_uint_eq(g->packets, 4);
   ck_assert_uint_eq(g->ecn_ce, 1);
-  ck_assert_uint_eq(g->flags, RTEL_FLOW_F_PAIRED);
+  ck_assert_uint_eq(g->flags, RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_RESPONSE);
   ck_assert_msg(g->cnps == 2 && stats(&e).ctrl_unattributed == 0,
                 "CNPs to the READ responder's QP: flow cnps %" PRIu64
                 ", ctrl_unattributed %" PRIu64,

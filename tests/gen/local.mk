@@ -1,7 +1,7 @@
 # tests/gen/local.mk -- the synthetic capture generator (see HACKING.md).
 # Included from the top-level Makefile.am; only appends to shared variables.
 
-EXTRA_DIST += tests/gen/mkcaptures.py
+EXTRA_DIST += tests/gen/mkcaptures.py tests/gen/icrc-vectors.py
 
 CLEANFILES += \
 	tests/gen/captures/*.pcap \

@@ -242,12 +242,52 @@ START_TEST(test_agg_periods) {
 }
 END_TEST
 
+/* rtel_settings.period_origin: two contexts whose first packets are in
+ * different places report the same periods, those of the origin (300 +
+ * k x IV here), not of their first packets; the first period is the one
+ * holding the first packet. By hand. */
+START_TEST(test_agg_origin) {
+  const rtel_tstamp IV = 1000000, O = 300 + 7 * IV;
+  const rtel_tstamp first[2] = {5000, 700000};
+  nvq q = {6, 0x0A010001u, 0x0A020001u, 0x11, 0x22, 100, 500};
+  int c;
+  for (c = 0; c < 2; c++) {
+    H h;
+    rtel_settings st;
+    rtel_tstamp t = first[c];
+    size_t m, i;
+    rtel_settings_default(&st);
+    st.report_interval = IV;
+    st.period_origin = O;
+    h_init(&h, &st);
+    nv_open(&h, &q, t, 1);
+    nv_cmd(&h, &q, t + 5000, RTEL_NVME_OP_READ, 2, 1, 0, 0xC0000000ull, 4096,
+           1);
+    nv_wdata(&h, &q, t + 6000, 0xC0000000ull, 1, 4096);
+    nv_rsp(&h, &q, t + 7000, 2, 0);
+    ck_assert_uint_eq(rtel_ctx_get_expiry(h.ctx) <= IV + 300, 1);
+    m = h.n;
+    h_advance(&h, IV + 300);
+    ck_assert_uint_eq(h_count(&h, m, EV_AGG), 2); /* nsid 1 and all */
+    for (i = 0; i < 2; i++) {
+      const rtel_io_aggregate *a = &h_nth(&h, m, EV_AGG, i)->agg;
+      ck_assert_uint_eq(a->period_start, 300);
+      ck_assert_uint_eq(a->period_end, IV + 300);
+      ck_assert_uint_eq(a->count, 1);
+      ck_assert_int_eq(a->iol.max, 2000);
+    }
+    h_free(&h);
+  }
+}
+END_TEST
+
 Suite *agg_suite(void) {
   Suite *s = suite_create("agg");
   TCase *tc = tcase_create("quantiles");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_agg_quantiles, 0, 40);
   tcase_add_test(tc, test_agg_periods);
+  tcase_add_test(tc, test_agg_origin);
   suite_add_tcase(s, tc);
   return s;
 }
