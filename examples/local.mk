@@ -12,9 +12,12 @@ AM_TESTS_ENVIRONMENT += \
 
 if HAVE_PCAP
 bin_PROGRAMS += examples/rtel-analyze
+# Capture files are read by examples/capfile.c (pcap and pcapng, any
+# interfaces); libpcap names the link types in its messages.
 # --report (examples/rtel-report.c: the HTML report, inline SVG drawn with
 # <math.h>, hence -lm). Its tests: tests/report/local.mk.
 examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
+	examples/capfile.c examples/capfile.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
 	examples/rtel-report.c examples/rtel-report.h
@@ -28,6 +31,7 @@ bin_PROGRAMS += examples/rtel-collect
 # --metrics (Prometheus, examples/collect-metrics.c) needs libmicrohttpd
 # (HAVE_MHD): without it the program is built and rejects the option.
 examples_rtel_collect_SOURCES = examples/rtel-collect.c \
+	examples/capfile.c examples/capfile.h \
 	examples/collect-metrics.c examples/collect-metrics.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
@@ -46,7 +50,8 @@ endif
 # in-tree build. Its tests: tests/agent/local.mk.
 noinst_PROGRAMS += examples/switch-agent/switch-agent
 examples_switch_agent_switch_agent_SOURCES = examples/switch-agent.c \
-	examples/rtel-json.c examples/rtel-json.h
+	examples/rtel-json.c examples/rtel-json.h \
+	examples/capfile.c examples/capfile.h examples/pcap-input.h
 examples_switch_agent_switch_agent_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) \
 	$(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_switch_agent_switch_agent_LDADD = lib/librocetel.la $(PCAP_LIBS)

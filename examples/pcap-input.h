@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the pcap-reading example programs (rtel-analyze, rtel-collect)
- * share about their inputs: the decoder's link type of a pcap DLT, the
- * default observation point name of an input, the timestamp of a pcap
+ * What the pcap-reading example programs (rtel-analyze, rtel-collect,
+ * switch-agent) share about their inputs: the decoder's link type of a
+ * pcap DLT (live capture) and of a capture file's link type (capfile.h),
+ * the default observation point name of an input, the timestamp of a pcap
  * header.
  */
 #ifndef RTEL_EXAMPLES_PCAP_INPUT_H
@@ -39,6 +40,28 @@ static inline uint32_t pcap_input_linktype(int dlt) {
     /* unknown: passed as is; the decoder counts the packets as malformed
      * (unsupported link type) */
     return (uint32_t)(dlt > 0 ? dlt : 0x7fffffff);
+  }
+}
+
+/* A capture file's LINKTYPE_* (capfile_pkt.linktype: the number in the
+ * file, not a DLT_*) to the decoder's link types; 0 for a link type the
+ * decoder does not read. */
+static inline uint32_t pcap_input_file_linktype(uint32_t lt) {
+  switch (lt) {
+  case 1: /* LINKTYPE_ETHERNET */
+    return RTEL_LINK_ETHERNET;
+  case 12:  /* DLT_RAW of most systems, written as is by old libpcaps */
+  case 14:  /* DLT_RAW of OpenBSD, the same */
+  case 101: /* LINKTYPE_RAW */
+  case 228: /* LINKTYPE_IPV4 */
+  case 229: /* LINKTYPE_IPV6 */
+    return RTEL_LINK_RAW;
+  case 113: /* LINKTYPE_LINUX_SLL */
+    return RTEL_LINK_LINUX_SLL;
+  case 276: /* LINKTYPE_LINUX_SLL2 */
+    return RTEL_LINK_LINUX_SLL2;
+  default:
+    return 0;
   }
 }
 

@@ -5,11 +5,13 @@
  *
  *   rtel-analyze [OPTIONS] [NAME=]FILE...
  *
- * One context per FILE (an observation point named NAME, by default the
- * file's base name without extension). The library does no I/O: this
- * program reads the files (libpcap), hands each packet with its capture
- * timestamp to rtel_ctx_read_pkt(), prints the records the callbacks
- * deliver, and the counters at the end. See rtel-analyze(1).
+ * One context sees every FILE; each is an observation point named NAME (by
+ * default the file's base name without extension; FILEs of one NAME= are
+ * one point), or with --split-interfaces each interface of a pcapng FILE
+ * is one. The library does no I/O: this program reads the files
+ * (capfile.c), hands each packet with its capture timestamp to
+ * rtel_ctx_read_pkt(), prints the records the callbacks deliver, and the
+ * counters at the end. See rtel-analyze(1).
  */
 #define _DEFAULT_SOURCE 1 /* u_char & co. in pcap.h, strndup */
 
@@ -28,6 +30,7 @@
 
 #include <rocetel/rocetel.h>
 
+#include "capfile.h"
 #include "ipfix-export.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
@@ -44,6 +47,7 @@ typedef struct options {
   int no_flows; /* --no-flows: the library's flow table off */
   int ios;
   int segments;
+  int split; /* --split-interfaces */
   int summary;
   uint64_t interval_ns;
   int stats;
@@ -72,16 +76,30 @@ typedef struct options {
 } options;
 
 typedef struct input {
-  const char *obs;
   const char *path;
-  char *obs_alloc;
-  pcap_t *pc;
-  uint32_t linktype;
-  uint64_t frame;         /* 1-based index of the frame read last */
-  struct pcap_pkthdr *ph; /* the packet read ahead, or NULL at the end */
-  const u_char *data;
-  rtel_tstamp first_ts, last_ts; /* of the frames read (NONE: none) */
+  const char *name; /* NAME=, or the file's base name */
+  char *name_alloc;
+  int named; /* NAME= was given */
+  capfile *cf;
+  capfile_pkt pk; /* the packet read ahead, when |have| */
+  int have;
+  uint64_t frame;    /* its frame number in the file (1-based) */
+  uint32_t point;    /* the point of the file (without --split-interfaces) */
+  uint32_t *ifpoint; /* --split-interfaces: the point of each interface */
+  size_t nifpoint;
 } input;
+
+#define NO_POINT UINT32_MAX
+
+/* An observation point: a FILE, or with --split-interfaces an interface
+ * of a pcapng FILE; FILEs (and their interfaces) given the same NAME= are
+ * one point. */
+typedef struct point {
+  char *name;
+  size_t file; /* the input it was made for */
+  int named;   /* its name comes from NAME= (other inputs may share it) */
+  rtel_tstamp last_ts; /* of the packets handed over (NONE: none yet) */
+} point;
 
 /* ------------------------------------------------------------ text */
 
@@ -128,13 +146,22 @@ typedef struct fl_key {
 
 typedef struct run {
   const options *opt;
-  input *in; /* inputs, indexed by observation point id */
+  input *in;
   size_t nin;
+  point *pt; /* the points, indexed by observation point id */
+  size_t npt, ptcap;
+  const char **ptnames; /* their names, for r->names */
+  rtel_ctx *ctx;        /* once created */
+  rtel_ctx **fctx;      /* text --stats, several inputs: one per input */
+  size_t nports;        /* --poll: points registered as ports */
+  int scheduled;        /* --poll: the schedule has started */
+  uint64_t frame;       /* the frame number of the packet handed over */
   /* text: the tables */
   tab t_pkt, t_flow, t_msg, t_io, t_seg, t_sum;
   int period_shown; /* --summary: the period of the rows printed last */
   rtel_tstamp period_start, period_end;
-  unsigned char *measured; /* --poll: the inputs measured in the slot */
+  unsigned char *measured; /* --poll: the points measured in the slot */
+  int slot_seen;           /* --poll: a slot line was printed */
   struct {
     int on; /* --summary in text */
     int oom;
@@ -152,7 +179,7 @@ typedef struct run {
   rj_names names;      /* JSON: the observation points */
 } run;
 
-#define OBS(r, id) ((id) < (r)->nin ? (r)->in[id].obs : "?")
+#define OBS(r, id) ((id) < (r)->npt ? (r)->pt[id].name : "?")
 
 /* Writes the JSON line that the printer call before it made. */
 #define json_out(r, print_call)                                               \
@@ -382,7 +409,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
     addf(info, sizeof(info), &il, " [truncated]");
   }
   cell[0] = OBS(r, pi->obs);
-  cell[1] = U64(frame, r->in[pi->obs].frame);
+  cell[1] = U64(frame, r->frame);
   cell[2] = fmt_ts(ts, sizeof(ts), pi->ts);
   cell[3] = src;
   cell[4] = dst;
@@ -401,7 +428,7 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
   (void)pkt;
   (void)pktlen;
   if (r->opt->format == FMT_JSON) {
-    json_out(r, rj_packet(&r->jb, &r->names, pi, r->in[pi->obs].frame, hd));
+    json_out(r, rj_packet(&r->jb, &r->names, pi, r->frame, hd));
   } else {
     text_packet(r, pi, hd);
   }
@@ -850,7 +877,7 @@ static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
   return 0;
 }
 
-/* " NAME, NAME" of the ports |ids| (the inputs: port id = input index). */
+/* " NAME, NAME" of the ports |ids| (the points: port id = point id). */
 static void text_names(const run *r, const uint32_t *ids, size_t n) {
   size_t i;
   for (i = 0; i < n; i++) {
@@ -873,25 +900,26 @@ static int on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *user_data) {
     json_out(r, rj_slot(&r->jb, &r->names, ev));
     return 0;
   }
-  /* the inputs measured during the slot: those of the slot before (all
+  /* the points measured during the slot: those of the slot before (all
    * of them before the first), with the ones that start, without the
    * ones that stop */
+  r->slot_seen = 1;
   for (i = 0; i < ev->nstarted; i++) {
-    if (ev->started[i] < r->nin) {
+    if (ev->started[i] < r->npt) {
       r->measured[ev->started[i]] = 1;
     }
   }
   for (i = 0; i < ev->nstopped; i++) {
-    if (ev->stopped[i] < r->nin) {
+    if (ev->stopped[i] < r->npt) {
       r->measured[ev->stopped[i]] = 0;
     }
   }
   printf("-- slot %" PRIu64 " at %s s for %s: measuring", ev->slot,
          fmt_ts(ts, sizeof(ts), ev->start),
          fmt_dur(len, sizeof(len), ev->end - ev->start));
-  for (i = 0; i < r->nin; i++) {
+  for (i = 0; i < r->npt; i++) {
     if (r->measured[i]) {
-      printf("%s%s", n++ ? ", " : " ", r->in[i].obs);
+      printf("%s%s", n++ ? ", " : " ", r->pt[i].name);
     }
   }
   if (n == 0) {
@@ -997,25 +1025,230 @@ static void print_stats(const options *opt, const char *obs, const char *title,
 
 /* ------------------------------------------------------------ input */
 
-/* Reads the next packet of |in| into in->ph/in->data (NULL at the end).
- * Returns 0, or 1 after a read error (reported; the file ends there). */
-static int read_ahead(input *in) {
-  int rv = pcap_next_ex(in->pc, &in->ph, &in->data);
-  if (rv == 1) {
-    return 0;
+/* The point named |name| for input |i|: the one of that name made for the
+ * same input, or with NAME= for any input with NAME=; else a new one.
+ * Returns its id, or NO_POINT when out of memory (reported). */
+static uint32_t point_get(run *r, size_t i, const char *name, int named) {
+  size_t k;
+  point *p;
+  for (k = 0; k < r->npt; k++) {
+    if (strcmp(r->pt[k].name, name) == 0 &&
+        ((named && r->pt[k].named) || r->pt[k].file == i)) {
+      return (uint32_t)k;
+    }
   }
-  in->ph = NULL;
-  if (rv == PCAP_ERROR) {
+  if (r->npt == r->ptcap) {
+    size_t ncap = r->ptcap ? 2 * r->ptcap : 8;
+    point *np = realloc(r->pt, ncap * sizeof(*np));
+    const char **nn;
+    unsigned char *nm;
+    if (np == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return NO_POINT;
+    }
+    r->pt = np;
+    nn = realloc(r->ptnames, ncap * sizeof(*nn));
+    if (nn == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return NO_POINT;
+    }
+    r->ptnames = nn;
+    nm = realloc(r->measured, ncap);
+    if (nm == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return NO_POINT;
+    }
+    r->measured = nm;
+    r->ptcap = ncap;
+  }
+  p = &r->pt[r->npt];
+  if ((p->name = strdup(name)) == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return NO_POINT;
+  }
+  p->file = i;
+  p->named = named;
+  p->last_ts = RTEL_TSTAMP_NONE;
+  /* --poll text: measured until the first slot says otherwise; a point
+   * met later is measured once a slot starts it */
+  r->measured[r->npt] = !r->slot_seen;
+  r->ptnames[r->npt] = p->name;
+  r->names.obs = r->ptnames;
+  r->names.nobs = ++r->npt;
+  return (uint32_t)(r->npt - 1);
+}
+
+/* The role --compute-side or --storage-side gives point |id|. */
+static uint32_t point_role(const run *r, uint32_t id) {
+  const char *name = r->pt[id].name;
+  if (r->opt->compute_side && strcmp(name, r->opt->compute_side) == 0) {
+    return RTEL_ROLE_COMPUTE;
+  }
+  if (r->opt->storage_side && strcmp(name, r->opt->storage_side) == 0) {
+    return RTEL_ROLE_STORAGE;
+  }
+  return RTEL_ROLE_UNKNOWN;
+}
+
+/* Tells the context and the report about point |id|. */
+static void point_setup(run *r, uint32_t id) {
+  uint32_t role = point_role(r, id);
+  if (role != RTEL_ROLE_UNKNOWN) {
+    (void)rtel_ctx_set_obs_role(r->ctx, id, role);
+  }
+  if (r->rep) {
+    (void)report_obs(r->rep, id, r->pt[id].name, role, RTEL_TSTAMP_NONE,
+                     RTEL_TSTAMP_NONE);
+  }
+}
+
+/* The point of interface |ifc| of input |i|: the file's, or with
+ * --split-interfaces (pcapng) its own, NAME.IFNAME (if_name) or NAME.ifN
+ * (N: its number in the file). Made when first asked for (and set up if
+ * the context exists). Returns NO_POINT when out of memory. */
+static uint32_t if_point(run *r, size_t i, uint32_t ifc) {
+  input *in = &r->in[i];
+  const capfile_if *f;
+  size_t len, before;
+  char *name;
+  uint32_t id;
+  if (!r->opt->split || capfile_format(in->cf) != CAPFILE_PCAPNG) {
+    return in->point;
+  }
+  if (ifc >= in->nifpoint) {
+    size_t n = capfile_nifs(in->cf), k;
+    uint32_t *np = realloc(in->ifpoint, n * sizeof(*np));
+    if (np == NULL) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return NO_POINT;
+    }
+    for (k = in->nifpoint; k < n; k++) {
+      np[k] = NO_POINT;
+    }
+    in->ifpoint = np;
+    in->nifpoint = n;
+  }
+  if (in->ifpoint[ifc] != NO_POINT) {
+    return in->ifpoint[ifc];
+  }
+  f = capfile_iface(in->cf, ifc);
+  len = strlen(in->name) + sizeof(f->name) + 16;
+  if ((name = malloc(len)) == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return NO_POINT;
+  }
+  if (f->name[0]) {
+    snprintf(name, len, "%s.%s", in->name, f->name);
+  } else {
+    snprintf(name, len, "%s.if%" PRIu32, in->name, ifc);
+  }
+  before = r->npt;
+  id = point_get(r, i, name, in->named);
+  free(name);
+  if (id != NO_POINT && r->ctx && r->npt > before) {
+    point_setup(r, id);
+  }
+  in->ifpoint[ifc] = id;
+  return id;
+}
+
+/* Reads the next packet of |in| that is of a link type the decoder reads
+ * into in->pk (in->have 0 at the end); the others are counted (capfile_if
+ * packets) and reported at the end. Returns 0, or 1 after a read error
+ * (reported; the file ends there). */
+static int read_ahead(input *in) {
+  int rv;
+  while ((rv = capfile_next(in->cf, &in->pk)) == 1) {
+    if (pcap_input_file_linktype(in->pk.linktype) != 0) {
+      in->have = 1;
+      in->frame = capfile_packets(in->cf);
+      return 0;
+    }
+  }
+  in->have = 0;
+  if (rv < 0) {
     /* a damaged file: report it, keep what was measured up to here */
     fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", in->path,
-            in->frame, pcap_geterr(in->pc));
+            capfile_packets(in->cf), capfile_error(in->cf));
     return 1;
   }
   return 0;
 }
 
-static rtel_tstamp ts_of(const struct pcap_pkthdr *ph) {
-  return pcap_input_ts(ph, 1); /* opened with nanosecond precision */
+/* The name of a link type, for the messages. */
+static const char *linktype_name(uint32_t lt) {
+  /* pcap's names are those of DLT_* values: the same numbers as the files'
+   * LINKTYPE_* for every link type the decoder does not read */
+  const char *s = lt <= INT_MAX ? pcap_datalink_val_to_name((int)lt) : NULL;
+  return s ? s : "?";
+}
+
+#define LINKTYPES_READ                                                        \
+  "only Ethernet, raw IP and Linux cooked (SLL, SLL2) captures are read"
+
+/* Opens input |i| and reads its first packet. Returns 0, or 1 when the
+ * file cannot be read (reported; in->cf NULL) or was damaged before its
+ * first packet (reported). */
+static int open_input(input *in) {
+  char err[256];
+  size_t k, nifs;
+  int rv, supported = 0;
+  in->cf = capfile_open(in->path, err, sizeof(err));
+  if (in->cf == NULL) {
+    fprintf(stderr, PROG ": %s: %s\n", in->path, err);
+    return 1;
+  }
+  rv = capfile_next(in->cf, &in->pk);
+  nifs = capfile_nifs(in->cf);
+  for (k = 0; k < nifs; k++) {
+    supported |=
+        pcap_input_file_linktype(capfile_iface(in->cf, k)->linktype) != 0;
+  }
+  if (nifs && !supported) {
+    /* nothing the decoder reads (as far as the file has said before its
+     * first packet): one line, and the file is left out */
+    uint32_t lt = capfile_iface(in->cf, 0)->linktype;
+    fprintf(stderr, PROG ": %s: unsupported link type %s (%" PRIu32 "): %s\n",
+            in->path, linktype_name(lt), lt, LINKTYPES_READ);
+    capfile_close(in->cf);
+    in->cf = NULL;
+    return 1;
+  }
+  if (rv == 1 && pcap_input_file_linktype(in->pk.linktype) != 0) {
+    in->have = 1;
+    in->frame = 1;
+    return 0;
+  }
+  if (rv < 0) {
+    fprintf(stderr, PROG ": %s: after frame 0: %s\n", in->path,
+            capfile_error(in->cf));
+    return 1;
+  }
+  return rv == 1 ? read_ahead(in) : 0;
+}
+
+/* On stderr: the frames of each interface of a link type the decoder does
+ * not read. Returns 1 if there were any, else 0. */
+static int skipped_notes(const run *r) {
+  size_t i, k;
+  int any = 0;
+  for (i = 0; i < r->nin; i++) {
+    const capfile *cf = r->in[i].cf;
+    for (k = 0; cf && k < capfile_nifs(cf); k++) {
+      const capfile_if *f = capfile_iface(cf, k);
+      if (f->packets == 0 || pcap_input_file_linktype(f->linktype) != 0) {
+        continue;
+      }
+      fprintf(stderr,
+              PROG ": %s: %" PRIu64 " frames of interface %zu%s%s%s not "
+                   "read: unsupported link type %s (%" PRIu32 "); %s\n",
+              r->in[i].path, f->packets, k, f->name[0] ? " (" : "", f->name,
+              f->name[0] ? ")" : "", linktype_name(f->linktype), f->linktype,
+              LINKTYPES_READ);
+      any = 1;
+    }
+  }
+  return any;
 }
 
 /* --report: writes the page, then one line on stderr. Returns 0, or 1. */
@@ -1063,7 +1296,7 @@ static uint32_t default_max_flows(const input *in, size_t nin) {
   size_t i;
   for (i = 0; i < nin; i++) {
     struct stat sb;
-    if (in[i].pc == NULL) {
+    if (in[i].cf == NULL) {
       continue;
     }
     if (stat(in[i].path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -1104,21 +1337,31 @@ static void overflow_notes(const rtel_settings *set,
             st->ios_evicted, set->max_ios);
   }
 }
-
-/* The link types the library decodes (rtel_pkt_decode(3)). */
-static int linktype_supported(uint32_t linktype) {
-  return linktype == RTEL_LINK_ETHERNET || linktype == RTEL_LINK_RAW ||
-         linktype == RTEL_LINK_LINUX_SLL || linktype == RTEL_LINK_LINUX_SLL2;
-}
-
 /* "FILE" or "FILE, FILE, ..." of the inputs that were read, on stderr. */
 static void hint_files(const run *r) {
   size_t i, n = 0;
   for (i = 0; i < r->nin; i++) {
-    if (r->in[i].pc) {
+    if (r->in[i].cf) {
       fprintf(stderr, "%s%s", n++ ? ", " : "", r->in[i].path);
     }
   }
+}
+
+/* The first input with more than one interface the decoder reads, or
+ * NULL; |n|: how many. */
+static const input *multi_if_input(const run *r, size_t *n) {
+  size_t i, k;
+  for (i = 0; i < r->nin; i++) {
+    const capfile *cf = r->in[i].cf;
+    *n = 0;
+    for (k = 0; cf && k < capfile_nifs(cf); k++) {
+      *n += pcap_input_file_linktype(capfile_iface(cf, k)->linktype) != 0;
+    }
+    if (*n > 1) {
+      return &r->in[i];
+    }
+  }
+  return NULL;
 }
 
 /* One line on stderr for each kind of record asked for that the captures
@@ -1160,10 +1403,18 @@ static void hints(const options *opt, const run *r, const rtel_ctx_stats *st) {
               " holds %" PRIu64 " RoCE packets but no RDMA data packet "
               "(SEND, WRITE, READ RESPONSE)",
               st->pkts_roce);
-    } else if (k == 4 && r->nin < 2) {
+    } else if (k == 4 && r->npt < 2) {
+      size_t nif;
+      const input *m = multi_if_input(r, &nif);
       fputs(": --segments joins the I/Os that two FILEs (observation "
             "points) saw",
             stderr);
+      if (m && !opt->split) {
+        fprintf(stderr,
+                "; %s has %zu interfaces: --split-interfaces makes each "
+                "an observation point",
+                m->path, nif);
+      }
     } else if (k == 4 && r->nios != 0) {
       fputs(" hold no I/O seen at two observation points", stderr);
     } else {
@@ -1208,12 +1459,14 @@ static void rtt_note(const options *opt, const run *r) {
   }
 }
 
-/* The text tables, their columns as wide as the inputs' names need. */
+/* The text tables, their columns as wide as the names of the points known
+ * before the first frame need (a point met later widens them as a row
+ * does). */
 static void text_tables(run *r) {
   int w = 3, ws;
   size_t i;
-  for (i = 0; i < r->nin; i++) {
-    int n = (int)strlen(r->in[i].obs);
+  for (i = 0; i < r->npt; i++) {
+    int n = (int)strlen(r->pt[i].name);
     w = n > w ? n : w;
   }
   ws = w > 11 ? w : 11; /* COMPUTE_OBS, STORAGE_OBS */
@@ -1274,46 +1527,141 @@ static void text_tables(run *r) {
   }
 }
 
-/* The roles and alarms of the command line, on |ctx|. */
-static void set_roles(rtel_ctx *ctx, const options *opt, const input *in,
-                      size_t nin) {
-  size_t i;
-  for (i = 0; i < nin; i++) {
-    if (opt->compute_side && strcmp(in[i].obs, opt->compute_side) == 0) {
-      (void)rtel_ctx_set_obs_role(ctx, (uint32_t)i, RTEL_ROLE_COMPUTE);
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The roles of the command line name points: those known once the inputs
+ * are open (with --split-interfaces the interfaces described before a
+ * file's first packet), or inputs that could not be opened; one point
+ * cannot take both. Returns 0, or the usage error's exit status
+ * (reported). */
+static int check_roles(const run *r) {
+  static const char *const opts[] = {"--compute-side", "--storage-side"};
+  const char *role[2];
+  size_t i, k;
+  role[0] = r->opt->compute_side;
+  role[1] = r->opt->storage_side;
+  for (k = 0; k < 2; k++) {
+    int found = 0;
+    if (role[k] == NULL) {
+      continue;
     }
-    if (opt->storage_side && strcmp(in[i].obs, opt->storage_side) == 0) {
-      (void)rtel_ctx_set_obs_role(ctx, (uint32_t)i, RTEL_ROLE_STORAGE);
+    for (i = 0; i < r->npt && !found; i++) {
+      found = strcmp(r->pt[i].name, role[k]) == 0;
+    }
+    for (i = 0; i < r->nin && !found; i++) {
+      found = r->in[i].cf == NULL && strcmp(r->in[i].name, role[k]) == 0;
+    }
+    if (!found) {
+      char names[256];
+      size_t len = 0, n = 0;
+      names[0] = '\0';
+      for (i = 0; i < r->npt; i++) {
+        addf(names, sizeof(names), &len, "%s%s", n++ ? ", " : "",
+             r->pt[i].name);
+      }
+      for (i = 0; i < r->nin; i++) {
+        if (r->in[i].cf == NULL) {
+          addf(names, sizeof(names), &len, "%s%s", n++ ? ", " : "",
+               r->in[i].name);
+        }
+      }
+      return usage_error("%s '%s' is not an observation point (the points "
+                         "are %s)",
+                         opts[k], role[k], names);
     }
   }
+  if (role[0] && role[1] && strcmp(role[0], role[1]) == 0) {
+    return usage_error("--compute-side and --storage-side are both '%s'",
+                       role[0]);
+  }
+  return 0;
+}
+
+/* Point |id| on |ctx| (the run's or a file's): its role, and with --poll
+ * once the schedule has started a port from |ts| on. */
+static void point_on(const run *r, rtel_ctx *ctx, uint32_t id,
+                     rtel_tstamp ts) {
+  uint32_t role = point_role(r, id);
+  if (role != RTEL_ROLE_UNKNOWN) {
+    (void)rtel_ctx_set_obs_role(ctx, id, role);
+  }
+  if (r->scheduled) {
+    rtel_port port = {id, RTEL_ROLE_UNKNOWN, r->pt[id].name};
+    (void)rtel_ctx_add_port(ctx, &port, ts);
+  }
+}
+
+/* The points made since the last call, on the run's context and the files'
+ * (roles; ports from |ts| on once the schedule has started). */
+static void points_on(run *r, rtel_tstamp ts) {
+  size_t i;
+  for (; r->nports < r->npt; r->nports++) {
+    uint32_t id = (uint32_t)r->nports;
+    point_on(r, r->ctx, id, ts);
+    for (i = 0; r->fctx && i < r->nin; i++) {
+      if (r->fctx[i]) {
+        point_on(r, r->fctx[i], id, ts);
+      }
+    }
+  }
+}
+
+/* The alarms of the command line, on |ctx|. */
+static void set_alarms(rtel_ctx *ctx, const options *opt) {
+  size_t i;
   for (i = 0; i < opt->nalarms; i++) {
     (void)rtel_ctx_set_threshold(ctx, opt->alarms[i].metric,
                                  opt->alarms[i].scope, opt->alarms[i].value);
   }
 }
 
-/* --poll: every input is a port (and an observation point), the schedule
- * starts at |ts| (the first frame). Returns 0 or an error code. */
-static int start_schedule(rtel_ctx *ctx, const options *opt, const input *in,
-                          size_t nin, rtel_tstamp ts) {
-  rtel_schedule sch = {RTEL_SCHED_POLL, opt->poll_ports, opt->poll_slot_ns, 0};
-  size_t j;
-  for (j = 0; j < nin; j++) {
-    rtel_port port = {(uint32_t)j, RTEL_ROLE_UNKNOWN, in[j].obs};
-    (void)rtel_ctx_add_port(ctx, &port, ts);
+/* --poll: every point is a port, the schedule starts at |ts| (the first
+ * frame), on the run's context and the files'. Returns 0 or an error code
+ * (reported). */
+static int start_schedule(run *r, rtel_tstamp ts) {
+  rtel_schedule sch = {RTEL_SCHED_POLL, r->opt->poll_ports,
+                       r->opt->poll_slot_ns, 0};
+  size_t i, j;
+  int rv;
+  r->scheduled = 1;
+  for (j = 0; j < r->npt; j++) {
+    rtel_port port = {(uint32_t)j, RTEL_ROLE_UNKNOWN, r->pt[j].name};
+    (void)rtel_ctx_add_port(r->ctx, &port, ts);
+    for (i = 0; r->fctx && i < r->nin; i++) {
+      if (r->fctx[i]) {
+        (void)rtel_ctx_add_port(r->fctx[i], &port, ts);
+      }
+    }
   }
-  return rtel_ctx_set_schedule(ctx, &sch, ts);
+  r->nports = r->npt;
+  if ((rv = rtel_ctx_set_schedule(r->ctx, &sch, ts)) != 0) {
+    fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+    return rv;
+  }
+  for (i = 0; r->fctx && i < r->nin; i++) {
+    if (r->fctx[i] &&
+        (rv = rtel_ctx_set_schedule(r->fctx[i], &sch, ts)) != 0) {
+      fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
+      return rv;
+    }
+  }
+  return 0;
 }
 
-/* --stats in text with several inputs: one more context per input, for
- * the counters of that input alone. It has the settings, roles, alarms and
- * polling schedule of the run and runs on its clock (its timers at every
- * frame of the run, its flush at the run's end), but is given only the
- * frames of its input and delivers nothing. Returns the contexts (NULL
- * where an input was not opened), or NULL (reported). */
-static rtel_ctx **file_contexts(const options *opt, input *in, size_t nin,
-                                const rtel_settings *set) {
-  rtel_ctx **f = calloc(nin, sizeof(*f));
+/* --stats in text with several inputs: one more context per input FILE,
+ * for the counters of that file alone (a FILE of several points, with
+ * --split-interfaces, or one of several FILEs of one NAME=, is still one
+ * block). It has the settings, roles, alarms and polling schedule of the
+ * run and runs on its clock (its timers at every frame of the run, its
+ * flush at the run's end), but is given only the frames of its input and
+ * delivers nothing. Returns the contexts (NULL where an input was not
+ * opened), or NULL (reported). */
+static rtel_ctx **file_contexts(const run *r, const rtel_settings *set) {
+  rtel_ctx **f = calloc(r->nin, sizeof(*f));
   rtel_callbacks none;
   size_t i;
   if (f == NULL) {
@@ -1321,14 +1669,14 @@ static rtel_ctx **file_contexts(const options *opt, input *in, size_t nin,
     return NULL;
   }
   memset(&none, 0, sizeof(none));
-  for (i = 0; i < nin; i++) {
+  for (i = 0; i < r->nin; i++) {
     rtel_settings s = *set;
     int rv;
-    if (in[i].pc == NULL) {
+    if (r->in[i].cf == NULL) {
       continue;
     }
-    s.max_flows =
-        opt->max_flows ? opt->max_flows : default_max_flows(&in[i], 1);
+    s.max_flows = r->opt->max_flows ? r->opt->max_flows
+                                    : default_max_flows(&r->in[i], 1);
     if ((rv = rtel_ctx_new(&f[i], &s, &none, NULL, NULL)) != 0) {
       fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
       while (i-- > 0) {
@@ -1337,71 +1685,73 @@ static rtel_ctx **file_contexts(const options *opt, input *in, size_t nin,
       free(f);
       return NULL;
     }
-    set_roles(f[i], opt, in, nin);
+    set_alarms(f[i], r->opt);
   }
   return f;
 }
 
-/* One context sees every input, each an observation point (id = index);
- * packets are handed over in timestamp order across the inputs, as a
- * collector receiving from several mirrors would. Returns 0, or 1 if an
- * input could not be read in full. */
+/* One context sees every input; each input, or with --split-interfaces
+ * each interface of a pcapng input, is an observation point (ids in the
+ * order the points are first met: the inputs in their order, and their
+ * interfaces known before their first packet; interfaces described later
+ * when they are); FILEs given the same NAME= are one point. Packets are
+ * handed over in timestamp order across the inputs, as a collector
+ * receiving from several mirrors would. Returns 0, 1 if an input could not
+ * be read in full, or 2 after a usage error (a role naming no point). */
 static int analyze(const options *opt, input *in, size_t nin) {
-  char errbuf[PCAP_ERRBUF_SIZE];
-  rtel_ctx *ctx = NULL;
-  rtel_ctx **fctx = NULL; /* text --stats, several inputs: per input */
   rtel_settings settings;
   rtel_callbacks cb;
   rtel_ctx_stats st;
   rtel_pkt_info pi;
   rtel_tstamp last = 0;
-  const char **obsnames;
   run r;
-  size_t i;
-  int rv = 0, status = 0, started = 0, go = 1;
+  size_t i, k;
+  int rv = 0, status = 0, started = 0;
   size_t nopen = 0;
 
+  memset(&r, 0, sizeof(r));
+  r.opt = opt;
+  r.in = in;
+  r.nin = nin;
+  rj_init(&r.jb);
   for (i = 0; i < nin; i++) {
-    errbuf[0] = '\0';
-    in[i].first_ts = in[i].last_ts = RTEL_TSTAMP_NONE;
-    in[i].pc = pcap_open_offline_with_tstamp_precision(
-        in[i].path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (in[i].pc == NULL) {
-      /* libpcap names the file in some of its messages: once is enough */
-      size_t n = strlen(in[i].path);
-      const char *msg = errbuf;
-      if (strncmp(msg, in[i].path, n) == 0 && strncmp(msg + n, ": ", 2) == 0) {
-        msg += n + 2;
-      }
-      fprintf(stderr, PROG ": %s: %s\n", in[i].path,
-              *msg ? msg : "cannot be opened");
+    if (open_input(&in[i]) != 0) {
       status = 1;
-      continue;
     }
-    in[i].linktype = pcap_input_linktype(pcap_datalink(in[i].pc));
-    if (!linktype_supported(in[i].linktype)) {
-      int dlt = pcap_datalink(in[i].pc);
-      const char *name = pcap_datalink_val_to_name(dlt);
-      fprintf(stderr,
-              PROG ": %s: unsupported link type %s (%d): only Ethernet, raw "
-                   "IP and Linux cooked (SLL, SLL2) captures are read\n",
-              in[i].path, name ? name : "?", dlt);
-      pcap_close(in[i].pc);
-      in[i].pc = NULL;
-      status = 1;
+    if (in[i].cf == NULL) {
       continue;
     }
     nopen++;
-    if (read_ahead(&in[i]) != 0) {
-      status = 1;
+    /* its points: the file's, or those of the interfaces described so far
+     * that the decoder reads */
+    if (!opt->split || capfile_format(in[i].cf) != CAPFILE_PCAPNG) {
+      in[i].point = point_get(&r, i, in[i].name, in[i].named);
+      if (in[i].point == NO_POINT) {
+        status = 1;
+        goto out;
+      }
+      continue;
     }
-    if (in[i].ph) {
-      in[i].first_ts = ts_of(in[i].ph);
+    for (k = 0; k < capfile_nifs(in[i].cf); k++) {
+      if (pcap_input_file_linktype(capfile_iface(in[i].cf, k)->linktype) &&
+          if_point(&r, i, (uint32_t)k) == NO_POINT) {
+        status = 1;
+        goto out;
+      }
     }
+  }
+  if ((rv = check_roles(&r)) != 0) {
+    status = rv;
+    rv = 0;
+    goto out;
   }
   if (nopen == 0) {
-    return 1; /* nothing to analyse: each file's error is on stderr */
+    status = 1; /* nothing to analyse: each file's error is on stderr */
+    goto out;
   }
+  text_tables(&r);
+  r.fl.on = opt->summary && opt->format == FMT_TEXT;
+  r.fl.start = r.fl.next = RTEL_TSTAMP_NONE;
   rtel_settings_default(&settings);
   settings.decode_flags = opt->decode_flags;
   settings.roce_udp_port = opt->roce_port;
@@ -1432,36 +1782,13 @@ static int analyze(const options *opt, input *in, size_t nin) {
   cb.on_io_aggregate = on_io_aggregate;
   cb.on_slot = on_slot;
   cb.on_alarm = on_alarm;
-  memset(&r, 0, sizeof(r));
-  r.opt = opt;
-  r.in = in;
-  r.nin = nin;
-  text_tables(&r);
-  r.fl.on = opt->summary && opt->format == FMT_TEXT;
-  r.fl.start = r.fl.next = RTEL_TSTAMP_NONE;
-  rj_init(&r.jb);
-  obsnames = calloc(nin ? nin : 1, sizeof(*obsnames));
-  r.measured = malloc(nin ? nin : 1);
-  if (obsnames == NULL || r.measured == NULL) {
-    fprintf(stderr, PROG ": out of memory\n");
-    free(obsnames);
-    free(r.measured);
-    return 1;
-  }
-  memset(r.measured, 1, nin); /* full mode: every input, until --poll */
-  for (i = 0; i < nin; i++) {
-    obsnames[i] = in[i].obs;
-  }
-  r.names.obs = obsnames;
-  r.names.nobs = nin;
   if (opt->ipfix.udp || opt->ipfix.file) {
     char err[512];
     r.ipfix = ipfix_export_open(&opt->ipfix, err, sizeof(err));
     if (r.ipfix == NULL) {
       fprintf(stderr, PROG ": %s\n", err);
-      free(obsnames);
-      free(r.measured);
-      return 2;
+      status = 1;
+      goto out;
     }
   }
   if (opt->report_path) {
@@ -1473,59 +1800,60 @@ static int analyze(const options *opt, input *in, size_t nin) {
     r.rep = report_new(&ro);
     if (r.rep == NULL) {
       fprintf(stderr, PROG ": out of memory\n");
-      (void)ipfix_export_close(r.ipfix, 0, NULL);
-      free(obsnames);
-      free(r.measured);
-      return 1;
-    }
-    for (i = 0; i < nin; i++) {
-      uint32_t role =
-          opt->compute_side && strcmp(in[i].obs, opt->compute_side) == 0
-              ? RTEL_ROLE_COMPUTE
-          : opt->storage_side && strcmp(in[i].obs, opt->storage_side) == 0
-              ? RTEL_ROLE_STORAGE
-              : RTEL_ROLE_UNKNOWN;
-      (void)report_obs(r.rep, (uint32_t)i, in[i].obs, role, in[i].first_ts,
-                       RTEL_TSTAMP_NONE);
+      status = 1;
+      goto out;
     }
   }
-  rv = rtel_ctx_new(&ctx, &settings, &cb, NULL, &r);
+  rv = rtel_ctx_new(&r.ctx, &settings, &cb, NULL, &r);
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
-    (void)ipfix_export_close(r.ipfix, 0, NULL);
-    report_free(r.rep);
-    free(obsnames);
-    free(r.measured);
-    return 1;
-  }
-  set_roles(ctx, opt, in, nin);
-  if (opt->stats && opt->format == FMT_TEXT && nopen > 1 &&
-      (fctx = file_contexts(opt, in, nin, &settings)) == NULL) {
+    r.ctx = NULL;
     status = 1;
-    go = 0;
+    goto out;
   }
+  set_alarms(r.ctx, opt);
+  if (opt->stats && opt->format == FMT_TEXT && nopen > 1 &&
+      (r.fctx = file_contexts(&r, &settings)) == NULL) {
+    status = 1;
+    goto out;
+  }
+  for (i = 0; i < r.npt; i++) {
+    point_setup(&r, (uint32_t)i);
+  }
+  points_on(&r, 0);
   memset(&pi, 0, sizeof(pi));
-  while (go) {
+  for (;;) {
     input *next = NULL;
     rtel_ctx *fc;
+    point *p;
     for (i = 0; i < nin; i++) {
-      if (in[i].pc && in[i].ph &&
-          (next == NULL || ts_of(in[i].ph) < ts_of(next->ph))) {
+      if (in[i].cf && in[i].have &&
+          (next == NULL || in[i].pk.ts < next->pk.ts)) {
         next = &in[i];
       }
     }
     if (next == NULL) {
       break;
     }
-    next->frame++;
-    pi.ts = ts_of(next->ph);
-    if (next->last_ts == RTEL_TSTAMP_NONE || pi.ts > next->last_ts) {
-      next->last_ts = pi.ts;
+    pi.obs = if_point(&r, (size_t)(next - in), next->pk.ifc);
+    if (pi.obs == NO_POINT) {
+      status = 1;
+      break;
     }
-    pi.wire_len = next->ph->len;
-    pi.obs = (uint32_t)(next - in);
+    r.frame = next->frame;
+    pi.ts = next->pk.ts;
+    p = &r.pt[pi.obs];
+    if (p->last_ts == RTEL_TSTAMP_NONE && r.rep) {
+      /* the report's time axis of the point starts here */
+      (void)report_obs(r.rep, pi.obs, NULL, RTEL_ROLE_UNKNOWN, pi.ts,
+                       RTEL_TSTAMP_NONE);
+    }
+    if (p->last_ts == RTEL_TSTAMP_NONE || pi.ts > p->last_ts) {
+      p->last_ts = pi.ts;
+    }
+    pi.wire_len = next->pk.len;
     pi.port = pi.obs;
-    pi.linktype = next->linktype;
+    pi.linktype = pcap_input_file_linktype(next->pk.linktype);
     if (!started) {
       /* the first frame: the summary periods and the polling schedule
        * start with it */
@@ -1534,32 +1862,21 @@ static int analyze(const options *opt, input *in, size_t nin) {
       if (opt->interval_ns) {
         r.fl.next = pi.ts + opt->interval_ns;
       }
-      if (opt->poll_ports) {
-        if ((rv = start_schedule(ctx, opt, in, nin, pi.ts)) != 0) {
-          fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
-          status = 1;
-          break;
-        }
-        for (i = 0; fctx && i < nin; i++) {
-          if (fctx[i] &&
-              (rv = start_schedule(fctx[i], opt, in, nin, pi.ts)) != 0) {
-            fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
-            status = 1;
-            break;
-          }
-        }
-        if (status) {
-          break;
-        }
+      if (opt->poll_ports && start_schedule(&r, pi.ts) != 0) {
+        status = 1;
+        break;
       }
     }
+    /* a point met later (an interface described after the first packets):
+     * its role, and a port from its first packet on */
+    points_on(&r, pi.ts);
     if (pi.ts > last) {
       last = pi.ts;
     }
     r.now = last;
     /* the timer loop an embedder runs: due timers before the packet */
-    if (rtel_ctx_get_expiry(ctx) <= pi.ts) {
-      if ((rv = rtel_ctx_handle_expiry(ctx, pi.ts)) != 0) {
+    if (rtel_ctx_get_expiry(r.ctx) <= pi.ts) {
+      if ((rv = rtel_ctx_handle_expiry(r.ctx, pi.ts)) != 0) {
         fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
                 next->frame, rtel_strerror(rv));
         status = 1;
@@ -1569,22 +1886,21 @@ static int analyze(const options *opt, input *in, size_t nin) {
         fl_expire(&r, pi.ts);
       }
     }
-    rv = rtel_ctx_read_pkt(ctx, &pi, (const uint8_t *)next->data,
-                           next->ph->caplen);
+    rv = rtel_ctx_read_pkt(r.ctx, &pi, next->pk.data, next->pk.caplen);
     if (rv != 0) {
       fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
               next->frame, rtel_strerror(rv));
       status = 1;
       break;
     }
-    for (i = 0; fctx && i < nin && rv == 0; i++) {
-      if ((fc = fctx[i]) != NULL && rtel_ctx_get_expiry(fc) <= pi.ts) {
+    for (i = 0; r.fctx && i < nin && rv == 0; i++) {
+      if ((fc = r.fctx[i]) != NULL && rtel_ctx_get_expiry(fc) <= pi.ts) {
         rv = rtel_ctx_handle_expiry(fc, pi.ts);
       }
     }
-    if (rv == 0 && fctx) {
-      rv = rtel_ctx_read_pkt(fctx[pi.obs], &pi, (const uint8_t *)next->data,
-                             next->ph->caplen);
+    if (rv == 0 && r.fctx) {
+      rv = rtel_ctx_read_pkt(r.fctx[next - in], &pi, next->pk.data,
+                             next->pk.caplen);
     }
     if (rv != 0) {
       fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", next->path,
@@ -1597,7 +1913,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
     }
   }
   /* end of the captures: report what is still open */
-  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(ctx, last)) != 0) {
+  if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(r.ctx, last)) != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     status = 1;
   }
@@ -1606,64 +1922,73 @@ static int analyze(const options *opt, input *in, size_t nin) {
     fl_expire(&r, last);
     fl_report(&r, last);
   }
-  if (rtel_ctx_get_stats(ctx, &st) == 0) {
+  if (skipped_notes(&r)) {
+    status = 1;
+  }
+  if (rtel_ctx_get_stats(r.ctx, &st) == 0) {
     if (opt->stats) {
+      const char *all = r.npt == 1 ? r.pt[0].name : "all";
       char title[512];
-      for (i = 0; fctx && i < nin; i++) {
+      for (i = 0; r.fctx && i < nin; i++) {
         rtel_ctx_stats fs;
-        if (fctx[i] == NULL || rtel_ctx_flush(fctx[i], last) != 0 ||
-            rtel_ctx_get_stats(fctx[i], &fs) != 0) {
+        if (r.fctx[i] == NULL || rtel_ctx_flush(r.fctx[i], last) != 0 ||
+            rtel_ctx_get_stats(r.fctx[i], &fs) != 0) {
           continue;
         }
-        snprintf(title, sizeof(title), "%s (%s)", in[i].obs, in[i].path);
-        print_stats(opt, in[i].obs, title, &fs);
+        snprintf(title, sizeof(title), "%s (%s)", in[i].name, in[i].path);
+        print_stats(opt, in[i].name, title, &fs);
       }
       if (nopen > 1) {
         snprintf(title, sizeof(title), "all (%zu files)", nopen);
       } else {
-        for (i = 0; i < nin && in[i].pc == NULL; i++) {
+        for (i = 0; i < nin && in[i].cf == NULL; i++) {
         }
-        snprintf(title, sizeof(title), "%s (%s)", in[i].obs, in[i].path);
+        snprintf(title, sizeof(title), "%s (%s)", all, in[i].path);
       }
-      print_stats(opt, nin == 1 ? in[0].obs : "all", title, &st);
+      print_stats(opt, all, title, &st);
     }
     hints(opt, &r, &st);
     overflow_notes(&settings, &st);
     rtt_note(opt, &r);
   }
   if (r.rep) {
-    if (rtel_ctx_get_stats(ctx, &st) == 0) {
-      report_stats(r.rep, nin == 1 ? in[0].obs : "all", &st);
+    if (rtel_ctx_get_stats(r.ctx, &st) == 0) {
+      report_stats(r.rep, r.npt == 1 ? r.pt[0].name : "all", &st);
     }
-    for (i = 0; i < nin; i++) {
+    for (i = 0; i < r.npt; i++) {
       (void)report_obs(r.rep, (uint32_t)i, NULL, RTEL_ROLE_UNKNOWN,
-                       RTEL_TSTAMP_NONE, in[i].last_ts);
+                       RTEL_TSTAMP_NONE, r.pt[i].last_ts);
     }
     if (write_report(opt->report_path, r.rep) != 0) {
       status = 1;
     }
-    report_free(r.rep);
   }
-  rtel_ctx_del(ctx);
-  for (i = 0; fctx && i < nin; i++) {
-    rtel_ctx_del(fctx[i]);
+out:
+  report_free(r.rep);
+  rtel_ctx_del(r.ctx);
+  for (i = 0; r.fctx && i < nin; i++) {
+    rtel_ctx_del(r.fctx[i]);
   }
-  free(fctx);
+  free(r.fctx);
   for (i = 0; i < r.fl.n; i++) {
     free(r.fl.k[i].iol);
   }
   free(r.fl.k);
   free(r.measured);
   rj_free(&r.jb);
-  free(obsnames);
   if (r.ipfix && ipfix_export_close(r.ipfix, last, stderr) != 0) {
     status = 1;
   }
   for (i = 0; i < nin; i++) {
-    if (in[i].pc) {
-      pcap_close(in[i].pc);
-    }
+    capfile_close(in[i].cf);
+    in[i].cf = NULL;
+    free(in[i].ifpoint);
   }
+  for (i = 0; i < r.npt; i++) {
+    free(r.pt[i].name);
+  }
+  free(r.pt);
+  free(r.ptnames);
   return status;
 }
 
@@ -1679,9 +2004,12 @@ static void usage(FILE *f) {
       "  --flows             one record per flow (throughput figures)\n"
       "  --messages          one record per message\n"
       "  --ios               one record per NVMe-oF I/O\n"
-      "  --segments          I/Os joined across two FILEs (NAME=FILE)\n"
+      "  --segments          I/Os joined across two observation points\n"
       "  --summary           per host/target latency percentiles\n"
       "  --interval DUR      summary period (default: whole run)\n"
+      "  --split-interfaces  each interface of a pcapng FILE its own "
+      "observation\n"
+      "                      point, NAME.IFNAME or NAME.ifN\n"
       "  --compute-side NAME  observation point nearest the hosts\n"
       "  --storage-side NAME  observation point nearest the storage\n"
       "  --io-timeout DUR    I/O response timeout (default 5s)\n"
@@ -1726,12 +2054,6 @@ static void usage(FILE *f) {
       "DUR: a duration, NUMBER[ns|us|ms|s] (a plain number is ns), e.g. "
       "1.5ms\n");
 }
-
-static int usage_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
 
 static int usage_error(const char *fmt, ...) {
   va_list ap;
@@ -1946,44 +2268,23 @@ static const char *parse_alarm(const char *v, struct alarm_opt *a, char *why,
   return why;
 }
 
-/* The observation point names: each names one input, and the roles name
- * inputs. Returns 0, or the usage error's exit status (reported). */
-static int check_names(const options *opt, const input *in, size_t n) {
-  static const char *const opts[] = {"--compute-side", "--storage-side"};
-  const char *role[2];
-  size_t i, j, k;
+/* The observation point names: FILEs given the same NAME= are one point
+ * (a rotated capture), but a default name (the base name) is never
+ * shared: two inputs of one name, not both given by NAME=, are a usage
+ * error. The roles are checked against the points once the files are open
+ * (check_roles()). Returns 0, or the usage error's exit status
+ * (reported). */
+static int check_names(const input *in, size_t n) {
+  size_t i, j;
   for (i = 0; i < n; i++) {
     for (j = i + 1; j < n; j++) {
-      if (strcmp(in[i].obs, in[j].obs) == 0) {
+      if (strcmp(in[i].name, in[j].name) == 0 &&
+          !(in[i].named && in[j].named)) {
         return usage_error("'%s' and '%s' are both observation point '%s': "
                            "name them apart with NAME=FILE",
-                           in[i].path, in[j].path, in[i].obs);
+                           in[i].path, in[j].path, in[i].name);
       }
     }
-  }
-  role[0] = opt->compute_side;
-  role[1] = opt->storage_side;
-  for (k = 0; k < 2; k++) {
-    if (role[k] == NULL) {
-      continue;
-    }
-    for (i = 0; i < n && strcmp(in[i].obs, role[k]) != 0; i++) {
-    }
-    if (i == n) {
-      char names[256];
-      size_t len = 0;
-      names[0] = '\0';
-      for (i = 0; i < n; i++) {
-        addf(names, sizeof(names), &len, "%s%s", i ? ", " : "", in[i].obs);
-      }
-      return usage_error("%s '%s' is not an observation point (the inputs "
-                         "name %s)",
-                         opts[k], role[k], names);
-    }
-  }
-  if (role[0] && role[1] && strcmp(role[0], role[1]) == 0) {
-    return usage_error("--compute-side and --storage-side are both '%s'",
-                       role[0]);
   }
   return 0;
 }
@@ -2027,6 +2328,8 @@ int main(int argc, char **argv) {
       opt.segments = 1;
     } else if (strcmp(arg, "--summary") == 0) {
       opt.summary = 1;
+    } else if (strcmp(arg, "--split-interfaces") == 0) {
+      opt.split = 1;
     } else if (strcmp(arg, "--poll") == 0) {
       const char *v = a + 1 < argc ? argv[++a] : NULL;
       const char *slash = v ? strchr(v, '/') : NULL;
@@ -2274,21 +2577,22 @@ int main(int argc, char **argv) {
     const char *slash = strchr(inputs[i].path, '/');
     if (eq && eq != inputs[i].path && (slash == NULL || eq < slash)) {
       size_t n = (size_t)(eq - inputs[i].path);
-      inputs[i].obs_alloc = strndup(inputs[i].path, n);
+      inputs[i].name_alloc = strndup(inputs[i].path, n);
       inputs[i].path = eq + 1;
+      inputs[i].named = 1;
     } else {
-      inputs[i].obs_alloc = pcap_input_obs_name(inputs[i].path);
+      inputs[i].name_alloc = pcap_input_obs_name(inputs[i].path);
     }
-    if (inputs[i].obs_alloc == NULL) {
+    if (inputs[i].name_alloc == NULL) {
       fprintf(stderr, PROG ": out of memory\n");
       status = 1;
       break;
     }
-    inputs[i].obs = inputs[i].obs_alloc;
+    inputs[i].name = inputs[i].name_alloc;
   }
-  if (status == 0 && (a = check_names(&opt, inputs, ninputs)) != 0) {
+  if (status == 0 && (a = check_names(inputs, ninputs)) != 0) {
     for (i = 0; i < ninputs; i++) {
-      free(inputs[i].obs_alloc);
+      free(inputs[i].name_alloc);
     }
     free(inputs);
     return a;
@@ -2313,12 +2617,12 @@ int main(int argc, char **argv) {
       }
     }
   }
-  if (status == 0 && analyze(&opt, inputs, ninputs) != 0) {
-    status = 1;
+  if (status == 0) {
+    status = analyze(&opt, inputs, ninputs);
   }
   free(opt.cmdline);
   for (i = 0; i < ninputs; i++) {
-    free(inputs[i].obs_alloc);
+    free(inputs[i].name_alloc);
   }
   free(inputs);
   if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -46,6 +46,7 @@
 
 #include <rocetel/rocetel.h>
 
+#include "capfile.h"
 #include "collect-metrics.h"
 #include "ipfix-export.h"
 #include "pcap-input.h"
@@ -79,16 +80,17 @@ typedef struct input {
   const char *obs;
   const char *src; /* interface, file, or "-" */
   char *obs_alloc;
-  pcap_t *pc;
-  uint32_t linktype;
-  int nano;              /* timestamps in ns */
+  pcap_t *pc;            /* live */
+  capfile *cf;           /* files (capfile.h: any pcap or pcapng) */
+  uint32_t linktype;     /* live: the interface's */
+  int nano;              /* live: timestamps in ns */
   int fd;                /* live: selectable fd */
   _Atomic uint64_t pkts; /* written by the reader (cm_add) */
   /* live: the kernel's drops (pcap_stats), published by the reader */
   _Atomic uint64_t kdrops, ifdrops;
-  /* files: the packet read ahead */
-  struct pcap_pkthdr *ph;
-  const u_char *data;
+  /* files: the packet read ahead, when |have| */
+  capfile_pkt pk;
+  int have;
   /* ERSPAN III timestamp state, by session (10 bits), allocated on use */
   struct erspan_clk *clk;
 } input;
@@ -1533,18 +1535,22 @@ static void slot_advance(reader *rd, rtel_tstamp t, int marks) {
   }
 }
 
-/* One packet: decode, shard, copy into the worker's ring. */
-static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
-                     const u_char *data) {
+/* One packet of |caplen| bytes (|wire_len| on the wire), captured at |ts|,
+ * of link type |linktype| (RTEL_LINK_*): decode, shard, copy into the
+ * worker's ring. */
+static void dispatch(reader *rd, input *in, rtel_tstamp ts,
+                     const uint8_t *data, uint32_t caplen, uint32_t wire_len,
+                     uint32_t linktype) {
   const options *opt = rd->opt;
   rtel_pkt_hd hd;
-  rtel_tstamp ts = pcap_input_ts(ph, in->nano);
   uint32_t tssrc = TS_CAPTURE;
   worker *w;
   ring *q;
   slot *s;
   size_t len;
-  (void)rtel_pkt_decode(&hd, &rd->dopt, data, ph->caplen, ph->len);
+  rtel_decode_opts dopt = rd->dopt;
+  dopt.linktype = linktype;
+  (void)rtel_pkt_decode(&hd, &dopt, data, caplen, wire_len);
   if (opt->tsmode == TSMODE_AUTO && (hd.flags & RTEL_HD_F_ERSPAN_TS)) {
     rtel_tstamp e = erspan_time(in, &hd, ts);
     if (e != RTEL_TSTAMP_NONE) {
@@ -1581,15 +1587,15 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   if ((s = ring_claim(w, opt->live)) == NULL) {
     return;
   }
-  len = ph->caplen < opt->slot_size ? ph->caplen : opt->slot_size;
+  len = caplen < opt->slot_size ? caplen : opt->slot_size;
   memcpy(s->data, data, len);
   s->ts = ts;
   s->caplen = (uint32_t)len;
-  s->wire_len = ph->len > len ? ph->len : (uint32_t)len;
+  s->wire_len = wire_len > len ? wire_len : (uint32_t)len;
   s->obs = (uint32_t)(in - opt->in);
-  s->linktype = in->linktype;
+  s->linktype = linktype;
   s->tssrc = tssrc;
-  s->clipped = len < ph->caplen;
+  s->clipped = len < caplen;
   s->mark = 0;
   ring_commit(q);
   if (ts > rd->last_ts) {
@@ -1600,15 +1606,20 @@ static void dispatch(reader *rd, input *in, const struct pcap_pkthdr *ph,
   }
 }
 
+/* The decoder's link type of a file's packet: a link type it does not
+ * read is passed as it is (its packets are counted as malformed, reason
+ * unsupported link type). */
+static uint32_t file_linktype(uint32_t lt) {
+  uint32_t l = pcap_input_file_linktype(lt);
+  return l ? l : lt ? lt : 0x7fffffffu;
+}
+
 static int read_ahead(input *in) {
-  int rv = pcap_next_ex(in->pc, &in->ph, &in->data);
-  if (rv == 1) {
-    return 0;
-  }
-  in->ph = NULL;
-  if (rv == PCAP_ERROR && !atomic_load(&stop_flag)) {
+  int rv = capfile_next(in->cf, &in->pk);
+  in->have = rv == 1;
+  if (rv < 0 && !atomic_load(&stop_flag)) {
     fprintf(stderr, PROG ": %s: after packet %" PRIu64 ": %s\n", in->src,
-            cm_get(&in->pkts), pcap_geterr(in->pc));
+            capfile_packets(in->cf), capfile_error(in->cf));
     return 1;
   }
   return 0;
@@ -1625,7 +1636,8 @@ static int read_files(reader *rd) {
   rd->batch = RING_BATCH;
   for (i = 0; i < opt->nin; i++) {
     struct stat st;
-    if (fstat(pcap_fileno(opt->in[i].pc), &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char *src = opt->in[i].src;
+    if (strcmp(src, "-") == 0 || stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
       rd->batch = 1;
     }
   }
@@ -1642,9 +1654,7 @@ static int read_files(reader *rd) {
     input *next = NULL;
     for (i = 0; i < opt->nin; i++) {
       input *in = &opt->in[i];
-      if (in->ph &&
-          (next == NULL || pcap_input_ts(in->ph, in->nano) <
-                               pcap_input_ts(next->ph, next->nano))) {
+      if (in->have && (next == NULL || in->pk.ts < next->pk.ts)) {
         next = in;
       }
     }
@@ -1652,7 +1662,7 @@ static int read_files(reader *rd) {
       break;
     }
     if (opt->replay) {
-      rtel_tstamp ts = pcap_input_ts(next->ph, next->nano);
+      rtel_tstamp ts = next->pk.ts;
       if (rd->pkts == 0) {
         rd->first_mono = mono_ns();
         publish_offset(ts);
@@ -1670,7 +1680,8 @@ static int read_files(reader *rd) {
         }
       }
     }
-    dispatch(rd, next, next->ph, next->data);
+    dispatch(rd, next, next->pk.ts, next->pk.data, next->pk.caplen,
+             next->pk.len, file_linktype(next->pk.linktype));
     if (read_ahead(next) != 0) {
       status = 1;
     }
@@ -1687,7 +1698,8 @@ typedef struct live_arg {
 static void live_cb(u_char *user, const struct pcap_pkthdr *ph,
                     const u_char *data) {
   live_arg *a = (live_arg *)(void *)user;
-  dispatch(a->rd, a->in, ph, data);
+  dispatch(a->rd, a->in, pcap_input_ts(ph, a->in->nano), data, ph->caplen,
+           ph->len, a->in->linktype);
 }
 
 /* Live interfaces until SIGTERM or SIGINT. Returns 0, or 1 after a capture
@@ -1767,13 +1779,12 @@ static int open_inputs(options *opt) {
     input *in = &opt->in[i];
     errbuf[0] = '\0';
     if (!opt->live) {
-      in->pc = pcap_open_offline_with_tstamp_precision(
-          in->src, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-      if (in->pc == NULL) {
+      in->cf = capfile_open(in->src, errbuf, sizeof(errbuf));
+      if (in->cf == NULL) {
         fprintf(stderr, PROG ": -r %s: %s\n", in->src, errbuf);
         return -1;
       }
-      in->nano = 1;
+      continue; /* the link type is each packet's own */
     } else {
       struct bpf_program prog;
       int rv;
@@ -2804,8 +2815,8 @@ int main(int argc, char **argv) {
       if (read_ahead(in) != 0) {
         opt.primed_status = 1;
       }
-      if (in->ph && pcap_input_ts(in->ph, in->nano) < first) {
-        first = pcap_input_ts(in->ph, in->nano);
+      if (in->have && in->pk.ts < first) {
+        first = in->pk.ts;
       }
     }
     opt.primed = 1;
@@ -3008,6 +3019,7 @@ int main(int argc, char **argv) {
     if (opt.in[i].pc) {
       pcap_close(opt.in[i].pc);
     }
+    capfile_close(opt.in[i].cf);
     free(opt.in[i].clk);
     free(opt.in[i].obs_alloc);
   }

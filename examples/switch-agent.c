@@ -35,13 +35,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rocetel/rocetel.h>
 
+#include "capfile.h"    /* the capture files: pcap, pcapng */
+#include "pcap-input.h" /* their link types */
 #include "rtel-json.h"
 
 #define PROG "switch-agent"
@@ -58,10 +59,9 @@ typedef struct sw_port {
   rtel_tstamp mirror_at;
   /* The capture standing for the port's traffic (path NULL: none). */
   const char *path;
-  pcap_t *pc;
-  uint32_t linktype;
-  struct pcap_pkthdr *ph; /* its next packet; NULL at the end */
-  const u_char *data;
+  capfile *cf;
+  capfile_pkt pk; /* its next packet, when |have| */
+  int have;
   rtel_tstamp shift; /* added to its timestamps (--align) */
   /* For the summary. */
   uint64_t slots, fed, not_mirrored, slipped, flows, ios, truncated;
@@ -367,22 +367,16 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
 /* ------------------------------------------ step 6: the packet path */
 
 /* The timestamp of |p|'s next packet, in ns. */
-static rtel_tstamp ts_of(const sw_port *p) {
-  /* the captures are opened with nanosecond precision: tv_usec is ns */
-  return (rtel_tstamp)p->ph->ts.tv_sec * 1000000000u +
-         (rtel_tstamp)p->ph->ts.tv_usec + p->shift;
-}
+static rtel_tstamp ts_of(const sw_port *p) { return p->pk.ts + p->shift; }
 
 /* Reads the next packet of |p|'s capture. Returns 0, or 1 after a read
  * error (reported; the capture ends there, what was read is kept). */
 static int read_ahead(sw_port *p) {
-  int rv = pcap_next_ex(p->pc, &p->ph, &p->data);
-  if (rv == 1) {
-    return 0;
-  }
-  p->ph = NULL;
-  if (rv == PCAP_ERROR) {
-    fprintf(stderr, PROG ": %s: %s\n", p->path, pcap_geterr(p->pc));
+  int rv = capfile_next(p->cf, &p->pk);
+  p->have = rv == 1;
+  if (rv < 0) {
+    fprintf(stderr, PROG ": %s: after frame %" PRIu64 ": %s\n", p->path,
+            capfile_packets(p->cf), capfile_error(p->cf));
     return 1;
   }
   return 0;
@@ -395,7 +389,7 @@ static sw_port *next_packet(agent *ag) {
   uint32_t id;
   for (id = 1; id <= ag->nports; id++) {
     sw_port *p = &ag->port[id];
-    if (p->ph && (next == NULL || ts_of(p) < ts_of(next))) {
+    if (p->have && (next == NULL || ts_of(p) < ts_of(next))) {
       next = p;
     }
   }
@@ -423,11 +417,16 @@ static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
    * segmented record. All ports share the ASIC clock, so the two points'
    * latencies are even comparable. */
   rtel_pkt_info pi = {
-      .ts = ts_of(p),         /* the ASIC timestamp */
-      .wire_len = p->ph->len, /* the mirror may cut the copy short */
-      .obs = id,              /* this port is the observation point */
-      .port = id,             /* the id given to rtel_ctx_add_port() */
-      .linktype = p->linktype,
+      .ts = ts_of(p),        /* the ASIC timestamp */
+      .wire_len = p->pk.len, /* the mirror may cut the copy short */
+      .obs = id,             /* this port is the observation point */
+      .port = id,            /* the id given to rtel_ctx_add_port() */
+      /* the link type of the packet's own interface (a pcapng may have
+       * several); one the decoder does not read is passed as it is and
+       * counted as malformed */
+      .linktype = pcap_input_file_linktype(p->pk.linktype)
+                      ? pcap_input_file_linktype(p->pk.linktype)
+                      : p->pk.linktype,
   };
   if (ag->trace && ag->json) {
     rj_printf(&ag->jb,
@@ -441,7 +440,7 @@ static int feed(agent *ag, rtel_ctx *ctx, sw_port *p) {
     out_time(ag, "ts", pi.ts);
     out_end(ag);
   }
-  if ((rv = rtel_ctx_read_pkt(ctx, &pi, p->data, p->ph->caplen)) != 0) {
+  if ((rv = rtel_ctx_read_pkt(ctx, &pi, p->pk.data, p->pk.caplen)) != 0) {
     fprintf(stderr, PROG ": %s: %s\n", p->path, rtel_strerror(rv));
   }
   return rv;
@@ -761,7 +760,7 @@ static int parse_roles(agent *ag, const char *s, uint32_t role) {
 int main(int argc, char **argv) {
   static agent ag; /* zeroed */
   const char *compute = NULL, *storage = NULL, *inputs[MAX_PORTS];
-  char errbuf[PCAP_ERRBUF_SIZE], *end;
+  char errbuf[256], *end;
   int a, i, ninputs = 0, status = 0;
   uint32_t id;
 
@@ -846,26 +845,14 @@ int main(int argc, char **argv) {
     if (p->path == NULL) {
       continue;
     }
-    p->pc = pcap_open_offline_with_tstamp_precision(
-        p->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (p->pc == NULL) {
-      /* libpcap names the file in some errors ("F: No such file ...")
-       * but not in others ("unknown file format"): name it once */
-      if (strstr(errbuf, p->path) != NULL) {
-        fprintf(stderr, PROG ": %s\n", errbuf);
-      } else {
-        fprintf(stderr, PROG ": %s: %s\n", p->path, errbuf);
-      }
+    p->cf = capfile_open(p->path, errbuf, sizeof(errbuf));
+    if (p->cf == NULL) {
+      fprintf(stderr, PROG ": %s: %s\n", p->path, errbuf);
       status = 1;
       continue;
     }
-    /* RTEL_LINK_* are the LINKTYPE_* numbers of the file, which libpcap
-     * turns into DLT_* numbers: the same, but for raw IP. */
-    p->linktype = pcap_datalink(p->pc) == DLT_RAW
-                      ? RTEL_LINK_RAW
-                      : (uint32_t)pcap_datalink(p->pc);
     status |= read_ahead(p);
-    if (p->ph && ts_of(p) < ag.t0) {
+    if (p->have && ts_of(p) < ag.t0) {
       ag.t0 = ts_of(p); /* the agent starts with the first packet */
     }
   }
@@ -873,7 +860,7 @@ int main(int argc, char **argv) {
     ag.t0 = 0; /* no packet at all */
   }
   for (id = 1; ag.align && id <= ag.nports; id++) {
-    if (ag.port[id].ph) { /* unsigned arithmetic wraps: a shift back */
+    if (ag.port[id].have) { /* unsigned arithmetic wraps: a shift back */
       ag.port[id].shift = ag.t0 - ts_of(&ag.port[id]);
     }
   }
@@ -887,9 +874,7 @@ int main(int argc, char **argv) {
   }
   rj_free(&ag.jb);
   for (id = 1; id <= ag.nports; id++) {
-    if (ag.port[id].pc) {
-      pcap_close(ag.port[id].pc);
-    }
+    capfile_close(ag.port[id].cf);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, PROG ": writing output: %s\n", strerror(errno));

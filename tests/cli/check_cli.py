@@ -40,7 +40,9 @@ man/rtel-analyze.1 promises.
             record options; a file's block equals the file run alone; with
             --poll the unscheduled frames add up to the run's
   roles     an unknown --compute-side/--storage-side name, one point in both
-            roles, two inputs of one name: exit 2, the names in the message;
+            roles, two inputs of one default name (or a default name another
+            gives as NAME=): exit 2, the names in the message; FILEs of one
+            NAME=: one point, a counter block per file;
             swapped roles: one warning with the count of negative RTTs (the
             JSON segments' rtt_ns < 0)
   slots     --poll 1/SLOT on three inputs: slot N at first frame + N * SLOT
@@ -781,7 +783,9 @@ def check_roles(tmp):
     os.mkdir(other)
     shutil.copy(t0, os.path.join(other, "h0.pcap"))
     dup = os.path.join(other, "h0.pcap")
-    for files in ([h0, dup], ["x=" + h0, "x=" + t0]):
+    # default names (base names) are never shared: a usage error; FILEs
+    # given the same NAME= are one point (a rotated capture)
+    for files in ([h0, dup], ["h0=" + t0, h0]):
         rc, out, err = run(["--stats"] + files)
         first = (err.splitlines() or [""])[0]
         paths = [f.split("=")[-1] for f in files]
@@ -789,6 +793,12 @@ def check_roles(tmp):
            "NAME=FILE" in first,
            "two inputs named alike (%s): exit 2, both files named (%r)" %
            (" ".join(files), first))
+    rc, out, err = run(["--stats", "x=" + h0, "x=" + t0])
+    b = stats_blocks(out)
+    ok(rc == 0 and list(b) == ["x (%s)" % h0, "x (%s)" % t0,
+                               "all (2 files)"],
+       "x=h0.pcap x=t0.pcap: one point x, a counter block per file (%d: %r)"
+       % (rc, list(b)))
     # roles the wrong way round: one warning, with the count
     for args, neg in ((["--compute-side", "t0", "--storage-side", "h0"], 1),
                       (["--storage-side", "h0"], 1),

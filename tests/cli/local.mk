@@ -12,6 +12,15 @@
 # flush rows), stats (counters per file), roles (point names and roles),
 # slots (polling slot lines), stdin ('-', lines flushed on a pipe). Each
 # exits 77 (skip) without python3, rtel-analyze or rtel-sim.
+#
+# tests/cli/check_pcapng.py: pcapng files of several interfaces (issue 15
+# item 4, examples/capfile.c): merge (mergecap of two snap lengths against
+# the two files, as two points and as one), linktypes (Ethernet, Linux
+# cooked and 802.11 interfaces in one file), handbuilt (a pcapng written
+# byte by byte: sections of both byte orders, if_tsresol, if_tsoffset,
+# if_name, simple and obsolete packet blocks, against timestamps computed
+# by hand), damage (every prefix, lying lengths). merge and linktypes skip
+# (77) without mergecap.
 if HAVE_PCAP
 TESTS += \
 	tests/cli/cli-ios.test \
@@ -25,11 +34,16 @@ TESTS += \
 	tests/cli/cli-stats.test \
 	tests/cli/cli-roles.test \
 	tests/cli/cli-slots.test \
-	tests/cli/cli-stdin.test
+	tests/cli/cli-stdin.test \
+	tests/cli/cli-pcapng-merge.test \
+	tests/cli/cli-pcapng-linktypes.test \
+	tests/cli/cli-pcapng-handbuilt.test \
+	tests/cli/cli-pcapng-damage.test
 endif
 
 EXTRA_DIST += \
 	tests/cli/check_cli.py \
+	tests/cli/check_pcapng.py \
 	tests/cli/cli-ios.test \
 	tests/cli/cli-numeric.test \
 	tests/cli/cli-units.test \
@@ -41,4 +55,8 @@ EXTRA_DIST += \
 	tests/cli/cli-stats.test \
 	tests/cli/cli-roles.test \
 	tests/cli/cli-slots.test \
-	tests/cli/cli-stdin.test
+	tests/cli/cli-stdin.test \
+	tests/cli/cli-pcapng-merge.test \
+	tests/cli/cli-pcapng-linktypes.test \
+	tests/cli/cli-pcapng-handbuilt.test \
+	tests/cli/cli-pcapng-damage.test

@@ -17,6 +17,10 @@
  * are those of a sequence: every prefix that ends on an event boundary
  * (the 32-byte header, then 16-byte events), and the whole input with
  * each bit of the flag byte (byte 0) flipped.
+ * Built with -DFUZZ_CAPFILE (tests/fuzz/fuzz_capfile_main, the capture
+ * file reader harness fuzz_capfile.c), the default corpus is
+ * tests/fuzz/corpus-capfile and the sweeps are every prefix of the file
+ * and the file with each byte set to 0xff and to 0 (lying lengths).
  * Built with -DFUZZ_IPFIX (tests/fuzz/fuzz_ipfix_main, the IPFIX encoder
  * harness fuzz_ipfix.c), the default corpus is tests/fuzz/corpus-ipfix and
  * the sweeps are every prefix longer than the 16-byte header (in steps of
@@ -57,7 +61,9 @@ static void run_one(const uint8_t *p, size_t n) {
   ++n_runs;
 }
 
-#if defined(FUZZ_IPFIX)
+#if defined(FUZZ_CAPFILE)
+#  define FUZZ_CORPUS "corpus-capfile"
+#elif defined(FUZZ_IPFIX)
 #  define FUZZ_CORPUS "corpus-ipfix"
 #  define IPFIX_HDR 16
 #elif defined(FUZZ_SEQ)
@@ -107,7 +113,24 @@ static int replay_file(const char *path) {
     fprintf(stderr, "replay %s (%zu bytes)\n", path, len);
   }
   run_one(buf, len);
-#if defined(FUZZ_IPFIX)
+#if defined(FUZZ_CAPFILE)
+  if (sweep && len > 1) {
+    uint8_t *v;
+    for (k = 0; k < len; k++) { /* every prefix: a file cut anywhere */
+      run_one(buf, k);
+    }
+    v = dup_exact(buf, len);
+    for (k = 0; k < len; k++) { /* every byte at its extremes: lengths */
+      v[k] = 0xff;
+      run_one(v, len);
+      v[k] = 0;
+      run_one(v, len);
+      v[k] = buf[k];
+    }
+    free(v);
+  }
+  (void)opt;
+#elif defined(FUZZ_IPFIX)
   if (sweep && len > IPFIX_HDR) {
     uint8_t *v;
     for (k = IPFIX_HDR + 1; k < len; k += 13) { /* shorter sequences */

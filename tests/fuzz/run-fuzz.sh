@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Builds the two fuzz harnesses with libFuzzer + ASan + UBSan straight from
+# Builds the fuzz harnesses with libFuzzer + ASan + UBSan straight from
 # the library sources:
 #   decode  tests/fuzz/fuzz_decode.c, one frame per input (corpus/)
 #   seq     tests/fuzz/fuzz_seq.c, sequences of packets, timers, schedules,
@@ -10,6 +10,8 @@
 #   ipfix   tests/fuzz/fuzz_ipfix.c, random records through the IPFIX
 #           encoder, every message read back by the tests' own reader
 #           (tests/ipfix/ipfix_read.c) and compared (corpus-ipfix/)
+#   capfile tests/fuzz/fuzz_capfile.c, the examples' capture file reader
+#           (examples/capfile.c) on any bytes (corpus-capfile/)
 # replays each seed corpus (with its truncation and option sweeps, under the
 # sanitizers), then fuzzes each harness for FUZZ_SECONDS seconds and prints,
 # per harness, the executions, the coverage reached (cov: edges, ft:
@@ -27,8 +29,8 @@
 #   FUZZ_SECONDS              fuzzing time per harness, default 60; 0 = build
 #                             + replay only
 #   FUZZ_JOBS                 libFuzzer -fork=N workers, default 1 (no fork)
-#   FUZZ_HARNESS              decode, seq, ipfix, or all (default; "both"
-#                             is an old name of all)
+#   FUZZ_HARNESS              decode, seq, ipfix, capfile, or all
+#                             (default; "both" is an old name of all)
 #   FUZZ_MAX_LEN              -max_len, default 2048 (decode), 8192 (seq,
 #                             ipfix)
 #   FUZZ_CORPUS_OUT           keep the grown corpora in this directory
@@ -62,8 +64,9 @@ case $FUZZ_HARNESS in
   decode) harnesses=decode ;;
   seq) harnesses=seq ;;
   ipfix) harnesses=ipfix ;;
-  all | both | '') harnesses="decode seq ipfix" ;;
-  *) die "FUZZ_HARNESS must be decode, seq, ipfix or all, not '$FUZZ_HARNESS'" ;;
+  capfile) harnesses=capfile ;;
+  all | both | '') harnesses="decode seq ipfix capfile" ;;
+  *) die "FUZZ_HARNESS must be decode, seq, ipfix, capfile or all, not '$FUZZ_HARNESS'" ;;
 esac
 case $FUZZ_SECONDS in *[!0-9]* | '') die "FUZZ_SECONDS: not a number" ;; esac
 case $FUZZ_JOBS in *[!0-9]* | '') die "FUZZ_JOBS: not a number" ;; esac
@@ -147,6 +150,15 @@ setup() {
       prefix=$outdir/fuzz-ipfix-
       maxlen=${FUZZ_MAX_LEN:-8192}
       ;;
+    capfile)
+      hsrc="$top_srcdir/tests/fuzz/fuzz_capfile.c $top_srcdir/examples/capfile.c"
+      hflags="-I$top_srcdir/examples"
+      seeds=$top_srcdir/tests/fuzz/corpus-capfile
+      fuzzer=$outdir/fuzz_capfile_libfuzzer
+      replay=$outdir/fuzz_capfile_replay_asan
+      prefix=$outdir/fuzz-capfile-
+      maxlen=${FUZZ_MAX_LEN:-4096}
+      ;;
   esac
 }
 
@@ -162,6 +174,7 @@ for h in $harnesses; do
   # shellcheck disable=SC2086
   "$cc" $cflags -fsanitize=address,undefined $cppflags $hflags \
     $([ "$h" = seq ] && echo -DFUZZ_SEQ) $([ "$h" = ipfix ] && echo -DFUZZ_IPFIX) \
+    $([ "$h" = capfile ] && echo -DFUZZ_CAPFILE) \
     -o "$replay" "$@" $hsrc "$top_srcdir/tests/fuzz/fuzz_main.c" ||
     { echo "FAIL: building the $h sanitizer replay driver failed"; exit 1; }
 
