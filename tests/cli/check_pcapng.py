@@ -50,6 +50,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rtel_records  # noqa: E402 (tests/rtel_records.py)
+
 ANA = os.environ.get("RTEL_ANALYZE", "")
 SIM = os.environ.get("RTEL_SIM", "")
 COLLECT = os.environ.get("RTEL_COLLECT", "")
@@ -111,7 +114,7 @@ def mergecap(out, fmt, *inputs):
 
 
 def json_lines(out):
-    return [json.loads(x) for x in out.splitlines() if x.strip()]
+    return rtel_records.loads_lines(out)
 
 
 def renamed(out, names):
@@ -121,7 +124,8 @@ def renamed(out, names):
         for k in ("obs", "compute_obs", "storage_obs"):
             if k in r and r[k] in names:
                 r[k] = names[r[k]]
-        for k in ("started", "stopped"):  # slot records: lists of points
+        # slot records: the names of the points (ids stay ids)
+        for k in ("started_names", "stopped_names"):
             if k in r:
                 r[k] = [names.get(x, x) for x in r[k]]
     return recs
@@ -231,7 +235,7 @@ def check_points(tmp, what, merged, h0, t0, want_if):
     rc, sep, err = run(RECS + [h0, t0])
     ok(rc == 0, "%s: the two files: exit 0 (%d: %r)" % (what, rc, err))
     sep = json_lines(sep)
-    ok(any(r["type"] == "segments" for r in sep),
+    ok(any(r["type"] == "segment" for r in sep),
        "%s: the two points give segments" % what)
     base = os.path.splitext(os.path.basename(merged))[0]
     rc, spl, err = run(RECS + ["--split-interfaces", merged])
@@ -270,7 +274,7 @@ def check_merge(tmp):
     one = json_lines(one)
     ok(set(r.get("obs") for r in one if "obs" in r) == {"m"},
        "merge: one point, named m")
-    ok([r for r in one if r["type"] == "stats"][0]["pkts"] ==
+    ok([r for r in one if r["type"] == "stats"][0]["packets"] ==
        len(hf) + len(tf), "merge: every frame of both files counted")
     ok("--split-interfaces" in run(["--segments", m])[2],
        "merge: --segments without --split-interfaces: the hint names it")
