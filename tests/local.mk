@@ -45,8 +45,9 @@ endif
 TESTS += tests/icrc-arm64.sh
 EXTRA_DIST += tests/icrc-arm64.sh tests/icrc_arm64.c
 # How the Python tests read the JSON records of the programs: by the
-# schema docs/rtel-records.schema.json (tests/json checks the schema).
-EXTRA_DIST += tests/rtel_records.py
+# schema docs/rtel-records.schema.json (tests/json checks the schema);
+# what the check scripts share (ok, fail, the main of one named check).
+EXTRA_DIST += tests/rtel_records.py tests/checklib.py
 
 # Manual pages (man/): lint, and one page per public name.
 TESTS += tests/check-man.sh

@@ -48,15 +48,14 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import rtel_records  # noqa: E402 (tests/rtel_records.py)
+from checklib import fail, failures, ok, run_check  # noqa: E402
 
 ANA = os.environ.get("RTEL_ANALYZE", "")
 SIM = os.environ.get("RTEL_SIM", "")
 COLLECT = os.environ.get("RTEL_COLLECT", "")
-failures = []
 
 RECS = ["--flows", "--messages", "--ios", "--segments", "--summary",
         "--stats", "--format", "json"]
@@ -64,17 +63,6 @@ ONLY = ("only Ethernet, raw IP and Linux cooked (SLL, SLL2) captures are "
         "read")
 
 
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
-
-def ok(cond, msg):
-    if cond:
-        print("ok: " + msg)
-    else:
-        fail(msg)
-    return cond
 
 
 def run(args, prog=None, timeout=300):
@@ -625,26 +613,8 @@ CHECKS = {
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
-        print("usage: check_pcapng.py " + "|".join(CHECKS))
-        return 99
-    for exe, what in ((ANA, "RTEL_ANALYZE"), (SIM, "RTEL_SIM")):
-        if not exe or not os.access(exe, os.X_OK):
-            print("SKIP: %s (%s) is not built" % (what, exe))
-            return 77
-    tmp = tempfile.mkdtemp(prefix="rtel-pcapng-")
-    try:
-        CHECKS[sys.argv[1]](tmp)
-    finally:
-        if failures:
-            print("captures kept in " + tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    print("PASS")
-    return 0
+    return run_check(CHECKS, 'check_pcapng.py', 'rtel-pcapng-',
+                     [("RTEL_ANALYZE", ANA), ("RTEL_SIM", SIM)])
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,31 +53,13 @@ AGENT = os.environ.get("SWITCH_AGENT") or os.path.join(
 SKIP = 77
 MAX_EXACT = 2 ** 53
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
-
-def ok(cond, msg):
-    if cond:
-        print("ok: " + msg)
-    else:
-        fail(msg)
-    return cond
-
+sys.path.insert(0, os.path.dirname(HERE))
+from checklib import fail, failures, ok, run_check  # noqa: E402
 
 def skip(msg):
     print("SKIP: " + msg)
     sys.exit(SKIP)
 
-
-def need(*progs):
-    for name, p in progs:
-        if not p or not os.access(p, os.X_OK):
-            skip("%s (%s) is not built" % (name, p or "unset"))
 
 
 def run(cmd, env=None):
@@ -371,28 +352,9 @@ CHECKS = {"schema": check_schema, "float": check_float}
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
-        print("usage: check_json.py " + "|".join(CHECKS))
-        return 99
-    need(("RTEL_ANALYZE", ANA), ("RTEL_SIM", SIM))
-    if sys.argv[1] == "schema":
-        need(("RTEL_COLLECT", COLLECT))
-    tmp = tempfile.mkdtemp(prefix="rtel-json-",
-                           dir=os.environ.get("TMPDIR", "/tmp"))
-    try:
-        CHECKS[sys.argv[1]](tmp)
-    except RuntimeError as e:
-        fail(str(e))
-    finally:
-        if failures:
-            print("files kept in " + tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    print("PASS")
-    return 0
+    return run_check(CHECKS, "check_json.py", "rtel-json-",
+                     [("RTEL_ANALYZE", ANA), ("RTEL_SIM", SIM)],
+                     extra={"schema": [("RTEL_COLLECT", COLLECT)]})
 
 
 if __name__ == "__main__":
