@@ -21,8 +21,7 @@
 # if_name, simple and obsolete packet blocks, against timestamps computed
 # by hand), damage (every prefix, lying lengths). merge and linktypes skip
 # (77) without mergecap.
-if HAVE_PCAP
-TESTS += \
+CLI_TESTS = \
 	tests/cli/cli-ios.test \
 	tests/cli/cli-numeric.test \
 	tests/cli/cli-units.test \
@@ -39,24 +38,9 @@ TESTS += \
 	tests/cli/cli-pcapng-linktypes.test \
 	tests/cli/cli-pcapng-handbuilt.test \
 	tests/cli/cli-pcapng-damage.test
+
+if HAVE_PCAP
+TESTS += $(CLI_TESTS)
 endif
 
-EXTRA_DIST += \
-	tests/cli/check_cli.py \
-	tests/cli/check_pcapng.py \
-	tests/cli/cli-ios.test \
-	tests/cli/cli-numeric.test \
-	tests/cli/cli-units.test \
-	tests/cli/cli-errors.test \
-	tests/cli/cli-overflow.test \
-	tests/cli/cli-aeth.test \
-	tests/cli/cli-text.test \
-	tests/cli/cli-summary.test \
-	tests/cli/cli-stats.test \
-	tests/cli/cli-roles.test \
-	tests/cli/cli-slots.test \
-	tests/cli/cli-stdin.test \
-	tests/cli/cli-pcapng-merge.test \
-	tests/cli/cli-pcapng-linktypes.test \
-	tests/cli/cli-pcapng-handbuilt.test \
-	tests/cli/cli-pcapng-damage.test
+EXTRA_DIST += tests/cli/check_cli.py tests/cli/check_pcapng.py $(CLI_TESTS)
