@@ -2624,15 +2624,6 @@ int main(int argc, char **argv) {
           return usage_error("%s needs an argument", arg);
         }
         opt.on_slot = v;
-      } else if (strcmp(arg, "--on-slot-timeout") == 0) {
-        double d;
-        NEED_ARG();
-        if (parse_slot(v, &d) != 0) {
-          return usage_error("invalid %s '%s' (a duration: a number and "
-                             "ns, us, ms or s; none: ns)",
-                             arg, v);
-        }
-        opt.hook_timeout_ns = (uint64_t)d;
       } else if (strcmp(arg, "--max-flows") == 0 ||
                  strcmp(arg, "--max-ios") == 0) {
         NEED_ARG();
@@ -2646,7 +2637,8 @@ int main(int argc, char **argv) {
         }
       } else if (strcmp(arg, "--flow-idle") == 0 ||
                  strcmp(arg, "--io-timeout") == 0 ||
-                 strcmp(arg, "--interval") == 0) {
+                 strcmp(arg, "--interval") == 0 ||
+                 strcmp(arg, "--on-slot-timeout") == 0) {
         double d;
         NEED_ARG();
         if (parse_slot(v, &d) != 0) {
@@ -2658,8 +2650,10 @@ int main(int argc, char **argv) {
           opt.flow_idle_ns = (uint64_t)d;
         } else if (arg[2] == 'i' && arg[3] == 'o') {
           opt.io_timeout_ns = (uint64_t)d;
-        } else {
+        } else if (arg[2] == 'i') {
           opt.interval_ns = (uint64_t)d;
+        } else {
+          opt.hook_timeout_ns = (uint64_t)d;
         }
       } else if (strcmp(arg, "--compute-side") == 0 ||
                  strcmp(arg, "--storage-side") == 0) {
