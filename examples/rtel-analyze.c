@@ -996,15 +996,17 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
 }
 
 /* The counters: |title| names the observation point (or all of them). */
-static void print_stats(const options *opt, const char *obs, const char *title,
-                        const rtel_ctx_stats *st) {
+/* The counters: in text a block headed |title|; in JSON a stats record,
+ * with |file| (NULL: the run's) when they are one file's. */
+static void print_stats(const options *opt, const char *obs, const char *file,
+                        const char *title, const rtel_ctx_stats *st) {
   rj_row rows[RJ_STATS_ROWS];
   size_t i, nrows = rj_stats_rows(st, rows, RJ_STATS_ROWS);
 
   if (opt->format == FMT_JSON) {
     rj_buf b;
     rj_init(&b);
-    rj_stats(&b, obs, st);
+    rj_stats(&b, obs, file, st);
     if (b.len) {
       fwrite(b.p, 1, b.len, stdout);
     }
@@ -1812,7 +1814,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
     goto out;
   }
   set_alarms(r.ctx, opt);
-  if (opt->stats && opt->format == FMT_TEXT && nopen > 1 &&
+  if (opt->stats && nopen > 1 &&
       (r.fctx = file_contexts(&r, &settings)) == NULL) {
     status = 1;
     goto out;
@@ -1929,15 +1931,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
     if (opt->stats) {
       const char *all = r.npt == 1 ? r.pt[0].name : "all";
       char title[512];
-      for (i = 0; r.fctx && i < nin; i++) {
-        rtel_ctx_stats fs;
-        if (r.fctx[i] == NULL || rtel_ctx_flush(r.fctx[i], last) != 0 ||
-            rtel_ctx_get_stats(r.fctx[i], &fs) != 0) {
-          continue;
-        }
-        snprintf(title, sizeof(title), "%s (%s)", in[i].name, in[i].path);
-        print_stats(opt, in[i].name, title, &fs);
-      }
+      int json = opt->format == FMT_JSON;
       if (nopen > 1) {
         snprintf(title, sizeof(title), "all (%zu files)", nopen);
       } else {
@@ -1945,7 +1939,22 @@ static int analyze(const options *opt, input *in, size_t nin) {
         }
         snprintf(title, sizeof(title), "%s (%s)", all, in[i].path);
       }
-      print_stats(opt, all, title, &st);
+      if (json) {
+        print_stats(opt, all, NULL, title, &st); /* the run's first */
+      }
+      for (i = 0; r.fctx && i < nin; i++) {
+        rtel_ctx_stats fs;
+        char ft[512];
+        if (r.fctx[i] == NULL || rtel_ctx_flush(r.fctx[i], last) != 0 ||
+            rtel_ctx_get_stats(r.fctx[i], &fs) != 0) {
+          continue;
+        }
+        snprintf(ft, sizeof(ft), "%s (%s)", in[i].name, in[i].path);
+        print_stats(opt, in[i].name, in[i].path, ft, &fs);
+      }
+      if (!json) {
+        print_stats(opt, all, NULL, title, &st);
+      }
     }
     hints(opt, &r, &st);
     overflow_notes(&settings, &st);

@@ -922,7 +922,7 @@ static void *worker_main(void *arg) {
   if (G.wr && w->opt->stats) {
     char name[32];
     snprintf(name, sizeof(name), "worker%u", w->id);
-    rj_stats(&w->jb, name, &w->stats);
+    rj_stats(&w->jb, name, NULL, &w->stats);
     w->jb_lines++;
   }
   if (G.wr) {

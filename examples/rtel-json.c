@@ -732,12 +732,16 @@ size_t rj_stats_rows(const rtel_ctx_stats *st, rj_row *out, size_t max) {
   return i;
 }
 
-void rj_stats(rj_buf *b, const char *obs, const rtel_ctx_stats *st) {
+void rj_stats(rj_buf *b, const char *obs, const char *file,
+              const rtel_ctx_stats *st) {
   rj_row rows[RJ_STATS_ROWS];
   size_t i, nrows = rj_stats_rows(st, rows, RJ_STATS_ROWS);
   int first = 1;
   rj_puts(b, "{\"type\":\"stats\"");
   str(b, "obs", obs);
+  if (file) {
+    str(b, "file", file);
+  }
   for (i = 0; i < nrows; i++) {
     u64(b, rows[i].name, rows[i].v);
   }

@@ -55,7 +55,10 @@ void rj_aggregate(rj_buf *b, const rj_names *n, const rtel_io_aggregate *g);
 void rj_slot(rj_buf *b, const rj_names *n, const rtel_slot_event *ev);
 void rj_alarm(rj_buf *b, const rj_names *n, const rtel_alarm *al);
 /* The counters of a context, as observation point (or label) |obs|. */
-void rj_stats(rj_buf *b, const char *obs, const rtel_ctx_stats *st);
+/* A stats record; |file| (NULL: left out) names the one capture file the
+ * counters are of (rtel-analyze --stats with several files). */
+void rj_stats(rj_buf *b, const char *obs, const char *file,
+              const rtel_ctx_stats *st);
 
 /* The rows of the counters, in output order (the text output uses them
  * too): fills up to |max| rows, returns their number. */

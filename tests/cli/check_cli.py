@@ -728,6 +728,18 @@ def check_stats(tmp):
                ba["ios_orphan"] + ba["ios_truncated"] + ba["ios_evicted"],
                "--ios --stats: the I/O table and the counters both (%d "
                "rows)" % len(rows))
+    # JSON: the run's stats record first, then one per file, named by
+    # "file", counting the frames of that file (read here)
+    rc, out, err = run(["--format", "json", "--ios", "--stats", h0, t0])
+    st = [r for r in json_lines(out) if r["type"] == "stats"]
+    ok(rc == 0 and [(r["obs"], r.get("file")) for r in st] ==
+       [("all", None), ("h0", h0), ("t0", t0)] and
+       [r["packets"] for r in st[1:]] ==
+       [len(pcap_frames(h0)), len(pcap_frames(t0))] and
+       st[0]["packets"] == st[1]["packets"] + st[2]["packets"],
+       "--format json --stats: the run's record, then one per file with "
+       "its frames (%s)" % [(r["obs"], r.get("file"), r["packets"])
+                            for r in st])
     # a file's block is what the file alone gives
     rc, out, err = run([h0, t0])
     rc1, alone, err1 = run([h0])

@@ -489,7 +489,8 @@ def check_obs(res, tag, truth, obs, recs, dpsn, cm):
         canon(r)
     lflows = [r for r in recs if r["type"] == "flow"]
     lmsgs = [r for r in recs if r["type"] == "message"]
-    stats = [r for r in recs if r["type"] == "stats"]
+    stats = [r for r in recs if r["type"] == "stats" and
+             r.get("file") is None]  # the run's, not a file's
     parts = build_parts(truth, obs)
     tflows = dict(((t["src"], t["dst"], t["dqpn"]), t) for t in truth.flows.get(obs, ()))
     byk = collections.defaultdict(list)
@@ -856,7 +857,8 @@ def run_flood(res, sim, analyze, srcdir, time_v):
         for r in recs:
             canon(r)
         flows = [r for r in recs if r["type"] == "flow"]
-        stats = [r for r in recs if r["type"] == "stats"]
+        stats = [r for r in recs if r["type"] == "stats" and
+             r.get("file") is None]  # the run's, not a file's
         if not res.ok(len(stats) == 1, tag + ": one stats record"):
             return
         st = stats[0]
