@@ -647,8 +647,11 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   /* READ RESPONSEs are a flow of their own */
   FS_CHECK(!resp || r->ops == RTEL_OP_READ_RESP);
   FS_CHECK((r->flags & ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
-                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB)) ==
-           0);
+                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB |
+                                   RTEL_FLOW_F_RESPONSE)) == 0);
+  /* the class of the key: set on READ RESPONSE flows, and only there */
+  FS_CHECK(((r->flags & RTEL_FLOW_F_RESPONSE) != 0) ==
+           (r->ops == RTEL_OP_READ_RESP));
   FS_CHECK(((r->flags & RTEL_FLOW_F_PAIRED) != 0) ==
            (r->peer_qpn != RTEL_QPN_NONE));
   FS_CHECK(r->retx_ratio >= 0 && r->retx_ratio <= 1);
@@ -683,9 +686,12 @@ static int fs_on_message(rtel_ctx *ctx, const rtel_msg_record *m, void *ud) {
   FS_CHECK(m->packets >= m->retx_packets);
   FS_CHECK(m->op == RTEL_OP_WRITE || m->reth_len == 0);
   FS_CHECK(m->first_psn <= 0xffffffu && m->last_psn <= 0xffffffu);
-  FS_CHECK((m->flags & ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
-                                   RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB |
-                                   RTEL_MSG_F_INCOMPLETE)) == 0);
+  FS_CHECK((m->flags &
+            ~(uint32_t)(RTEL_FLOW_F_PAIRED | RTEL_FLOW_F_IPV6 |
+                        RTEL_FLOW_F_VLAN | RTEL_FLOW_F_LOST_LB |
+                        RTEL_MSG_F_INCOMPLETE | RTEL_FLOW_F_RESPONSE)) == 0);
+  FS_CHECK(((m->flags & RTEL_FLOW_F_RESPONSE) != 0) ==
+           (m->op == RTEL_OP_READ_RESP));
   FS_CHECK(fs_log_data(m->obs, m->first_ts, m->src, m->dst, m->dqpn,
                        m->op == RTEL_OP_READ_RESP));
   FS_CHECK(fs_log_data(m->obs, m->last_ts, m->src, m->dst, m->dqpn,

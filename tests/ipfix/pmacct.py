@@ -96,6 +96,7 @@ IANA_IO_END = {"timeout": 1, "complete": 3, "orphan": 3, "truncated": 4,
                "evicted": 5}
 
 F_PAIRED, F_IPV6, F_VLAN, F_INCOMPLETE, F_LOST_LB = 1, 2, 4, 8, 16
+F_RESPONSE = 32  # a READ RESPONSE flow (its JSON op is read_resp)
 IO_IPV6, IO_INCAPSULE, IO_ADMIN, IO_FABRICS, IO_INVALIDATE, IO_QID = \
     1, 2, 4, 8, 16, 32
 
@@ -236,7 +237,8 @@ def flow_flags(r, c):
     return ((F_PAIRED if r["peer_qpn"] is not None else 0)
             | (F_IPV6 if ipv6(r["src"]) else 0)
             | (F_VLAN if "vlan" in r else 0)
-            | (F_LOST_LB if r["lost_upstream_lower_bound"] else 0))
+            | (F_LOST_LB if r["lost_upstream_lower_bound"] else 0)
+            | (F_RESPONSE if r["op"] == "read_resp" else 0))
 
 
 def msg_flags(r, c):
@@ -244,7 +246,8 @@ def msg_flags(r, c):
     base = ((F_PAIRED if r["peer_qpn"] is not None else 0)
             | (F_IPV6 if ipv6(r["src"]) else 0)
             | (0 if r["complete"] else F_INCOMPLETE)
-            | (F_LOST_LB if r["lost_upstream_lower_bound"] else 0))
+            | (F_LOST_LB if r["lost_upstream_lower_bound"] else 0)
+            | (F_RESPONSE if r["op"] == "read_resp" else 0))
     if f is None:  # the VLAN bit is in the flow record only
         return Partial(lambda v: v & ~F_VLAN == base, "flags&~4=%#x" % base)
     return base | (F_VLAN if "vlan" in f else 0)
