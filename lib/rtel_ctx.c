@@ -509,7 +509,10 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
   }
 
   if (rtel__likely(pi->linktype == 0 || pi->linktype == ctx->dcfg.linktype)) {
-    rv = rtel__decode(hd, &ctx->dcfg, pkt, pktlen, wire);
+    /* on_packet sees the whole rtel_pkt_hd; the modules read only part */
+    rv = ctx->cb.on_packet
+             ? rtel__decode(hd, &ctx->dcfg, pkt, pktlen, wire)
+             : rtel__decode_lite(hd, &ctx->dcfg, pkt, pktlen, wire);
   } else {
     rtel__decode_cfg cfg = ctx->dcfg;
     cfg.linktype = pi->linktype;

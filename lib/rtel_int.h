@@ -16,9 +16,13 @@
 #if defined(__GNUC__) || defined(__clang__)
 #  define rtel__likely(x) __builtin_expect(!!(x), 1)
 #  define rtel__unlikely(x) __builtin_expect(!!(x), 0)
+#  define rtel__inline inline __attribute__((always_inline))
+#  define rtel__noinline __attribute__((noinline))
 #else
 #  define rtel__likely(x) (x)
 #  define rtel__unlikely(x) (x)
+#  define rtel__inline inline
+#  define rtel__noinline
 #endif
 
 /* The default allocator (rtel_mem_default() for the library's own use).

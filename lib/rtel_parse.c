@@ -166,15 +166,16 @@ static void decode_ext(dstate *s, uint16_t h) {
 #undef EXT_END
 
 /* The BTH starts at s->off; the RoCE packet (BTH .. ICRC) ends at s->end
- * on the wire. */
-static int decode_bth(dstate *s) {
+ * on the wire. |full|: fill every field (0: not those rtel__decode_lite()
+ * leaves alone); a constant, each entry has its own copy. */
+static rtel__inline int decode_bth(dstate *s, const int full) {
   rtel_pkt_hd *hd = s->hd;
   size_t end = s->end;
   const uint8_t *p;
   size_t roce_len = end - s->off;
   size_t ext, total;
   uint16_t h;
-  uint8_t b1, b4;
+  uint8_t b1, b4, pad, tver;
 
   if (rtel__unlikely(roce_len < BTH_LEN + ICRC_LEN)) {
     return malformed(s, RTEL_MALFORMED_ROCE_LEN);
@@ -184,23 +185,27 @@ static int decode_bth(dstate *s) {
   hd->bth_off = (uint16_t)s->off;
   hd->opcode = p[0];
   b1 = p[1];
-  hd->se = (uint8_t)(b1 >> 7);
-  hd->m = (uint8_t)((b1 >> 6) & 1);
-  hd->pad = (uint8_t)((b1 >> 4) & 3);
-  hd->tver = (uint8_t)(b1 & 0x0f);
-  hd->pkey = rtel__get16(p + 2);
+  pad = (uint8_t)((b1 >> 4) & 3);
+  tver = (uint8_t)(b1 & 0x0f);
   b4 = p[4];
   hd->fecn = (uint8_t)(b4 >> 7);
   hd->becn = (uint8_t)((b4 >> 6) & 1);
-  hd->resv6 = (uint8_t)(b4 & 0x3f);
   hd->dqpn = rtel__get24b(p + 5);
-  hd->ackreq = (uint8_t)(p[8] >> 7);
-  hd->resv7 = (uint8_t)(p[8] & 0x7f);
   hd->psn = rtel__get24b(p + 9);
+  if (full) {
+    hd->se = (uint8_t)(b1 >> 7);
+    hd->m = (uint8_t)((b1 >> 6) & 1);
+    hd->pad = pad;
+    hd->tver = tver;
+    hd->pkey = rtel__get16(p + 2);
+    hd->resv6 = (uint8_t)(b4 & 0x3f);
+    hd->ackreq = (uint8_t)(p[8] >> 7);
+    hd->resv7 = (uint8_t)(p[8] & 0x7f);
+  }
   hd->flags |= RTEL_HD_F_BTH;
 
   h = rtel__opcodes[hd->opcode].hdrs;
-  if (rtel__unlikely(h == 0 || hd->tver != 0)) {
+  if (rtel__unlikely(h == 0 || tver != 0)) {
     /* A reserved or vendor opcode, or another transport version: the
      * headers after the BTH are unknown, so all of it is payload. */
     hd->flags |= h == 0 ? RTEL_HD_F_UNKNOWN_OPCODE : RTEL_HD_F_UNKNOWN_TVER;
@@ -213,11 +218,11 @@ static int decode_bth(dstate *s) {
     return malformed(s, RTEL_MALFORMED_ROCE_LEN);
   }
   total = roce_len - BTH_LEN - ext - ICRC_LEN; /* payload + pad */
-  if (rtel__unlikely(hd->pad > total)) {
+  if (rtel__unlikely(pad > total)) {
     return malformed(s, RTEL_MALFORMED_PAD);
   }
   hd->payload_off = (uint32_t)(s->off + BTH_LEN + ext);
-  hd->payload_len = (uint32_t)(total - hd->pad);
+  hd->payload_len = (uint32_t)(total - pad);
   if (hd->payload_off >= s->cap) {
     hd->payload_cap = 0;
   } else {
@@ -381,12 +386,15 @@ static int decode_gre(dstate *s) {
 
 /* ------------------------------------------------------------------ L4 */
 
-static inline void fill_udp(rtel_pkt_hd *hd, const uint8_t *p, size_t off) {
+static rtel__inline void fill_udp(rtel_pkt_hd *hd, const uint8_t *p,
+                                  size_t off, const int full) {
   hd->l4_off = (uint16_t)off;
   hd->sport = rtel__get16(p);
-  hd->dport = rtel__get16(p + 2);
   hd->udp_len = rtel__get16(p + 4);
-  hd->udp_csum = rtel__get16(p + 6);
+  if (full) {
+    hd->dport = rtel__get16(p + 2);
+    hd->udp_csum = rtel__get16(p + 6);
+  }
   hd->flags |= RTEL_HD_F_UDP;
 }
 
@@ -397,7 +405,7 @@ static int decode_udp(dstate *s) {
 
   NEED(s, 8, RTEL_MALFORMED_UDP_LEN);
   p = s->pkt + s->off;
-  fill_udp(hd, p, s->off);
+  fill_udp(hd, p, s->off, 1);
   udp_end = s->off + hd->udp_len;
   if (rtel__unlikely(hd->udp_len < 8 || udp_end > s->end)) {
     return malformed(s, RTEL_MALFORMED_UDP_LEN);
@@ -427,13 +435,15 @@ static int decode_l4(dstate *s) {
 
 /* ------------------------------------------------------------------ L3 */
 
-static inline void fill_ipv4(rtel_pkt_hd *hd, const uint8_t *p, size_t off,
-                             size_t tot) {
+static rtel__inline void fill_ipv4(rtel_pkt_hd *hd, const uint8_t *p,
+                                   size_t off, size_t tot, const int full) {
   hd->l3_off = (uint16_t)off;
   hd->dscp = (uint8_t)(p[1] >> 2);
   hd->ecn = (uint8_t)(p[1] & 3);
-  hd->ttl = p[8];
-  hd->ip_proto = p[9];
+  if (full) {
+    hd->ttl = p[8];
+    hd->ip_proto = p[9];
+  }
   hd->ip_len = (uint32_t)tot;
   memcpy(hd->src, v4mapped, 12);
   memcpy(hd->src + 12, p + 12, 4);
@@ -465,14 +475,14 @@ static int decode_ipv4(dstate *s) {
     cut_copy(s, ip_end);
   }
   NEED(s, ihl, RTEL_MALFORMED_IP_LEN);
-  fill_ipv4(hd, p, s->off, tot);
+  fill_ipv4(hd, p, s->off, tot, 1);
   if (rtel__unlikely(rtel__get16(p + 6) & 0x3fff)) { /* MF or offset */
     hd->flags |= RTEL_HD_F_IP_FRAGMENT;
     return RTEL_ERR_NOT_ROCE;
   }
   s->off += ihl;
   s->end = ip_end;
-  s->proto = hd->ip_proto;
+  s->proto = p[9];
   return NEXT_L4;
 }
 
@@ -694,7 +704,7 @@ static int decode_link(dstate *s) {
  * captured up to the end of the BTH. Returns 1 with s->off at the BTH, or
  * 0 - having written nothing - so that the general walk takes the packet
  * and reports whatever is wrong with it. */
-static inline int decode_fast(dstate *s) {
+static rtel__inline int decode_fast(dstate *s, const int full) {
   const uint8_t *p = s->pkt, *ip, *udp;
   rtel_pkt_hd *hd = s->hd;
   size_t off = 14, tot, ulen;
@@ -724,18 +734,22 @@ static inline int decode_fast(dstate *s) {
       rtel__get16(udp + 2) != s->cfg->roce_port) {
     return 0;
   }
-  memcpy(hd->eth_dst, p, 6);
-  memcpy(hd->eth_src, p + 6, 6);
+  if (full) {
+    memcpy(hd->eth_dst, p, 6);
+    memcpy(hd->eth_src, p + 6, 6);
+    hd->ethertype = ETH_P_IPV4;
+  }
   if (off == 18) {
-    hd->vlan_tpid[0] = ETH_P_8021Q;
+    if (full) {
+      hd->vlan_tpid[0] = ETH_P_8021Q;
+    }
     hd->vlan_tci[0] = tci;
     hd->nvlan = 1;
     hd->flags |= RTEL_HD_F_VLAN;
   }
-  hd->ethertype = ETH_P_IPV4;
   hd->flags |= RTEL_HD_F_ETH;
-  fill_ipv4(hd, ip, off, tot);
-  fill_udp(hd, udp, off + 20);
+  fill_ipv4(hd, ip, off, tot, full);
+  fill_udp(hd, udp, off + 20, full);
   hd->roce = 2;
   s->off = off + 28;
   s->end = off + 20 + ulen;
@@ -768,8 +782,37 @@ void rtel__decode_cfg_keep(rtel__decode_cfg *cfg) {
   }
 }
 
-int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
-                 const uint8_t *pkt, size_t caplen, size_t wire_len) {
+/* The general walk, for whatever the fast path does not take: returns
+ * NEXT_BTH with s->off at the BTH, or the result. */
+static rtel__noinline int decode_walk(dstate *s) {
+  int rv;
+
+  s->depth = 0;
+  s->et = 0;
+  s->proto = 0;
+  rv = decode_link(s);
+  for (;;) {
+    if (rv == NEXT_L2) {
+      rv = decode_eth(s);
+    }
+    if (rv == NEXT_L3) {
+      rv = decode_l3(s);
+    }
+    if (rv == NEXT_L4) {
+      rv = decode_l4(s);
+      if (rv == NEXT_L2) {
+        continue; /* an encapsulated frame */
+      }
+    }
+    break;
+  }
+  return rv;
+}
+
+static rtel__inline int decode_entry(rtel_pkt_hd *hd,
+                                     const rtel__decode_cfg *cfg,
+                                     const uint8_t *pkt, size_t caplen,
+                                     size_t wire_len, const int full) {
   dstate s;
   int rv;
 
@@ -784,7 +827,9 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   hd->flags = caplen < wire_len ? RTEL_HD_F_TRUNCATED : 0;
   hd->malformed = RTEL_MALFORMED_NONE;
   hd->wire_len = (uint32_t)(wire_len > UINT32_MAX ? UINT32_MAX : wire_len);
-  hd->cap_len = (uint32_t)caplen;
+  if (full) {
+    hd->cap_len = (uint32_t)caplen;
+  }
   hd->encap = 0;
   hd->nencap = 0;
   hd->roce = 0;
@@ -797,30 +842,22 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   s.lim = wire_len;
   s.off = 0;
   s.end = wire_len;
-  s.depth = 0;
-  s.et = 0;
-  s.proto = 0;
   if (rtel__likely(cfg->linktype == RTEL_LINK_ETHERNET) &&
-      rtel__likely(decode_fast(&s))) {
-    return decode_bth(&s);
+      rtel__likely(decode_fast(&s, full))) {
+    return decode_bth(&s, full);
   }
-  rv = decode_link(&s);
-  for (;;) {
-    if (rv == NEXT_L2) {
-      rv = decode_eth(&s);
-    }
-    if (rv == NEXT_L3) {
-      rv = decode_l3(&s);
-    }
-    if (rv == NEXT_L4) {
-      rv = decode_l4(&s);
-      if (rv == NEXT_L2) {
-        continue; /* an encapsulated frame */
-      }
-    }
-    break;
-  }
-  return rv == NEXT_BTH ? decode_bth(&s) : rv;
+  rv = decode_walk(&s);
+  return rv == NEXT_BTH ? decode_bth(&s, full) : rv;
+}
+
+int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                 const uint8_t *pkt, size_t caplen, size_t wire_len) {
+  return decode_entry(hd, cfg, pkt, caplen, wire_len, 1);
+}
+
+int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                      const uint8_t *pkt, size_t caplen, size_t wire_len) {
+  return decode_entry(hd, cfg, pkt, caplen, wire_len, 0);
 }
 
 size_t rtel__pkt_hd_len(int version) {
@@ -845,7 +882,7 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
   if (hdlen == 0 || (opts && optlen == 0)) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
   }
-  if (opts != NULL) {
+  if (opts != NULL && opts_version != RTEL_DECODE_OPTS_VERSION) {
     /* only the caller's version is read; later fields keep their zeros */
     memset(&o, 0, sizeof(o));
     memcpy(&o, opts, optlen);

@@ -34,6 +34,15 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                  const uint8_t *pkt, size_t caplen, size_t wire_len);
 
 /* Size of the prefix of rtel_pkt_hd that |version| has; 0 if unknown. */
+/* rtel__decode() for a context's packet path when no one sees the whole
+ * rtel_pkt_hd (no on_packet): the fields that no module reads are left
+ * as they were (Ethernet addresses and ethertype, VLAN TPIDs, TTL, IP
+ * protocol, flow label, UDP destination port and checksum, the BTH's SE,
+ * M, pad, TVer, P_Key, reserved bits and AckReq, cap_len). Everything
+ * else, the return value included, is as rtel__decode() gives it. */
+int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                      const uint8_t *pkt, size_t caplen, size_t wire_len);
+
 size_t rtel__pkt_hd_len(int version);
 
 #endif /* RTEL_PARSE_H */
