@@ -74,8 +74,9 @@ SIM = os.environ.get("RTEL_SIM", "")
 
 
 
-def run(args, timeout=300):
-    r = subprocess.run([ANA] + args, stdout=subprocess.PIPE,
+def run(args, prog=None, timeout=300):
+    """rtel-analyze (or |prog|) with |args|: (status, stdout, stderr)."""
+    r = subprocess.run([prog or ANA] + args, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=timeout)
     return r.returncode, r.stdout.decode("utf-8", "replace"), \
         r.stderr.decode("utf-8", "replace")
