@@ -305,7 +305,6 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   agent *ag = user_data;
   sw_port *p = port_of(ag, io->port);
   int v6 = (io->flags & RTEL_IO_F_IPV6) != 0;
-  int admin = (io->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) != 0;
   (void)ctx;
   if (p) {
     p->ios++;
@@ -318,11 +317,13 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   }
   out_begin(ag, "io");
   out_port(ag, "port", io->port);
+  /* the library's word, as rtel-analyze prints it ("-": an orphan, whose
+   * command was not seen) */
   out_str(ag, "op",
-          admin                              ? "admin"
-          : io->opcode == RTEL_NVME_OP_READ  ? "read"
-          : io->opcode == RTEL_NVME_OP_WRITE ? "write"
-                                             : "other");
+          io->state == RTEL_IO_ORPHAN
+              ? "-"
+              : rtel_nvme_cmd_str(io->opcode, io->fctype,
+                                  (io->flags & RTEL_IO_F_ADMIN) != 0));
   out_addr(ag, "host", v6, io->host);
   out_addr(ag, "target", v6, io->target);
   out_u64(ag, "cid", io->cid);
