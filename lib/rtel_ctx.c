@@ -475,15 +475,11 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
   }
 }
 
-static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
-                    size_t pktlen) {
-  rtel_pkt_hd *hd = &ctx->hd;
-  size_t wire = pi->wire_len ? pi->wire_len : pktlen;
-  int rv;
-
-  if (rtel__unlikely(pkt == NULL && pktlen != 0)) {
-    return RTEL_ERR_INVALID_ARGUMENT;
-  }
+/* A packet's first part, before it is decoded: the counters and clocks
+ * every packet moves, and the schedule. Returns 1 if the packet goes on
+ * (to be decoded), 0 if the schedule leaves it out (counted). */
+static int read_begin(rtel_ctx *ctx, const rtel_pkt_info *pi, size_t pktlen,
+                      size_t wire) {
   ctx->stats.pkts++;
   ctx->stats.bytes += wire < pktlen ? pktlen : wire;
   if (rtel__unlikely(ctx->last_ts != RTEL_TSTAMP_NONE &&
@@ -507,17 +503,30 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
     ctx->stats.pkts_unscheduled++;
     return 0;
   }
+  return 1;
+}
 
+/* Decodes a packet into |hd|. */
+static int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
+                       const rtel_pkt_info *pi, const uint8_t *pkt,
+                       size_t pktlen, size_t wire) {
   if (rtel__likely(pi->linktype == 0 || pi->linktype == ctx->dcfg.linktype)) {
     /* on_packet sees the whole rtel_pkt_hd; the modules read only part */
-    rv = ctx->cb.on_packet
-             ? rtel__decode(hd, &ctx->dcfg, pkt, pktlen, wire)
-             : rtel__decode_lite(hd, &ctx->dcfg, pkt, pktlen, wire);
+    return ctx->cb.on_packet
+               ? rtel__decode(hd, &ctx->dcfg, pkt, pktlen, wire)
+               : rtel__decode_lite(hd, &ctx->dcfg, pkt, pktlen, wire);
   } else {
     rtel__decode_cfg cfg = ctx->dcfg;
     cfg.linktype = pi->linktype;
-    rv = rtel__decode(hd, &cfg, pkt, pktlen, wire);
+    return rtel__decode(hd, &cfg, pkt, pktlen, wire);
   }
+}
+
+/* A decoded packet (|rv| from read_decode()) through the modules; |hint|
+ * is what rtel__flow_hint() gave for it, or NULL. */
+static int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                    const rtel_pkt_hd *hd, int rv, const uint8_t *pkt,
+                    size_t pktlen, const uint32_t *hint) {
   count(ctx, rv, hd);
   if (rv != 0) {
     return 0; /* not RoCE, or malformed: counted */
@@ -546,7 +555,7 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
   }
   /* (the disabled checks here save the modules' call setup) */
   if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
-    rv = rtel__flow_packet(&ctx->ft, pi, hd);
+    rv = rtel__flow_packet(&ctx->ft, pi, hd, hint);
   } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
     /* no flow table to learn the QP pairs NVMe-oF queues need */
     rtel__pair_packet(&ctx->pairs, pi->obs, hd);
@@ -565,6 +574,86 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
     }
   }
   return 0;
+}
+
+static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
+                    size_t pktlen) {
+  size_t wire = pi->wire_len ? pi->wire_len : pktlen;
+  int rv;
+
+  if (rtel__unlikely(pkt == NULL && pktlen != 0)) {
+    return RTEL_ERR_INVALID_ARGUMENT;
+  }
+  if (!read_begin(ctx, pi, pktlen, wire)) {
+    return 0;
+  }
+  rv = read_decode(ctx, &ctx->hd, pi, pkt, pktlen, wire);
+  return read_end(ctx, pi, &ctx->hd, rv, pkt, pktlen, NULL);
+}
+
+/* A burst of packets, decoded RTEL__AHEAD packets before the modules see
+ * them (decoding depends on the packet and the settings only), so that
+ * the flow-table entry each will touch is in cache when it gets there:
+ * its bucket is prefetched as it is decoded, the entry the bucket names
+ * half way, the entry's open message a quarter of the way before. Only for
+ * bursts without on_packet (whose decode result is ctx->hd) and with the flow
+ * table on. Packets are handled, counted and reported exactly in order, as
+ * read_one() would: what runs ahead reads no state that an earlier packet can
+ * change, except the prefetched addresses, which are hints. Returns as
+ * rtel_ctx_read_pkts(). */
+static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
+                             const uint8_t *const *pkts, const size_t *pktlens,
+                             size_t n) {
+  rtel__ahead *a = ctx->ahead;
+  size_t i;
+
+  /* slot j % RTEL__AHEAD holds packet j from its decoding, RTEL__AHEAD
+   * iterations before its turn, to its turn */
+  for (i = 0; i < n + RTEL__AHEAD; i++) {
+    if (i >= RTEL__AHEAD) {
+      size_t k = i - RTEL__AHEAD; /* the packet whose turn it is */
+      const rtel_pkt_info *pk = &pis[k];
+      const rtel__ahead *s = &a[k % RTEL__AHEAD];
+      int rv = 0;
+      if (rtel__unlikely(s->rv == RTEL_ERR_INVALID_ARGUMENT)) {
+        return k == 0 ? RTEL_ERR_INVALID_ARGUMENT : (rtel_ssize)k;
+      }
+      if (read_begin(ctx, pk, pktlens[k],
+                     pk->wire_len ? pk->wire_len : pktlens[k])) {
+        rv = read_end(ctx, pk, &s->hd, s->rv, pkts[k], pktlens[k],
+                      s->has ? &s->hint : NULL);
+      }
+      if (rv != 0) {
+        return k == 0 ? rv : (rtel_ssize)k;
+      }
+    }
+    if (i < n) { /* into the slot just freed */
+      const rtel_pkt_info *pi = &pis[i];
+      rtel__ahead *s = &a[i % RTEL__AHEAD];
+      s->has = 0;
+      s->rv = RTEL_ERR_INVALID_ARGUMENT;
+      if (rtel__likely(pkts[i] != NULL || pktlens[i] == 0)) {
+        s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i],
+                            pi->wire_len ? pi->wire_len : pktlens[i]);
+        s->hint = rtel__flow_hint(&ctx->ft, pi->obs, &s->hd, s->rv, &s->has);
+      }
+    }
+    /* the entries of the packets due in RTEL__AHEAD / 2 iterations, the
+     * open messages of those due in RTEL__AHEAD / 4 */
+    if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
+      const rtel__ahead *m = &a[(i - RTEL__AHEAD / 2) % RTEL__AHEAD];
+      if (m->has) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, 0);
+      }
+    }
+    if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
+      const rtel__ahead *m = &a[(i - 3 * RTEL__AHEAD / 4) % RTEL__AHEAD];
+      if (m->has) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, 1);
+      }
+    }
+  }
+  return (rtel_ssize)n;
 }
 
 int rtel_ctx_read_pkt_versioned(rtel_ctx *ctx, int pkt_info_version,
@@ -609,6 +698,10 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
   }
   if (ctx->failed) {
     return RTEL_ERR_INVALID_STATE;
+  }
+  if (pkt_info_version == RTEL_PKT_INFO_VERSION && ctx->cb.on_packet == NULL &&
+      !(ctx->ft.flags & RTEL_FLOW_DISABLE) && n > 1) {
+    return read_burst(ctx, pis, pkts, pktlens, n);
   }
   for (i = 0; i < n; i++) {
     const rtel_pkt_info *pi =

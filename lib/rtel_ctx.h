@@ -32,6 +32,16 @@ enum {
   RTEL__OUT_N
 };
 
+/* Packets of a burst decoded ahead (rtel_ctx_read_pkts()). */
+#define RTEL__AHEAD 8
+
+typedef struct rtel__ahead {
+  rtel_pkt_hd hd;
+  int rv;        /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
+  int has;       /* hint is set */
+  uint32_t hint; /* rtel__flow_hint() */
+} rtel__ahead;
+
 struct rtel_ctx {
   rtel_mem mem;
   rtel_settings settings;
@@ -73,6 +83,8 @@ struct rtel_ctx {
   rtel__fired fired;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
+  /* the packets of a burst decoded ahead */
+  rtel__ahead ahead[RTEL__AHEAD];
 };
 
 /* Size of the prefix of each versioned input/output struct. */

@@ -100,16 +100,21 @@
  * flow table; a flow's open messages are a list in PSN order (head:
  * oldest), through next, which also links the free entries. */
 typedef struct rtel__omsg {
+  /* line 0: what a data packet of the message reads or writes */
   rtel_tstamp first_ts;
   rtel_tstamp last_ts;
   uint64_t bytes;
-  uint64_t retx_bytes;
   uint64_t wire; /* bytes on the wire of new data after its first packet */
   uint32_t next;
   uint32_t first_psn; /* lowest PSN seen */
   uint32_t last_psn;  /* highest PSN seen */
   uint32_t end_psn;   /* the last PSN of its range, with M_END */
   uint32_t packets;
+  uint8_t op;
+  uint8_t fl; /* M_* */
+  uint16_t pad;
+  /* line 1: resends, control packets, ECN, the RETH length */
+  uint64_t retx_bytes;
   uint32_t retx_pkts;
   uint32_t reth_len;
   uint32_t naks_seq;
@@ -123,58 +128,61 @@ typedef struct rtel__omsg {
   uint32_t loss_rnr;
   uint32_t loss_to;
   uint32_t lost_up;
-  uint8_t op;
-  uint8_t fl; /* M_* */
-  uint16_t pad;
 } rtel__omsg;
 
+RTEL__STATIC_ASSERT(offsetof(rtel__omsg, pad) + 2 <= 64, "message line 0");
+RTEL__STATIC_ASSERT(sizeof(rtel__omsg) <= 128, "message: two lines");
+
+/* The slab's stride: two whole lines (the slab is 64-byte aligned). */
+#define OMSG_STRIDE 128u
+
 typedef struct flow {
-  /* hot: read or written for every data packet (kept in the first two
-   * cache lines of the entry) */
+  /* line 0: the table's header (key, bucket chain, LRU) */
   rtel__qent q;
+  uint32_t highest;
+  /* line 1: the rest of what a data packet of new data reads or writes */
   rtel_tstamp last_ts;
   uint64_t bytes;
   uint64_t packets;
   uint64_t wire; /* bytes on the wire of new data after the first packet */
-  uint32_t highest;
   uint32_t last_psn;
   uint32_t peer_qpn;
   uint32_t msg_head; /* open messages, oldest first */
   uint32_t msg_tail;
-  uint32_t ecn_ce;
+  rtel__link mlru; /* on ft->mflows while it has open messages */
   uint16_t st;
   uint16_t msg_n;
   uint8_t ops;
   uint8_t fl; /* RTEL_FLOW_F_* */
   uint8_t ngaps;
   uint8_t rq_next;
-  /* warm: retransmissions, control packets, message boundaries */
+  /* lines 2-4: retransmissions, control packets, ECN, message boundaries,
+   * attributes and bookkeeping */
   rtel_tstamp first_ts;
   uint64_t retx_bytes;
   uint64_t retx_packets;
+  rtel_tstamp ep_ts;      /* when the current episode began */
   uint32_t gap_lo[NGAPS]; /* open PSN gaps, oldest first */
   uint32_t gap_hi[NGAPS];
+  uint32_t ecn_ce;
+  uint32_t fecn;
   uint32_t done_psn; /* last PSN of the latest message delivered */
   uint32_t naks_seq;
   uint32_t naks_rnr;
   uint32_t naks_fatal;
   uint32_t cnps;
-  uint32_t fecn;
   uint32_t becn;
   uint32_t gaps;
   uint32_t loss_up;
   uint32_t loss_down;
   uint32_t lost_up;
   uint32_t orphans;
-  uint32_t ep_pkts;  /* retransmissions in the current episode */
-  rtel_tstamp ep_ts; /* when it began */
+  uint32_t ep_pkts; /* retransmissions in the current episode */
   uint32_t retx_nak;
   uint32_t retx_rnr;
   uint32_t retx_to;
   uint32_t messages;
-  /* cold: attributes and bookkeeping */
   rtel__link fifo; /* creation order, for the active timeout */
-  rtel__link mlru; /* on ft->mflows while it has open messages */
   uint32_t port;
   uint16_t sport;
   uint16_t vlan;
@@ -185,9 +193,21 @@ typedef struct flow {
   uint32_t rq_psn[4];
 } flow;
 
-size_t rtel__flow_entry_size(void) { return sizeof(flow); }
+/* The table's stride: whole cache lines, so that with the table's 64-byte
+ * aligned array every entry has lines 0 and 1 above to itself. */
+#define FLOW_STRIDE ((sizeof(flow) + 63u) & ~(size_t)63u)
 
-size_t rtel__flow_msg_size(void) { return sizeof(rtel__omsg); }
+RTEL__STATIC_ASSERT(offsetof(flow, highest) + 4 <= 64, "flow line 0");
+RTEL__STATIC_ASSERT(offsetof(flow, last_ts) == 64, "flow line 1 begins");
+RTEL__STATIC_ASSERT(offsetof(flow, rq_next) < 128, "flow line 1 ends");
+
+size_t rtel__flow_entry_size(void) { return FLOW_STRIDE; }
+
+size_t rtel__flow_msg_size(void) { return OMSG_STRIDE; }
+
+static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
+  return (rtel__omsg *)(void *)((uint8_t *)ft->msgs + (size_t)i * OMSG_STRIDE);
+}
 
 /* ------------------------------------------------------------ setup */
 
@@ -211,19 +231,28 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  if ((rv = rtel__qtab_init(&ft->flows, nflows, sizeof(flow), s->hash_seed,
+  if ((rv = rtel__qtab_init(&ft->flows, nflows, FLOW_STRIDE, s->hash_seed,
                             ft->env.mem)) != 0) {
     rtel__flow_free(ft);
     return rv;
   }
-  ft->msgs = ft->env.mem->malloc((size_t)ft->msg_cap * sizeof(rtel__omsg),
-                                 ft->env.mem->user_data);
-  if (ft->msgs == NULL) {
+  /* 64-byte aligned inside (rtel_mem promises no alignment) */
+  if ((uint64_t)ft->msg_cap * OMSG_STRIDE > (uint64_t)(SIZE_MAX - 63u)) {
     rtel__flow_free(ft);
     return RTEL_ERR_NOMEM;
   }
+  ft->msg_alloc = ft->env.mem->malloc((size_t)ft->msg_cap * OMSG_STRIDE + 63u,
+                                      ft->env.mem->user_data);
+  if (ft->msg_alloc == NULL) {
+    rtel__flow_free(ft);
+    return RTEL_ERR_NOMEM;
+  }
+  ft->msgs =
+      (struct rtel__omsg *)(void *)((uint8_t *)ft->msg_alloc +
+                                    ((64u - ((uintptr_t)ft->msg_alloc & 63u)) &
+                                     63u));
   for (i = ft->msg_cap; i-- > 0;) {
-    ft->msgs[i].next = ft->msg_free;
+    msg_at(ft, i)->next = ft->msg_free;
     ft->msg_free = i;
   }
   rtel__list_init(&ft->fifo);
@@ -235,8 +264,9 @@ void rtel__flow_free(rtel__flowtab *ft) {
   if (ft->env.mem == NULL) {
     return; /* never initialised */
   }
-  if (ft->msgs) {
-    ft->env.mem->free(ft->msgs, ft->env.mem->user_data);
+  if (ft->msg_alloc) {
+    ft->env.mem->free(ft->msg_alloc, ft->env.mem->user_data);
+    ft->msg_alloc = NULL;
     ft->msgs = NULL;
   }
   rtel__qtab_free(&ft->flows, ft->env.mem);
@@ -252,10 +282,6 @@ static uint32_t flow_flags(const flow *f) {
 /* Bits per second of |bytes| over |ns|. */
 static uint64_t bps(uint64_t bytes, rtel_tstamp ns) {
   return ns ? (uint64_t)((double)bytes * 8e9 / (double)ns) : 0;
-}
-
-static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
-  return &ft->msgs[i];
 }
 
 /* Flows with open messages, least recently active first (a data packet
@@ -576,7 +602,9 @@ static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
     o->retx_bytes += hd->payload_len;
   }
   o->wire += wire;
-  o->ecn_ce += hd->ecn == 3;
+  if (rtel__unlikely(hd->ecn == 3)) {
+    o->ecn_ce++;
+  }
   if (pi->ts > o->last_ts) {
     o->last_ts = pi->ts;
   } else if (pi->ts < o->first_ts) {
@@ -954,8 +982,8 @@ static int resp_gap(const rtel__flowtab *ft, const flow *f, uint32_t psn) {
  * it) - or a new one (*created). NULL with *prv 0 when the table is full
  * and may not evict, or with the error of a record ended on the way. */
 static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, int resp, int *created,
-                       int *prv) {
+                       const rtel_pkt_hd *hd, int resp, const uint32_t *hint,
+                       int *created, int *prv) {
   rtel__qkey k;
   uint32_t h;
   flow *f;
@@ -963,7 +991,7 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
-  h = rtel__qkey_hash(&ft->flows, &k);
+  h = hint ? *hint : rtel__qkey_hash(&ft->flows, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
@@ -1212,16 +1240,22 @@ static void count_data(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
   f->packets++;
   f->bytes += hd->payload_len;
   f->ops |= rtel__op_class_op(cls);
-  f->ecn_ce += hd->ecn == 3;
-  f->fecn += hd->fecn;
+  /* (tested first: an unmarked packet leaves the entry's cold lines alone) */
+  if (rtel__unlikely(hd->ecn == 3)) {
+    f->ecn_ce++;
+  }
+  if (rtel__unlikely(hd->fecn)) {
+    f->fecn++;
+  }
 }
 
 static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t cls) {
+                       const rtel_pkt_hd *hd, uint16_t cls,
+                       const uint32_t *hint) {
   int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
   int created = 0, retx = 0, rv;
   uint32_t wire = 0;
-  flow *f = data_flow(ft, pi, hd, resp, &created, &rv);
+  flow *f = data_flow(ft, pi, hd, resp, hint, &created, &rv);
   rtel__omsg *o;
 
   if (f == NULL) {
@@ -1293,7 +1327,7 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
 }
 
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd) {
+                      const rtel_pkt_hd *hd, const uint32_t *hint) {
   uint16_t cls;
 
   if (ft->flags & RTEL_FLOW_DISABLE) {
@@ -1305,7 +1339,7 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   }
   cls = rtel__op_class[hd->opcode];
   if (rtel__likely(cls & RTEL__K_DATA)) {
-    return data_packet(ft, pi, hd, cls);
+    return data_packet(ft, pi, hd, cls, hint);
   }
   if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
     return ctrl_packet(ft, pi, hd, cls & (RTEL__K_ACK | RTEL__K_CNP));
@@ -1313,6 +1347,44 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     req_packet(ft, pi, hd);
   }
   return 0;
+}
+
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
+                         const rtel_pkt_hd *hd, int rv, int *has) {
+  uint16_t cls;
+  uint32_t h;
+
+  *has = 0;
+  if (rv != 0 || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
+                               RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
+    return 0;
+  }
+  cls = rtel__op_class[hd->opcode];
+  if (!(cls & RTEL__K_DATA)) {
+    return 0;
+  }
+  h = rtel__qkey_hash_parts(
+      ft->flows.seed, obs, hd->src, hd->dst,
+      hd->dqpn |
+          (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? KEY_RESP : 0u));
+  rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
+  *has = 1;
+  return h;
+}
+
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int msg) {
+  uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
+  const flow *f;
+  if (i == RTEL__NIL) {
+    return;
+  }
+  f = flow_at(ft, i);
+  if (!msg) {
+    rtel__prefetch(f);
+    rtel__prefetch((const uint8_t *)f + 64);
+  } else if (f->q.hash == hint && f->msg_tail != RTEL__NIL) {
+    rtel__prefetch(msg_at(ft, f->msg_tail));
+  }
 }
 
 /* ------------------------------------------------------------ timers */

@@ -21,7 +21,8 @@ struct rtel__omsg;
 typedef struct rtel__flowtab {
   rtel__env env;
   rtel__qtab flows;
-  struct rtel__omsg *msgs; /* the slab of open messages */
+  struct rtel__omsg *msgs; /* the slab of open messages (64-byte aligned) */
+  void *msg_alloc;         /* what was allocated for it */
   uint32_t msg_cap;
   uint32_t msg_free;     /* free list of the slab, through next */
   uint32_t msg_per_flow; /* most open messages of one flow */
@@ -41,9 +42,24 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
                     rtel__pairtab *pairs, const rtel__env *env);
 void rtel__flow_free(rtel__flowtab *ft);
 
-/* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
+/* Handles one decoded RoCE packet; |hint|: what rtel__flow_hint() gave
+ * for it, or NULL. Returns 0 or a fatal error. */
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd);
+                      const rtel_pkt_hd *hd, const uint32_t *hint);
+
+/* For a packet decoded ahead of its turn (|rv|: the decoder's result) at
+ * observation point |obs|: if it is data for the flow table, the hash of
+ * its flow's key with the bucket prefetched, and *has = 1; else *has = 0.
+ * Reads only the table's settings, so it may run before earlier packets
+ * are handled. */
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
+                         const rtel_pkt_hd *hd, int rv, int *has);
+
+/* Prefetches, with |msg| 0, the entry that the bucket of |hint| names
+ * first (some packets later than rtel__flow_hint(), when the bucket is in
+ * cache); with |msg| 1, the open message that new data of that entry goes
+ * on (later again, when the entry is in cache). */
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int msg);
 
 /* A connection seen in RDMA CM: its QP pair is learned (in the pairing
  * table) and its flows learn their peer. */

@@ -18,11 +18,13 @@
 #  define rtel__unlikely(x) __builtin_expect(!!(x), 0)
 #  define rtel__inline inline __attribute__((always_inline))
 #  define rtel__noinline __attribute__((noinline))
+#  define rtel__prefetch(p) __builtin_prefetch((p), 0, 3)
 #else
 #  define rtel__likely(x) (x)
 #  define rtel__unlikely(x) (x)
 #  define rtel__inline inline
 #  define rtel__noinline
+#  define rtel__prefetch(p) ((void)(p))
 #endif
 
 /* The default allocator (rtel_mem_default() for the library's own use).
@@ -32,6 +34,9 @@ const rtel_mem *rtel__mem_default(void);
 
 /* Largest table capacity a setting may ask for. */
 #define RTEL__MAX_TABLE (1u << 26)
+
+/* A layout the code relies on (C11). */
+#define RTEL__STATIC_ASSERT(cond, what) _Static_assert(cond, what)
 
 /* Big-endian loads from a byte buffer (bounds are the caller's job). A
  * memcpy of the whole word and one byte swap compile to a single load and

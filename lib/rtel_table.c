@@ -12,12 +12,17 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
   while (nb < cap * 2u) {
     nb <<= 1;
   }
-  t->ents = mem->calloc(cap, stride, mem->user_data);
+  /* rtel_mem promises no alignment: 63 bytes more, aligned inside */
+  if (stride > (SIZE_MAX - 63) / cap) {
+    return RTEL_ERR_NOMEM;
+  }
+  t->alloc = mem->calloc(1, (size_t)cap * stride + 63, mem->user_data);
   t->buckets = mem->malloc((size_t)nb * sizeof(uint32_t), mem->user_data);
-  if (t->ents == NULL || t->buckets == NULL) {
+  if (t->alloc == NULL || t->buckets == NULL) {
     rtel__qtab_free(t, mem);
     return RTEL_ERR_NOMEM;
   }
+  t->ents = (uint8_t *)t->alloc + ((64u - ((uintptr_t)t->alloc & 63u)) & 63u);
   for (i = 0; i < nb; i++) {
     t->buckets[i] = RTEL__NIL;
   }
@@ -35,36 +40,15 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
 }
 
 void rtel__qtab_free(rtel__qtab *t, const rtel_mem *mem) {
-  if (t->ents) {
-    mem->free(t->ents, mem->user_data);
+  if (t->alloc) {
+    mem->free(t->alloc, mem->user_data);
   }
   if (t->buckets) {
     mem->free(t->buckets, mem->user_data);
   }
+  t->alloc = NULL;
   t->ents = NULL;
   t->buckets = NULL;
-}
-
-/* 64-bit multiply-xorshift over the 40-byte key; the seed is a setting so
- * that an embedder can randomise it against crafted collisions. */
-static inline uint32_t hash(uint64_t seed, const rtel__qkey *k) {
-  const uint64_t m = 0x9E3779B97F4A7C15ull;
-  uint64_t w[5], h = seed ^ 0x243F6A8885A308D3ull;
-  size_t i;
-  memcpy(w, k, sizeof(w));
-  for (i = 0; i < 5; i++) {
-    h = (h ^ w[i]) * m;
-    h ^= h >> 29;
-  }
-  return (uint32_t)(h ^ (h >> 32));
-}
-
-uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k) {
-  return hash(t->seed, k);
-}
-
-uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k) {
-  return hash(seed, k);
 }
 
 static int key_eq(const rtel__qkey *a, const rtel__qkey *b) {

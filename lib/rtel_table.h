@@ -28,11 +28,11 @@ typedef struct rtel__qent {
   rtel__link lru;
   uint32_t hash;
   uint32_t idx; /* own index (a division by the stride costs more) */
-  uint32_t pad;
-} rtel__qent;
+} rtel__qent;   /* 60 bytes: an entry may put 4 of its own in its first line */
 
 typedef struct rtel__qtab {
-  uint8_t *ents;     /* cap entries of |stride| bytes */
+  uint8_t *ents;     /* cap entries of |stride| bytes, 64-byte aligned */
+  void *alloc;       /* what was allocated for them */
   uint32_t *buckets; /* nbuckets heads */
   size_t stride;
   uint32_t cap;
@@ -43,7 +43,9 @@ typedef struct rtel__qtab {
   uint64_t seed;
 } rtel__qtab;
 
-/* Allocates a table of |cap| entries of |stride| bytes (>= sizeof(qent)).
+/* Allocates a table of |cap| entries of |stride| bytes (>= sizeof(qent)),
+ * the first at a 64-byte boundary (so that an entry whose stride is a
+ * multiple of 64 keeps its hot fields in the cache lines it chose).
  * Returns 0 or RTEL_ERR_NOMEM. */
 int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
                     const rtel_mem *mem);
@@ -68,9 +70,39 @@ static inline void rtel__qkey_set(rtel__qkey *k, uint32_t obs,
   k->qpn = qpn;
 }
 
-/* The hash of |k| in table |t|, and with a table's seed |seed|. */
-uint32_t rtel__qkey_hash(const rtel__qtab *t, const rtel__qkey *k);
-uint32_t rtel__qkey_hash_seed(uint64_t seed, const rtel__qkey *k);
+/* The hash of the key (|obs|, |src|, |dst|, |qpn|) with a table's seed:
+ * 64-bit multiply-xorshift over its 40 bytes (the seed is a setting, so
+ * that an embedder can randomise it against crafted collisions). Inline:
+ * it runs for every packet, and from the parts so that a caller need not
+ * build the key first. */
+static inline uint32_t rtel__qkey_hash_parts(uint64_t seed, uint32_t obs,
+                                             const uint8_t *src,
+                                             const uint8_t *dst,
+                                             uint32_t qpn) {
+  const uint64_t m = 0x9E3779B97F4A7C15ull;
+  uint64_t w[4], h = seed ^ 0x243F6A8885A308D3ull;
+  size_t i;
+  memcpy(w, src, 16);
+  memcpy(w + 2, dst, 16);
+  for (i = 0; i < 4; i++) {
+    h = (h ^ w[i]) * m;
+    h ^= h >> 29;
+  }
+  h = (h ^ ((uint64_t)obs | (uint64_t)qpn << 32)) * m;
+  h ^= h >> 29;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The hash of |k| with a table's seed |seed|, and in table |t|. */
+static inline uint32_t rtel__qkey_hash_seed(uint64_t seed,
+                                            const rtel__qkey *k) {
+  return rtel__qkey_hash_parts(seed, k->obs, k->src, k->dst, k->qpn);
+}
+
+static inline uint32_t rtel__qkey_hash(const rtel__qtab *t,
+                                       const rtel__qkey *k) {
+  return rtel__qkey_hash_seed(t->seed, k);
+}
 
 /* Finds the entry of |k| (hash |h|), or NULL. */
 rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,

@@ -290,6 +290,55 @@ START_TEST(test_settings_out_of_range) {
 }
 END_TEST
 
+/* A burst is decoded ahead of its turn (no on_packet, flow table on): a
+ * NULL packet in the middle stops it there, with what came before counted
+ * and the flows of the packets after it untouched; the rest is handed over
+ * again. Expected counts by hand: 10 SEND ONLY packets of one QP, PSNs
+ * 0..9, payload 16 bytes. */
+START_TEST(test_burst_stops_at_bad_packet) {
+  rtel_ctx *ctx = NULL;
+  rtel_settings s;
+  rtel_callbacks cb;
+  rtel_pkt_info pi[10];
+  const uint8_t *pkts[10];
+  size_t lens[10];
+  tb t[10];
+  rtel_ctx_stats st;
+  unsigned i;
+  rtel_settings_default(&s);
+  memset(&cb, 0, sizeof(cb));
+  ck_assert_int_eq(rtel_ctx_new(&ctx, &s, &cb, NULL, NULL), 0);
+  for (i = 0; i < 10; i++) {
+    tu_spec sp;
+    tu_spec_init(&sp, 0x04, 16);
+    sp.psn = i;
+    tb_init(&t[i]);
+    tu_build(&t[i], &sp);
+    memset(&pi[i], 0, sizeof(pi[i]));
+    pi[i].ts = 1000 + i;
+    pkts[i] = t[i].b;
+    lens[i] = t[i].n;
+  }
+  pkts[6] = NULL; /* with a length: a caller's error */
+  ck_assert_int_eq(rtel_ctx_read_pkts(ctx, pi, pkts, lens, 10), 6);
+  ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
+  ck_assert_uint_eq(st.pkts, 6);
+  ck_assert_uint_eq(st.pkts_roce, 6);
+  ck_assert_uint_eq(st.flows_created, 1);
+  /* the bad one alone: an error for the first packet of a burst */
+  ck_assert_int_eq(rtel_ctx_read_pkts(ctx, pi + 6, pkts + 6, lens + 6, 4),
+                   RTEL_ERR_INVALID_ARGUMENT);
+  pkts[6] = t[6].b;
+  ck_assert_int_eq(rtel_ctx_read_pkts(ctx, pi + 6, pkts + 6, lens + 6, 4), 4);
+  ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
+  ck_assert_uint_eq(st.pkts, 10);
+  ck_assert_uint_eq(st.pkts_roce, 10);
+  ck_assert_uint_eq(st.flows_created, 1);
+  ck_assert_uint_eq(st.flows_active, 1);
+  rtel_ctx_del(ctx);
+}
+END_TEST
+
 START_TEST(test_unsupported_versions) {
   rtel_ctx *ctx = SENTINEL;
   rtel_settings s;
@@ -1007,6 +1056,7 @@ Suite *rtel_test_ctx_suite(void) {
   tcase_add_test(tc, test_settings_default);
   tcase_add_test(tc, test_settings_out_of_range);
   tcase_add_test(tc, test_unsupported_versions);
+  tcase_add_test(tc, test_burst_stops_at_bad_packet);
   tcase_add_test(tc, test_struct_sizes);
   suite_add_tcase(s, tc);
 

@@ -578,6 +578,117 @@ static void fs_coverage(rtel_tstamp start, rtel_tstamp end,
   }
 }
 
+/* ------------------------------------------------------------ shadow */
+
+/* A second context with the same settings and the same calls, but no
+ * on_packet: the library then decodes a burst ahead of its turn
+ * (rtel_ctx_read_pkts) with the lighter decoder. Every record it delivers
+ * must equal, in order, the one the checked context delivers: each side
+ * folds its records into one running hash per callback (pointers left
+ * out, the arrays they point to folded in). Off when a callback is made
+ * to fail (the checked context then stops early). */
+enum {
+  SH_STATS,
+  SH_FLOW,
+  SH_MSG,
+  SH_IO,
+  SH_SEG,
+  SH_AGG,
+  SH_SLOT,
+  SH_ALARM,
+  SH_N
+};
+
+static struct {
+  rtel_ctx *ctx;
+  int on;
+  uint64_t sum[2][SH_N]; /* [0] the checked context, [1] the shadow */
+  uint64_t n[2][SH_N];
+} SH;
+
+static uint64_t sh_fnv(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
+static void sh_fold(int side, unsigned kind, const void *rec, size_t len) {
+  uint64_t *h = &SH.sum[side][kind];
+  if (!SH.on) {
+    return;
+  }
+  if (SH.n[side][kind]++ == 0) {
+    *h = UINT64_C(0xcbf29ce484222325);
+  }
+  if (kind == SH_SLOT) {
+    rtel_slot_event ev = *(const rtel_slot_event *)rec;
+    *h = sh_fnv(*h, ev.started, ev.nstarted * sizeof(uint32_t));
+    *h = sh_fnv(*h, ev.stopped, ev.nstopped * sizeof(uint32_t));
+    ev.started = ev.stopped = NULL;
+    *h = sh_fnv(*h, &ev, sizeof(ev));
+  } else if (kind == SH_ALARM) {
+    rtel_alarm al = *(const rtel_alarm *)rec;
+    al.flow = NULL;
+    al.io = NULL;
+    *h = sh_fnv(*h, &al, sizeof(al));
+  } else {
+    *h = sh_fnv(*h, rec, len);
+  }
+}
+
+static int sh_on_stats(rtel_ctx *ctx, rtel_tstamp end,
+                       const rtel_ctx_stats *st, void *ud) {
+  (void)ctx;
+  (void)ud;
+  sh_fold(1, SH_STATS, &end, sizeof(end));
+  sh_fold(1, SH_STATS, st, sizeof(*st));
+  return 0;
+}
+#define SH_CB(name, type, kind)                                               \
+  static int name(rtel_ctx *ctx, const type *r, void *ud) {                   \
+    (void)ctx;                                                                \
+    (void)ud;                                                                 \
+    sh_fold(1, kind, r, sizeof(*r));                                          \
+    return 0;                                                                 \
+  }
+SH_CB(sh_on_flow, rtel_flow_record, SH_FLOW)
+SH_CB(sh_on_msg, rtel_msg_record, SH_MSG)
+SH_CB(sh_on_io, rtel_io_record, SH_IO)
+SH_CB(sh_on_seg, rtel_segment_record, SH_SEG)
+SH_CB(sh_on_agg, rtel_io_aggregate, SH_AGG)
+SH_CB(sh_on_slot, rtel_slot_event, SH_SLOT)
+SH_CB(sh_on_alarm, rtel_alarm, SH_ALARM)
+
+static const rtel_callbacks sh_callbacks = {
+    NULL,      sh_on_stats, sh_on_flow, sh_on_msg,  sh_on_io,
+    sh_on_seg, sh_on_agg,   sh_on_slot, sh_on_alarm};
+
+/* Both contexts' records so far were the same. */
+static void sh_compare(void) {
+  unsigned k;
+  if (!SH.on) {
+    return;
+  }
+  for (k = 0; k < SH_N; k++) {
+    FS_CHECK(SH.n[0][k] == SH.n[1][k]);
+    FS_CHECK(SH.sum[0][k] == SH.sum[1][k]);
+  }
+}
+
+/* The shadow gets what the checked context got (|rv|: what that returned;
+ * the shadow must return the same). */
+#define SH_DO(call, rv)                                                       \
+  do {                                                                        \
+    if (SH.on) {                                                              \
+      rtel_ctx *sctx_ = SH.ctx;                                               \
+      FS_CHECK((call) == (rv));                                               \
+      (void)sctx_;                                                            \
+    }                                                                         \
+  } while (0)
+
 static int fs_on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, const uint8_t *pkt,
                         size_t pktlen, void *ud) {
@@ -610,6 +721,8 @@ static int fs_on_stats(rtel_ctx *ctx, rtel_tstamp end,
                        const rtel_ctx_stats *st, void *ud) {
   rtel_ctx_stats now;
   int rv = fs_cb(CB_STATS, ctx, ud);
+  sh_fold(0, SH_STATS, &end, sizeof(end));
+  sh_fold(0, SH_STATS, st, sizeof(*st));
   FS_TRACE("    stats %llu\n", (unsigned long long)end);
   FS_CHECK(F.exp_stats && !F.got_stats);
   F.got_stats = 1;
@@ -622,6 +735,7 @@ static int fs_on_stats(rtel_ctx *ctx, rtel_tstamp end,
 static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
   int rv = fs_cb(CB_FLOW, ctx, ud);
   int resp = (r->ops & RTEL_OP_READ_RESP) != 0;
+  sh_fold(0, SH_FLOW, r, sizeof(*r));
   FS_CHECK(!(F.set.flow_flags & RTEL_FLOW_DISABLE));
   FS_CHECK(r->end >= RTEL_END_IDLE && r->end <= RTEL_END_TRUNCATED);
   F.n_flow[r->end]++;
@@ -673,6 +787,7 @@ static int fs_on_flow(rtel_ctx *ctx, const rtel_flow_record *r, void *ud) {
 
 static int fs_on_message(rtel_ctx *ctx, const rtel_msg_record *m, void *ud) {
   int rv = fs_cb(CB_MSG, ctx, ud);
+  sh_fold(0, SH_MSG, m, sizeof(*m));
   FS_CHECK(!(F.set.flow_flags & RTEL_FLOW_DISABLE));
   F.n_msg++;
   FS_TRACE("    message obs %u dqpn %06x op %u pkts %llu\n", m->obs, m->dqpn,
@@ -856,6 +971,7 @@ static void fs_check_io(const rtel_io_record *r) {
 static int fs_on_io(rtel_ctx *ctx, const rtel_io_record *r, void *ud) {
   int rv = fs_cb(CB_IO, ctx, ud);
   int rw;
+  sh_fold(0, SH_IO, r, sizeof(*r));
   FS_CHECK(!(F.set.nvme_flags & RTEL_NVME_DISABLE));
   FS_CHECK(r->state >= RTEL_IO_COMPLETE && r->state <= RTEL_IO_TRUNCATED);
   F.n_io[r->state]++;
@@ -928,6 +1044,7 @@ static int fs_on_segment(rtel_ctx *ctx, const rtel_segment_record *s,
   int rv = fs_cb(CB_SEG, ctx, ud);
   uint32_t rc = fs_role(s->compute_obs), rs = fs_role(s->storage_obs);
   fs_io *a, *b;
+  sh_fold(0, SH_SEG, s, sizeof(*s));
   FS_CHECK(!(F.set.nvme_flags & RTEL_NVME_DISABLE));
   F.n_seg++;
   FS_TRACE("    segment c %u s %u iol %lld %lld\n", s->compute_obs,
@@ -983,6 +1100,7 @@ static void fs_check_latency(const rtel_latency *l) {
 static int fs_on_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
                            void *ud) {
   int rv = fs_cb(CB_AGG, ctx, ud);
+  sh_fold(0, SH_AGG, g, sizeof(*g));
   FS_CHECK(!(F.set.nvme_flags & RTEL_NVME_DISABLE));
   F.n_agg++;
   FS_TRACE(
@@ -1036,6 +1154,7 @@ static int fs_on_slot(rtel_ctx *ctx, const rtel_slot_event *ev, void *ud) {
   int rv = fs_cb(CB_SLOT, ctx, ud);
   size_t i, j;
   unsigned k, measured = 0;
+  sh_fold(0, SH_SLOT, ev, sizeof(*ev));
   F.n_slot++;
   FS_TRACE("    slot %llu %llu..%llu +%zu -%zu\n",
            (unsigned long long)ev->slot, (unsigned long long)ev->start,
@@ -1121,6 +1240,7 @@ static int fs_on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *ud) {
   int rv = fs_cb(CB_ALARM, ctx, ud);
   fs_akey *k;
   int fet = al->metric == RTEL_METRIC_FET;
+  sh_fold(0, SH_ALARM, al, sizeof(*al));
   FS_CHECK(al->state == RTEL_ALARM_RAISED || al->state == RTEL_ALARM_CLEARED);
   FS_TRACE("    alarm metric %u scope %u kind %u state %u value %g limit %g\n",
            al->metric, al->scope, al->kind, al->state, al->value, al->limit);
@@ -1376,6 +1496,7 @@ static int fs_handle_expiry(rtel_tstamp now) {
   FS_TRACE("  handle_expiry %llu (expiry %llu)\n", (unsigned long long)now,
            (unsigned long long)rtel_ctx_get_expiry(F.ctx));
   rv = rtel_ctx_handle_expiry(F.ctx, now);
+  SH_DO(rtel_ctx_handle_expiry(sctx_, now), rv);
   if (fs_call_failed(rv)) {
     return rv;
   }
@@ -1402,6 +1523,7 @@ static int fs_flush(rtel_tstamp now) {
   FS_TRACE("  flush %llu (expiry %llu)\n", (unsigned long long)now,
            (unsigned long long)rtel_ctx_get_expiry(F.ctx));
   rv = rtel_ctx_flush(F.ctx, now);
+  SH_DO(rtel_ctx_flush(sctx_, now), rv);
   if (fs_call_failed(rv)) {
     return rv;
   }
@@ -1968,6 +2090,7 @@ static void fs_flush_batch(void) {
   F.batch_last = 0;
   F.nbatch = n; /* for the index check in on_packet */
   rv = rtel_ctx_read_pkts(F.ctx, F.pis, F.pkts, F.lens, n);
+  SH_DO(rtel_ctx_read_pkts(sctx_, F.pis, F.pkts, F.lens, n), rv);
   F.nbatch = 0;
   F.batch_base = NULL;
   if (F.cb_failed) {
@@ -2064,6 +2187,7 @@ static void fs_packet(const uint8_t *e) {
   }
   {
     int rv = rtel_ctx_read_pkt(F.ctx, pi, p.t->b, p.caplen);
+    SH_DO(rtel_ctx_read_pkt(sctx_, pi, p.t->b, p.caplen), rv);
     F.n_pkts++;
     if (!fs_call_failed(rv)) {
       FS_CHECK(rv == 0);
@@ -2164,6 +2288,7 @@ static void fs_sched(const uint8_t *e) {
            sch.mode, sch.ports_per_slot, (unsigned long long)sch.slot_ns,
            (unsigned long long)sch.alarm_priority, (unsigned long long)now);
   rv = rtel_ctx_set_schedule(F.ctx, &sch, now);
+  SH_DO(rtel_ctx_set_schedule(sctx_, &sch, now), rv);
   if (fs_call_failed(rv)) {
     return;
   }
@@ -2188,6 +2313,7 @@ static void fs_port(const uint8_t *e) {
            F.nports < F.set.max_ports;
   fs_time(F.clock);
   rv = rtel_ctx_add_port(F.ctx, &port, F.clock);
+  SH_DO(rtel_ctx_add_port(sctx_, &port, F.clock), rv);
   FS_CHECK(rv == (expect ? 0 : RTEL_ERR_INVALID_ARGUMENT));
   if (expect) {
     unsigned k;
@@ -2219,6 +2345,8 @@ static void fs_role_ev(const uint8_t *e) {
   }
   FS_CHECK(rtel_ctx_set_obs_role(F.ctx, obs, role) ==
            (expect ? 0 : RTEL_ERR_INVALID_ARGUMENT));
+  SH_DO(rtel_ctx_set_obs_role(sctx_, obs, role),
+        (expect ? 0 : RTEL_ERR_INVALID_ARGUMENT));
   if (!expect) {
     return;
   }
@@ -2246,12 +2374,16 @@ static void fs_alarm_ev(const uint8_t *e) {
     ok = ok && (v == 0 || warmup >= 2);
     FS_CHECK(rtel_ctx_set_baseline(F.ctx, metric, scope, v, warmup) ==
              (ok ? 0 : RTEL_ERR_INVALID_ARGUMENT));
+    SH_DO(rtel_ctx_set_baseline(sctx_, metric, scope, v, warmup),
+          (ok ? 0 : RTEL_ERR_INVALID_ARGUMENT));
     if (ok) {
       F.bk[metric][scope] = v;
     }
   } else {
     FS_CHECK(rtel_ctx_set_threshold(F.ctx, metric, scope, v) ==
              (ok ? 0 : RTEL_ERR_INVALID_ARGUMENT));
+    SH_DO(rtel_ctx_set_threshold(sctx_, metric, scope, v),
+          (ok ? 0 : RTEL_ERR_INVALID_ARGUMENT));
     if (ok) {
       F.thr[metric][scope] = v;
     }
@@ -2385,6 +2517,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rv;
 
   memset(&F, 0, sizeof(F));
+  memset(&SH, 0, sizeof(SH));
   if (fs_trace < 0) {
     fs_trace = getenv("FUZZ_SEQ_TRACE") != NULL;
   }
@@ -2423,6 +2556,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rv = rtel_ctx_new(&F.ctx, &F.set, &fs_callbacks, &fs_mem, &F);
   FS_CHECK(rv == 0);
   FS_CHECK(F.total <= fs_mem_bound(&F.set));
+  /* the shadow: the library's allocator (not counted), no failing
+   * callback (the checked context would stop early) */
+  SH.on = F.fail_cb == 0 || F.fail_cb > CB_ALARM;
+  if (SH.on) {
+    FS_CHECK(rtel_ctx_new(&SH.ctx, &F.set, &sh_callbacks, NULL, NULL) == 0);
+  }
   F.frozen = 1; /* no allocation from here on */
   FS_CHECK(rtel_ctx_get_expiry(F.ctx) == FS_NONE);
 
@@ -2446,6 +2585,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (F.failed) {
     fs_check_failed_ctx();
+  }
+  if (SH.on) {
+    rtel_ctx_stats a, b;
+    sh_compare();
+    FS_CHECK(rtel_ctx_get_stats(F.ctx, &a) == 0);
+    FS_CHECK(rtel_ctx_get_stats(SH.ctx, &b) == 0);
+    FS_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+    rtel_ctx_del(SH.ctx);
   }
   rtel_ctx_del(F.ctx);
   F.frozen = 0;
