@@ -643,13 +643,13 @@ static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
     if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
       const rtel__ahead *m = &a[(i - RTEL__AHEAD / 2) % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, 0);
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0);
       }
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
       const rtel__ahead *m = &a[(i - 3 * RTEL__AHEAD / 4) % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, 1);
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1);
       }
     }
   }

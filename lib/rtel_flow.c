@@ -431,6 +431,7 @@ static int end_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   int rv = report_flow(ft, f, end);
   fifo_unlink(ft, f);
   rtel__qtab_remove(&ft->flows, &f->q);
+  f->q.key.qpn = UINT32_MAX; /* no key: a pairing entry's hint to it fails */
   ft->env.stats->flows_active = ft->flows.used;
   return rv;
 }
@@ -855,17 +856,26 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
 /* An ACK/NAK or CNP travelling from the data receiver back to the sender:
  * (hd->src -> hd->dst, hd->dqpn) is the reverse of the flow. */
 static int ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
-                       const rtel_pkt_hd *hd, uint16_t kind) {
+                       const rtel_pkt_hd *hd, uint16_t kind,
+                       const uint32_t *hint) {
   rtel__qkey k;
   rtel__pair *p;
-  flow *f;
+  flow *f = NULL;
   uint8_t syn = (hd->flags & RTEL_HD_F_AETH) ? hd->aeth_syndrome : 0;
 
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, hd->dqpn);
-  p = rtel__pair_find(ft->pairs, &k);
+  p = hint ? rtel__pair_find_h(ft->pairs, &k, *hint)
+           : rtel__pair_find(ft->pairs, &k);
   if (p && p->peer != RTEL_QPN_NONE) {
     rtel__qkey_set(&k, pi->obs, hd->dst, hd->src, p->peer);
-    f = flow_find(ft, &k);
+    /* the flow the QP's ACKs were for last time, if it is still that one
+     * (an entry ended and not reused has no valid key: end_flow()) */
+    if (p->flow1 != 0 && p->flow1 <= ft->flows.cap &&
+        rtel__qkey_eq(&flow_at(ft, p->flow1 - 1)->q.key, &k)) {
+      f = flow_at(ft, p->flow1 - 1);
+    } else if ((f = flow_find(ft, &k)) != NULL) {
+      p->flow1 = flow_idx(ft, f) + 1;
+    }
     if (f == NULL && kind == RTEL__K_CNP) {
       /* a QP that only answers READs: its data is a response flow */
       k.qpn |= KEY_RESP;
@@ -1342,7 +1352,7 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     return data_packet(ft, pi, hd, cls, hint);
   }
   if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
-    return ctrl_packet(ft, pi, hd, cls & (RTEL__K_ACK | RTEL__K_CNP));
+    return ctrl_packet(ft, pi, hd, cls & (RTEL__K_ACK | RTEL__K_CNP), hint);
   } else if (cls & RTEL__K_REQ) {
     req_packet(ft, pi, hd);
   }
@@ -1352,7 +1362,6 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
 uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
                          const rtel_pkt_hd *hd, int rv, int *has) {
   uint16_t cls;
-  uint32_t h;
 
   *has = 0;
   if (rv != 0 || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
@@ -1360,30 +1369,51 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
     return 0;
   }
   cls = rtel__op_class[hd->opcode];
-  if (!(cls & RTEL__K_DATA)) {
-    return 0;
+  if (cls & RTEL__K_DATA) {
+    uint32_t h = rtel__qkey_hash_parts(
+        ft->flows.seed, obs, hd->src, hd->dst,
+        hd->dqpn |
+            (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? KEY_RESP : 0u));
+    rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
+    *has = RTEL__HINT_DATA;
+    return h;
   }
-  h = rtel__qkey_hash_parts(
-      ft->flows.seed, obs, hd->src, hd->dst,
-      hd->dqpn |
-          (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? KEY_RESP : 0u));
-  rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
-  *has = 1;
-  return h;
+  if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
+    /* the pairing entry of its QP first, then the flow it names */
+    *has = RTEL__HINT_CTRL;
+    return rtel__pair_hash(ft->pairs, obs, hd->src, hd->dst, hd->dqpn);
+  }
+  return 0;
 }
 
-void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int msg) {
-  uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
-  const flow *f;
-  if (i == RTEL__NIL) {
-    return;
-  }
-  f = flow_at(ft, i);
-  if (!msg) {
-    rtel__prefetch(f);
-    rtel__prefetch((const uint8_t *)f + 64);
-  } else if (f->q.hash == hint && f->msg_tail != RTEL__NIL) {
-    rtel__prefetch(msg_at(ft, f->msg_tail));
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
+                         int step) {
+  const flow *f = NULL;
+  if (has == RTEL__HINT_DATA) {
+    uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
+    if (i == RTEL__NIL) {
+      return;
+    }
+    f = flow_at(ft, i);
+    if (step == 0) {
+      rtel__prefetch(f);
+      rtel__prefetch((const uint8_t *)f + 64);
+    } else if (f->q.hash == hint && f->msg_tail != RTEL__NIL) {
+      rtel__prefetch(msg_at(ft, f->msg_tail));
+    }
+  } else if (has == RTEL__HINT_CTRL) {
+    const rtel__pair *p = rtel__pair_first(ft->pairs, hint);
+    if (p == NULL) {
+      return;
+    }
+    if (step == 0) {
+      rtel__prefetch(p);
+    } else if (p->q.hash == hint && p->flow1 != 0 &&
+               p->flow1 <= ft->flows.cap) {
+      f = flow_at(ft, p->flow1 - 1);
+      rtel__prefetch(f);
+      rtel__prefetch((const uint8_t *)f + 64);
+    }
   }
 }
 

@@ -48,18 +48,23 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint32_t *hint);
 
 /* For a packet decoded ahead of its turn (|rv|: the decoder's result) at
- * observation point |obs|: if it is data for the flow table, the hash of
- * its flow's key with the bucket prefetched, and *has = 1; else *has = 0.
- * Reads only the table's settings, so it may run before earlier packets
- * are handled. */
+ * observation point |obs|: for data, the hash of its flow's key with the
+ * bucket prefetched and *has = RTEL__HINT_DATA; for an ACK, NAK or CNP,
+ * the hash of its QP's pairing key, bucket prefetched, *has =
+ * RTEL__HINT_CTRL; else *has = 0. Reads only the tables' settings, so it
+ * may run before earlier packets are handled. */
+#define RTEL__HINT_DATA 1
+#define RTEL__HINT_CTRL 2
 uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
                          const rtel_pkt_hd *hd, int rv, int *has);
 
-/* Prefetches, with |msg| 0, the entry that the bucket of |hint| names
- * first (some packets later than rtel__flow_hint(), when the bucket is in
- * cache); with |msg| 1, the open message that new data of that entry goes
- * on (later again, when the entry is in cache). */
-void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int msg);
+/* Prefetches for a packet whose rtel__flow_hint() gave |hint| and |has|:
+ * at |step| 0 (some packets later, when the bucket is in cache) the entry
+ * the bucket names first (flow or pairing entry); at |step| 1 (later
+ * again, when that entry is in cache) what it leads to: a flow's open
+ * message, the flow a pairing entry's ACKs were for. */
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
+                         int step);
 
 /* A connection seen in RDMA CM: its QP pair is learned (in the pairing
  * table) and its flows learn their peer. */

@@ -51,6 +51,9 @@ typedef struct rtel__pair {
   uint32_t cand; /* PSN-matching candidate peer */
   uint32_t hits;
   uint32_t hit_psn; /* PSN of the last hit (a repeat does not count) */
+  uint32_t flow1;   /* the flow table's: 1 + the index of the flow that
+                       this QP's ACKs are for, 0 if none (a hint, checked
+                       against the flow's key before use) */
   rtel__pair_held held;
 } rtel__pair;
 
@@ -82,8 +85,32 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
                     const rtel__env *env);
 void rtel__pair_free(rtel__pairtab *pt);
 
-/* The entry of |k|, or NULL. */
+/* The entry of |k|, or NULL; with the key's hash |h| (rtel__pair_hash()). */
 rtel__pair *rtel__pair_find(const rtel__pairtab *pt, const rtel__qkey *k);
+static inline rtel__pair *rtel__pair_find_h(const rtel__pairtab *pt,
+                                            const rtel__qkey *k, uint32_t h) {
+  return (rtel__pair *)(void *)rtel__qtab_find(&pt->pairs, k, h);
+}
+
+/* The hash of the key (|obs|, |src|, |dst|, |qpn|) in the table, with the
+ * bucket prefetched (for a packet handled a few packets later). */
+static inline uint32_t rtel__pair_hash(const rtel__pairtab *pt, uint32_t obs,
+                                       const uint8_t *src, const uint8_t *dst,
+                                       uint32_t qpn) {
+  uint32_t h = rtel__qkey_hash_parts(pt->pairs.seed, obs, src, dst, qpn);
+  rtel__prefetch(&pt->pairs.buckets[h & pt->pairs.mask]);
+  return h;
+}
+
+/* The entry that the bucket of |h| names first, or NULL (for a prefetch:
+ * it may be another key's). */
+static inline const rtel__pair *rtel__pair_first(const rtel__pairtab *pt,
+                                                 uint32_t h) {
+  uint32_t i = pt->pairs.buckets[h & pt->pairs.mask];
+  return i == RTEL__NIL
+             ? NULL
+             : (const rtel__pair *)(const void *)rtel__qtab_at(&pt->pairs, i);
+}
 
 /* The entry of |k|, created unpaired if absent (evicting the least
  * recently used entry when full), made the most recent. */

@@ -51,17 +51,12 @@ void rtel__qtab_free(rtel__qtab *t, const rtel_mem *mem) {
   t->buckets = NULL;
 }
 
-static int key_eq(const rtel__qkey *a, const rtel__qkey *b) {
-  return a->qpn == b->qpn && a->obs == b->obs &&
-         memcmp(a->src, b->src, 32) == 0;
-}
-
 rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,
                             uint32_t h) {
   uint32_t i = t->buckets[h & t->mask];
   while (i != RTEL__NIL) {
     rtel__qent *e = rtel__qtab_at(t, i);
-    if (e->hash == h && key_eq(&e->key, k)) {
+    if (e->hash == h && rtel__qkey_eq(&e->key, k)) {
       return e;
     }
     i = e->hnext;

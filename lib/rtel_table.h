@@ -70,6 +70,11 @@ static inline void rtel__qkey_set(rtel__qkey *k, uint32_t obs,
   k->qpn = qpn;
 }
 
+static inline int rtel__qkey_eq(const rtel__qkey *a, const rtel__qkey *b) {
+  return a->qpn == b->qpn && a->obs == b->obs &&
+         memcmp(a->src, b->src, 32) == 0;
+}
+
 /* The hash of the key (|obs|, |src|, |dst|, |qpn|) with a table's seed:
  * 64-bit multiply-xorshift over its 40 bytes (the seed is a setting, so
  * that an embedder can randomise it against crafted collisions). Inline:

@@ -1421,6 +1421,43 @@ START_TEST(t07_ctrl_unattributed) {
 }
 END_TEST
 
+/* An ACK finds its flow through its QP's pairing entry, which remembers
+ * the flow's slot in the table: once that flow is gone (evicted, its slot
+ * now another flow's; or ended idle, its slot free) a NAK for it counts
+ * as unattributed and never on the slot's new flow. By hand: max_flows 1,
+ * two connections A:QA <-> B:QB and A:QA2 <-> B:QB2. */
+START_TEST(t07_ack_after_flow_gone) {
+  env e;
+  rtel_settings s;
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  s.max_flows = 1;
+  s.max_qp_pairs = 8;
+  env_init_s(&e, &s);
+  cm_pair(&e, T0 - 4000, IP_A, IP_B, QA, QB, 0x200A);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA2, QB2, 0x200B);
+  Wq(&e, T0, QB, 10, 1000);
+  bk(&e, T0 + 100, 10, 0x00);      /* ACK: the flow A -> QB */
+  Wq(&e, T0 + 200, QB2, 50, 1000); /* evicts A -> QB, takes its slot */
+  ck_assert_uint_eq(stats(&e).flows_evicted, 1);
+  bk(&e, T0 + 300, 11, 0x60); /* NAK to QA: for the evicted flow */
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 1);
+  ctl(&e, T0 + 400, IP_B, IP_A, QA2, 50, 0x00); /* ACK: the flow A -> QB2 */
+  /* the idle timeout ends A -> QB2; its slot stays free */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 200 + IDLE), 0);
+  ctl(&e, T0 + 200 + IDLE + 100, IP_B, IP_A, QA2, 51, 0x60);
+  ck_assert_uint_eq(stats(&e).ctrl_unattributed, 2);
+  flush(&e, T0 + 10 * IDLE);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[0].dqpn, QB);
+  ck_assert_uint_eq(e.c.fl[0].naks_seq, 0);
+  ck_assert_uint_eq(e.c.fl[1].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[1].naks_seq, 0);
+  ck_assert_uint_eq(e.c.fl[1].packets, 1);
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ 8 */
 
 START_TEST(t08_cnp_ecn) {
@@ -2992,6 +3029,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t07_nak_classes);
   tcase_add_test(tc, t07_rnr_drives_retx);
   tcase_add_test(tc, t07_ctrl_unattributed);
+  tcase_add_test(tc, t07_ack_after_flow_gone);
   tcase_add_test(tc, t08_cnp_ecn);
   tcase_add_test(tc, t09_cm_pairing);
   tcase_add_test(tc, t09_cm_mismatch);
