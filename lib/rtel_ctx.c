@@ -401,6 +401,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   ctx->user_data = user_data;
   ctx->dcfg = dcfg;
   ctx->last_ts = RTEL_TSTAMP_NONE;
+  ctx->ahead = rtel__flow_big(&ctx->ft);
   ctx->stats_next = RTEL_TSTAMP_NONE;
   if ((rv = init_modules(ctx, lens)) != 0) {
     free_modules(ctx);
@@ -596,15 +597,17 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
  * the flow-table entry each will touch is in cache when it gets there:
  * its bucket is prefetched as it is decoded, the entry the bucket names
  * half way, the entry's open message a quarter of the way before. Only for
- * bursts without on_packet (whose decode result is ctx->hd) and with the flow
- * table on. Packets are handled, counted and reported exactly in order, as
- * read_one() would: what runs ahead reads no state that an earlier packet can
- * change, except the prefetched addresses, which are hints. Returns as
- * rtel_ctx_read_pkts(). */
+ * bursts without on_packet (whose decode result is ctx->hd) and with a flow
+ * table too large for a core's cache (ctx->ahead: below that, measured
+ * with bench_flow and bench_nvme, the bookkeeping cost more than the
+ * prefetches saved). Packets are handled, counted and reported exactly in
+ * order, as read_one() would: what runs ahead reads no state that an earlier
+ * packet can change, except the prefetched addresses, which are hints. Returns
+ * as rtel_ctx_read_pkts(). */
 static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
                              const uint8_t *const *pkts, const size_t *pktlens,
                              size_t n) {
-  rtel__ahead *a = ctx->ahead;
+  rtel__ahead *a = ctx->ahead_pkts;
   size_t i;
 
   /* slot j % RTEL__AHEAD holds packet j from its decoding, RTEL__AHEAD
@@ -700,7 +703,7 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
     return RTEL_ERR_INVALID_STATE;
   }
   if (pkt_info_version == RTEL_PKT_INFO_VERSION && ctx->cb.on_packet == NULL &&
-      !(ctx->ft.flags & RTEL_FLOW_DISABLE) && n > 1) {
+      ctx->ahead && n > 1) {
     return read_burst(ctx, pis, pkts, pktlens, n);
   }
   for (i = 0; i < n; i++) {

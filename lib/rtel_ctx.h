@@ -83,8 +83,11 @@ struct rtel_ctx {
   rtel__fired fired;
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
-  /* the packets of a burst decoded ahead */
-  rtel__ahead ahead[RTEL__AHEAD];
+  /* the packets of a burst decoded ahead, when |ahead|: set at creation
+   * from rtel__flow_big() (tests may set it to run the path on small
+   * tables) */
+  int ahead;
+  rtel__ahead ahead_pkts[RTEL__AHEAD];
 };
 
 /* Size of the prefix of each versioned input/output struct. */

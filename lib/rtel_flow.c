@@ -1364,8 +1364,9 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
   uint16_t cls;
 
   *has = 0;
-  if (rv != 0 || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                               RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
+  if (rv != 0 || (ft->flags & RTEL_FLOW_DISABLE) ||
+      (hd->flags &
+       (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
     return 0;
   }
   cls = rtel__op_class[hd->opcode];

@@ -47,6 +47,14 @@ void rtel__flow_free(rtel__flowtab *ft);
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint32_t *hint);
 
+/* Whether the table is large enough (RTEL__FLOW_BIG bytes of entries) for
+ * the hub to decode bursts ahead and prefetch (rtel__flow_hint()). */
+#define RTEL__FLOW_BIG (2u << 20)
+static inline int rtel__flow_big(const rtel__flowtab *ft) {
+  return !(ft->flags & RTEL_FLOW_DISABLE) &&
+         (uint64_t)ft->flows.cap * ft->flows.stride >= RTEL__FLOW_BIG;
+}
+
 /* For a packet decoded ahead of its turn (|rv|: the decoder's result) at
  * observation point |obs|: for data, the hash of its flow's key with the
  * bucket prefetched and *has = RTEL__HINT_DATA; for an ACK, NAK or CNP,
