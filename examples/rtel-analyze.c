@@ -2307,11 +2307,14 @@ int main(int argc, char **argv) {
 
   memset(&opt, 0, sizeof(opt));
   {
-    /* a pipe or a terminal gets each line as it is made (a reader of
-     * --format json on a pipe sees every record at once); a file gets
-     * the C library's full buffering */
+    /* a pipe, a socket or a terminal gets each line as it is made (a
+     * reader of --format json on a pipe sees every record at once); a
+     * file or a device such as /dev/null gets the C library's full
+     * buffering (a write per line cost /dev/null runs more than the
+     * analysis: tests/bench/analyze-e2e.py) */
     struct stat sb;
-    if (fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(STDOUT_FILENO, &sb) != 0 || S_ISFIFO(sb.st_mode) ||
+        S_ISSOCK(sb.st_mode) || isatty(STDOUT_FILENO)) {
       setvbuf(stdout, NULL, _IOLBF, 0);
     }
   }
