@@ -401,13 +401,13 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   ctx->user_data = user_data;
   ctx->dcfg = dcfg;
   ctx->last_ts = RTEL_TSTAMP_NONE;
-  ctx->ahead = rtel__flow_big(&ctx->ft);
   ctx->stats_next = RTEL_TSTAMP_NONE;
   if ((rv = init_modules(ctx, lens)) != 0) {
     free_modules(ctx);
     ctx->mem.free(ctx, ctx->mem.user_data);
     return rv;
   }
+  ctx->ahead = rtel__flow_big(&ctx->ft); /* (the table is made now) */
   *pctx = ctx;
   return 0;
 }

@@ -214,7 +214,6 @@ static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
 int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
                     rtel__pairtab *pairs, const rtel__env *env) {
   uint32_t nflows = s->max_flows ? s->max_flows : 4096;
-  uint32_t i;
   int rv;
 
   memset(ft, 0, sizeof(*ft));
@@ -251,10 +250,8 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
       (struct rtel__omsg *)(void *)((uint8_t *)ft->msg_alloc +
                                     ((64u - ((uintptr_t)ft->msg_alloc & 63u)) &
                                      63u));
-  for (i = ft->msg_cap; i-- > 0;) {
-    msg_at(ft, i)->next = ft->msg_free;
-    ft->msg_free = i;
-  }
+  ft->msg_fresh = 0; /* entries are taken in order, the slab's pages when
+                       first needed */
   rtel__list_init(&ft->fifo);
   rtel__list_init(&ft->mflows);
   return 0;
@@ -508,13 +505,18 @@ static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
       return NULL;
     }
   }
-  if (ft->msg_free == RTEL__NIL &&
+  if (ft->msg_free == RTEL__NIL && ft->msg_fresh == ft->msg_cap &&
       (*prv = overflow(ft, flow_at(ft, ft->mflows.head), f, &prev)) != 0) {
     return NULL;
   }
-  i = ft->msg_free;
-  o = msg_at(ft, i);
-  ft->msg_free = o->next;
+  if (ft->msg_free != RTEL__NIL) {
+    i = ft->msg_free;
+    o = msg_at(ft, i);
+    ft->msg_free = o->next;
+  } else {
+    i = ft->msg_fresh++;
+    o = msg_at(ft, i);
+  }
   memset(o, 0, sizeof(*o));
   /* counted in the part of the flow where it begins, which has a data
    * packet and so a record, whenever the message ends */

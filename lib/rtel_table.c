@@ -30,11 +30,8 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
   t->cap = cap;
   t->mask = nb - 1;
   t->seed = seed;
-  for (i = 0; i < cap; i++) {
-    rtel__qtab_at(t, i)->hnext = i + 1 < cap ? i + 1 : RTEL__NIL;
-    rtel__qtab_at(t, i)->idx = i;
-  }
-  t->free_head = 0;
+  t->free_head = RTEL__NIL;
+  t->fresh = 0;
   rtel__list_init(&t->lru);
   return 0;
 }
@@ -67,11 +64,15 @@ rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,
 rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h) {
   uint32_t i = t->free_head;
   rtel__qent *e;
-  if (i == RTEL__NIL) {
+  if (i != RTEL__NIL) {
+    e = rtel__qtab_at(t, i);
+    t->free_head = e->hnext;
+  } else if (t->fresh < t->cap) {
+    i = t->fresh++;
+    e = rtel__qtab_at(t, i);
+  } else {
     return NULL;
   }
-  e = rtel__qtab_at(t, i);
-  t->free_head = e->hnext;
   memset(e, 0, t->stride);
   e->idx = i;
   e->key = *k;

@@ -38,7 +38,10 @@ typedef struct rtel__qtab {
   uint32_t cap;
   uint32_t mask; /* nbuckets - 1 */
   uint32_t used;
-  uint32_t free_head; /* free list through hnext */
+  uint32_t free_head; /* entries removed, a list through hnext */
+  uint32_t fresh;     /* entries [fresh, cap) never used: untouched, so a
+                         table larger than its use costs only the pages it
+                         uses */
   rtel__list lru;     /* head: least recently touched */
   uint64_t seed;
 } rtel__qtab;

@@ -33,6 +33,7 @@ Suite *rtel_test_misc_suite(void);
 Suite *rtel_test_shard_suite(void);
 Suite *rtel_test_names_suite(void);
 Suite *rtel_test_icrc_suite(void);
+Suite *rtel_test_ahead_suite(void);
 #endif
 
 /* ------------------------------------------------------- field values */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * White-box tests of the hub's burst look-ahead (lib/rtel_ctx.c
+ * read_burst()): which contexts take it, and that the flow table's memory
+ * is laid out as the look-ahead and the per-packet path assume.
+ */
+#include "rtel_test_util.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "rtel_ctx.h"
+
+/* ctx->ahead: on for a flow table of >= 2 MiB of entries, off below, off
+ * without a flow table. By hand: the entry is 320 bytes (five lines), so
+ * 2 MiB holds 6553.6 entries: 6554 flows take it, 6553 do not. */
+START_TEST(test_ahead_choice) {
+  static const struct {
+    uint32_t max_flows;
+    uint32_t flow_flags;
+    int ahead;
+  } c[] = {{0, 0, 0}, /* default 4096 flows: 1.3 MB */
+           {6553, 0, 0},
+           {6554, 0, 1},
+           {100000, 0, 1},
+           {100000, RTEL_FLOW_DISABLE, 0}};
+  size_t i;
+  ck_assert_uint_eq(rtel__flow_entry_size(), 320);
+  for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+    rtel_ctx *ctx = NULL;
+    rtel_settings s;
+    rtel_settings_default(&s);
+    s.max_flows = c[i].max_flows;
+    s.flow_flags = c[i].flow_flags;
+    ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
+    ck_assert_msg(ctx->ahead == c[i].ahead, "case %zu: ahead %d", i,
+                  ctx->ahead);
+    if (!(c[i].flow_flags & RTEL_FLOW_DISABLE)) {
+      /* the entries start on a cache line, the stride is whole lines */
+      ck_assert_uint_eq((uintptr_t)ctx->ft.flows.ents % 64u, 0);
+      ck_assert_uint_eq(ctx->ft.flows.stride % 64u, 0);
+      ck_assert_uint_eq((uintptr_t)ctx->ft.msgs % 64u, 0);
+      /* nothing used yet: no entry taken from the array */
+      ck_assert_uint_eq(ctx->ft.flows.fresh, 0);
+      ck_assert_uint_eq(ctx->ft.msg_fresh, 0);
+    }
+    rtel_ctx_del(ctx);
+  }
+}
+END_TEST
+
+Suite *rtel_test_ahead_suite(void) {
+  Suite *s = suite_create("ahead_internal");
+  TCase *tc = tcase_create("choice");
+  tcase_add_test(tc, test_ahead_choice);
+  suite_add_tcase(s, tc);
+  return s;
+}
