@@ -18,15 +18,16 @@ each and interleaved run by run, as separate processes:
                 the reader rtel-analyze uses
   analyze text  rtel-analyze --flows --max-flows N FILE > /dev/null
   analyze json  rtel-analyze --flows --format json ... > /dev/null
-  json > file   the same into a regular file (rtel-analyze line-buffers
-                its output when it is not a regular file, /dev/null
-                included: a write(2) per record; into a file the C library
-                buffers it)
+  json > file   the same into a regular file (up to c717e62 rtel-analyze
+                line-buffered any output that was not a regular file,
+                /dev/null included: a write(2) per record; since abb7c1e
+                only pipes, sockets and terminals)
 
 and each of them again on a file of the capture's first packet alone: its
-setup (for rtel-analyze: the flow table of --max-flows N entries, made
-resident when the context is made; for the bare loops: starting a
-process). Prints per program the minimum and the spread (max - min) of
+setup (for rtel-analyze: making the context, its tables sized by
+--max-flows; for the bare loops: starting a process; where the library
+touches a table's pages only as entries are taken, as since a1416f9,
+those page faults fall in the packet phase instead). Prints per program the minimum and the spread (max - min) of
 the process wall time over the runs, the user and system CPU time of the
 fastest run, the
 packets per second and ns per packet, of the whole process and of the
