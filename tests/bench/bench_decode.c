@@ -17,7 +17,11 @@
  *            context chose at creation)
  * and prints packets per second and ns per packet for each; for the ICRC
  * lines also the ICRC's own cost (ns over `decode`) and its rate in GB/s
- * of bytes covered by the ICRC (8 + IP header to ICRC, printed).
+ * of bytes covered by the ICRC (8 + IP header to ICRC, printed). Then the
+ * ratios decode / walk and ctx / walk (walk being the floor), and the
+ * allocator calls per packet of the timed loops (the contexts use the
+ * counting allocator of bench_util.c; the program aborts if a timed loop
+ * calls it).
  * Linked against the convenience library (lib/librocetel_core.la) for
  * the internal decoder entry.
  *
@@ -212,13 +216,16 @@ static double run_note(const char *name, pass_fn fn, double secs, double base,
                        double decode_ns) {
   double t0, t1, ns;
   uint64_t n = 0;
-  fn(); /* warm up */
+  bench_timer tm; /* for the allocator check; the figure is wall time */
+  fn();           /* warm up */
+  bench_timer_start(&tm);
   t0 = bench_wall_s();
   do {
     sink += fn();
     n += NPKT;
     t1 = bench_wall_s();
   } while (fixed_passes ? (long)(n / NPKT) < fixed_passes : t1 - t0 < secs);
+  bench_timer_stop(&tm, n);
   ns = (t1 - t0) * 1e9 / (double)n;
   bench_print_rate(12, name, ns, 0, base, "walk",
                    decode_ns > 0 ? icrc_note(ns, decode_ns) : NULL);
@@ -261,7 +268,8 @@ static int same_icrc(void) {
 
 int main(int argc, char **argv) {
   double secs = 1.0;
-  double base;
+  double base, dec = 0, ctx_ns = 0;
+  bench_alloc_log lg;
   size_t i;
   rtel_ctx_stats st;
 
@@ -309,7 +317,7 @@ int main(int argc, char **argv) {
     rtel_settings_default(&s);
     s.flow_flags = RTEL_FLOW_DISABLE;
     s.nvme_flags = RTEL_NVME_DISABLE;
-    if (rtel_ctx_new(&ctx, &s, NULL, NULL, NULL) != 0) {
+    if (bench_ctx_new(&ctx, &s, &lg) != 0) {
       return 1;
     }
   }
@@ -323,7 +331,7 @@ int main(int argc, char **argv) {
     s.flow_flags = RTEL_FLOW_DISABLE;
     s.nvme_flags = RTEL_NVME_DISABLE;
     s.decode_flags = RTEL_DECODE_VERIFY_ICRC;
-    if (rtel_ctx_new(&ctx_icrc, &s, NULL, NULL, NULL) != 0) {
+    if (bench_ctx_new(&ctx_icrc, &s, &lg) != 0) {
       return 1;
     }
   }
@@ -346,13 +354,12 @@ int main(int argc, char **argv) {
     putchar('\n');
   }
   {
-    double dec;
     char name[32];
     unsigned impl;
     base = run("walk", pass_walk, secs, 0);
     run("touch", pass_touch, secs, base);
     dec = run("decode", pass_decode, secs, base);
-    run("ctx", pass_ctx, secs, base);
+    ctx_ns = run("ctx", pass_ctx, secs, base);
     snprintf(name, sizeof(name), "icrc (%s)", path_names[RTEL__CRC_BUILD]);
     run_note(name, pass_icrc, secs, base, dec);
     for (impl = 0; impl < RTEL__CRC_N; impl++) {
@@ -366,6 +373,10 @@ int main(int argc, char **argv) {
              path_names[rtel__crc32_best()]);
     run_note(name, pass_ctx_icrc, secs, base, dec);
   }
+  printf("ratio     decode / walk %.2f, ctx / walk %.2f   (walk: the floor, "
+         "a bare read of the header bytes)\n",
+         dec / base, ctx_ns / base);
+  bench_print_allocs();
   if (rtel_ctx_get_stats(ctx, &st) != 0 || st.pkts_roce != st.pkts) {
     fprintf(stderr, "unexpected: %llu of %llu packets decoded as RoCE\n",
             (unsigned long long)st.pkts_roce, (unsigned long long)st.pkts);

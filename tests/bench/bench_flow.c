@@ -2,7 +2,7 @@
 /*
  * make bench: flow-path throughput and memory with many concurrent flows.
  *
- * For F concurrent flows (default F = 1000, then F = 1000000) builds an
+ * For F concurrent flows (default F = 1000, 100000, then 1000000) builds an
  * arena of RoCEv2 packets with its own byte builder (not the library's
  * decoder): about 10^6 data packets, F x K, interleaved round robin across
  * the flows (flow = data index mod F: the worst case for caches), each a
@@ -19,7 +19,19 @@
  *   baseline  flow table and NVMe-oF correlator disabled: decode + counters
  *   flow      flow table with max_flows = F, max_qp_pairs = 2 F (each
  *             connection takes two pairing entries), NVMe-oF disabled
- * Pass 0 is not part of either figure: the flow context creates its F
+ * and, alternately with them on the same passes, the bare floor of a flow
+ * table (bench_util.h): a plain open-addressing hash table of 64-byte
+ * entries written here, one update per packet in the same order, keyed by
+ * the packet's (source, destination, destination QPN) read at fixed
+ * offsets: F data flows and the reverse QPs the ACKs go to (F of them at
+ * F <= 10^5; at F = 10^6 the ACKs of a pass name 111111 flows):
+ *   walk      read the key bytes of every packet, no table: what reading
+ *             the arena costs, inside the floor
+ *   floor     one packet after the other: hash, probe, update
+ *   floor+pf  BENCH_BURST packets at a time: hash all and prefetch their
+ *             slots, then probe and update each
+ * and the ratios flow / floor and baseline / floor.
+ * Pass 0 is not part of any figure: the flow context creates its F
  * flows there ("first" line). QP pairs are learned from an RDMA CM REQ/REP
  * exchange per connection fed to both contexts before pass 0 (untimed), so
  * the timed passes are the steady state of paired flows; with -P there is
@@ -39,12 +51,15 @@
  *        least 3 passes)
  *        bench_flow -n PASSES ...   exactly PASSES timed passes per context,
  *        for instruction counts under valgrind --tool=callgrind: the timed
- *        loops are bench_flow_pass_base() and bench_flow_pass_full(), e.g.
+ *        loops are bench_flow_pass_base(), bench_flow_pass_full() and the
+ *        floor's bench_floor_pass_walk(), bench_floor_pass_plain() and
+ *        bench_floor_pass_batch(), e.g.
  *          ./libtool --mode=execute valgrind --tool=callgrind \
  *            --toggle-collect=bench_flow_pass_full tests/bench/bench_flow \
  *            -n 3 -f 1000
  *        and Ir / (PASSES x packets per pass) is instructions per packet.
- *   -f FLOWS  one case with FLOWS flows instead of 1000 and 1000000
+ *   -f FLOWS  one case with FLOWS flows instead of 1000, 100000 and
+ *             1000000
  *   -P        no RDMA CM: pairs from ACK PSNs only
  *   -A        64-byte-aligned allocations (an experiment: the default
  *             allocator returns 16-byte-aligned blocks)
@@ -268,10 +283,11 @@ bench_flow_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
   return read_arena(ctx, b, ts0);
 }
 
-static void print_rate(const char *name, double secs, uint64_t pkts,
-                       double base_ns, const char *note_) {
-  bench_print_rate(9, name, secs * 1e9 / (double)pkts, 0, base_ns, "baseline",
-                   note_);
+static double print_rate(const char *name, double secs, uint64_t pkts,
+                         double base_ns, const char *note_) {
+  double ns = secs * 1e9 / (double)pkts;
+  bench_print_rate(9, name, ns, 0, base_ns, "baseline", note_);
+  return ns;
 }
 
 /* ------------------------------------------------------------ memory */
@@ -322,17 +338,38 @@ static int run_case(uint32_t nflows) {
   rtel_ctx *base = NULL, *full = NULL;
   rtel_ctx_stats st, stb;
   bench_alloc_log lb, lf;
+  bench_floor fl;
   rtel_tstamp ts = 1000000000ull;
-  double t_base = 0, t_full = 0, t_first, base_ns;
+  double t_base = 0, t_full = 0, t_first, base_ns, full_ns;
+  double t_walk = 0, t_floor = 0, t_floor_pf = 0, floor_ns, floor_pf_ns;
   uint64_t pass = 0, npass = 0;
+  size_t floor_keys, ack_keys = 0, i;
+  uint8_t *acked;
   uint32_t f;
-  char note_[128];
+  char note_[160];
   int rv;
 
-  if (bench_init(&b, nflows) != 0) {
+  if (bench_init(&b, nflows) != 0 ||
+      bench_floor_init(&fl, 2 * (size_t)nflows) != 0 ||
+      (acked = calloc(nflows, 1)) == NULL) {
     fprintf(stderr, "bench_flow: out of memory for the arena\n");
     return 1;
   }
+  /* the floor's keys: the F data flows and the flows the ACKs name (their
+   * reverse QPs): the same set every pass */
+  for (i = 0; i < b.n; i++) {
+    if (b.desc[i] & ACK_BIT) {
+      int64_t t = (int64_t)(b.desc[i] & ~ACK_BIT) - (int64_t)b.lag;
+      if (t < 0) {
+        t += (int64_t)b.ndata;
+      }
+      f = (uint32_t)((uint64_t)t % nflows);
+      ack_keys += !acked[f];
+      acked[f] = 1;
+    }
+  }
+  free(acked);
+  floor_keys = nflows + ack_keys;
   rtel_settings_default(&sb);
   sb.flow_flags = RTEL_FLOW_DISABLE;
   sb.nvme_flags = RTEL_NVME_DISABLE;
@@ -386,6 +423,7 @@ static int run_case(uint32_t nflows) {
   build_pass(&b, pass);
   bench_flow_pass_warm(base, &b, ts);
   t_first = bench_flow_pass_first(full, &b, ts);
+  bench_floor_fill(&fl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
   ts += b.n * TS_STEP;
   pass++;
   if (rtel_ctx_get_stats(full, &st) != 0 || st.flows_created != nflows ||
@@ -409,6 +447,11 @@ static int run_case(uint32_t nflows) {
     build_pass(&b, pass);
     t_base += bench_flow_pass_base(base, &b, ts);
     t_full += bench_flow_pass_full(full, &b, ts);
+    t_walk += bench_floor_pass_walk(b.arena, SLOT, b.n, b.wire);
+    t_floor +=
+        bench_floor_pass_plain(&fl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
+    t_floor_pf +=
+        bench_floor_pass_batch(&fl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
     ts += b.n * TS_STEP;
     pass++;
     npass++;
@@ -425,24 +468,41 @@ static int run_case(uint32_t nflows) {
   print_rate("baseline", t_base, npass * b.n, 0, "(decode + counters)");
   snprintf(note_, sizeof(note_), "(%llu timed passes each)",
            (unsigned long long)npass);
-  print_rate("flow", t_full, npass * b.n, base_ns, note_);
-  printf("check     flows_created %llu, flows_evicted %llu, flows_active "
-         "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
-         "ctrl_unattributed %llu, allocator calls in timed loops 0\n",
-         (unsigned long long)st.flows_created,
-         (unsigned long long)st.flows_evicted,
-         (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
-         (unsigned long long)st.pairs_psn,
-         (unsigned long long)st.pairs_evicted,
-         (unsigned long long)st.ctrl_unattributed);
+  full_ns = print_rate("flow", t_full, npass * b.n, base_ns, note_);
+  print_rate("walk", t_walk, npass * b.n, 0,
+             "(read the floor's key bytes of each packet, no table)");
+  snprintf(note_, sizeof(note_),
+           "(bare floor: plain hash table of 64-byte entries, %zu keys in "
+           "%zu, one update per packet)",
+           floor_keys, fl.cap);
+  floor_ns = print_rate("floor", t_floor, npass * b.n, 0, note_);
+  snprintf(note_, sizeof(note_),
+           "(the same, %u packets at a time: hash and prefetch, then update)",
+           BURST);
+  floor_pf_ns = print_rate("floor+pf", t_floor_pf, npass * b.n, 0, note_);
+  printf("ratio     flow / floor %.2f (plain), %.2f (batched + prefetched); "
+         "baseline / floor %.2f\n",
+         full_ns / floor_ns, full_ns / floor_pf_ns, base_ns / floor_ns);
+  bench_print_allocs();
+  printf(
+      "check     flows_created %llu, flows_evicted %llu, flows_active "
+      "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
+      "ctrl_unattributed %llu, allocator calls in timed loops 0; floor keys "
+      "%zu\n",
+      (unsigned long long)st.flows_created,
+      (unsigned long long)st.flows_evicted,
+      (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
+      (unsigned long long)st.pairs_psn, (unsigned long long)st.pairs_evicted,
+      (unsigned long long)st.ctrl_unattributed, fl.n);
   if (st.flows_created != nflows || st.flows_evicted != 0 ||
-      st.pkts_roce != st.pkts || stb.pkts_roce != stb.pkts ||
-      st.pkts != stb.pkts) {
+      fl.n != floor_keys || st.pkts_roce != st.pkts ||
+      stb.pkts_roce != stb.pkts || st.pkts != stb.pkts) {
     fprintf(stderr, "bench_flow: unexpected counters at the end\n");
     return 1;
   }
   rtel_ctx_del(full);
   rtel_ctx_del(base);
+  bench_floor_free(&fl);
   bench_free(&b);
   return 0;
 }
@@ -483,6 +543,9 @@ int main(int argc, char **argv) {
     rv = run_case(one);
   } else {
     rv = run_case(1000);
+    if (rv == 0) {
+      rv = run_case(100000);
+    }
     if (rv == 0) {
       rv = run_case(1000000);
     }

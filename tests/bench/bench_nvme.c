@@ -34,7 +34,23 @@
  *   baseline  flow table on, NVMe-oF correlator disabled
  *   nvme      flow table and NVMe-oF correlator on
  * so "nvme" minus "baseline" is the correlator's cost, the flow table being
- * on in both. Pass 0 (warm-up) is timed by none. After every pass the nvme
+ * on in both; and, alternately with them on the same passes, two bare
+ * floors written here (bench_util.h), not the library:
+ *   flowfloor the flow-table floor of bench_flow: a plain open-addressing
+ *             table of 64-byte entries keyed by the packet's (source,
+ *             destination, destination QPN) read at fixed offsets (2 keys
+ *             per queue), one update per packet
+ *   floor     the same, and for every packet of an I/O (capsule, data,
+ *             READ REQUEST, response) one update of a second such table
+ *             keyed by (queue, CID): taken at the command (its time), the
+ *             data packets' bytes added, the latency summed and the entry
+ *             removed at the response. The floor is told each packet's
+ *             (queue, CID) by the builder (an array made with the arena,
+ *             untimed): finding it from the bytes (capsule and response
+ *             CID, SGL key of a RETH, PSN ranges of MIDDLE/LAST) is the
+ *             correlator's work and is left out, so this is a lower bound.
+ * with the ratios nvme / floor and baseline / flowfloor.
+ * Pass 0 (warm-up) is timed by none. After every pass the nvme
  * context must have completed exactly the pass's I/Os, with no data
  * unmatched, no orphan and no timeout.
  *
@@ -54,7 +70,8 @@
  *        bench_nvme -n PASSES ...   exactly PASSES timed passes per context,
  *        for instruction counts under valgrind --tool=callgrind: the timed
  *        loops are bench_nvme_pass_decode(), bench_nvme_pass_base() and
- *        bench_nvme_pass_full(), e.g.
+ *        bench_nvme_pass_full() (the floors': bench_floor_pass_plain() and
+ *        bench_nvme_pass_floor()), e.g.
  *          ./libtool --mode=execute valgrind --tool=callgrind \
  *            --toggle-collect=bench_nvme_pass_full tests/bench/bench_nvme \
  *            -n 3 -q 64
@@ -97,6 +114,16 @@ typedef struct pdesc {
                    the acknowledged one's) */
 } pdesc;
 
+/* What the floor is told of a packet: its I/O's queue and CID, and what
+ * it is of the I/O (IO_NONE: an ACK). */
+enum { IO_NONE, IO_CMD, IO_DATA, IO_RSP };
+typedef struct iokey {
+  uint32_t q;
+  uint16_t cid;
+  uint8_t op;
+  uint8_t pad;
+} iokey;
+
 typedef struct bench {
   uint32_t nq;  /* queues */
   uint32_t nio; /* I/Os per queue per pass */
@@ -104,6 +131,7 @@ typedef struct bench {
   size_t nreads, nwrites;
   uint8_t *arena;
   pdesc *desc;
+  iokey *iok; /* per slot, for the floor */
   uint16_t *cap, *wire;
   uint32_t *hpsn0, *tpsn0; /* per queue: first host / target PSN */
 } bench;
@@ -232,7 +260,15 @@ static void build(const bench *b, uint8_t *p, const pdesc *d, uint64_t pass,
 static void build_pass(const bench *b, uint64_t pass) {
   size_t i;
   for (i = 0; i < b->n; i++) {
-    build(b, b->arena + i * SLOT, &b->desc[i], pass, &b->cap[i], &b->wire[i]);
+    const pdesc *d = &b->desc[i];
+    build(b, b->arena + i * SLOT, d, pass, &b->cap[i], &b->wire[i]);
+    b->iok[i].q = d->q;
+    b->iok[i].cid = (uint16_t)((pass * b->nio + d->io) & 0xffff);
+    b->iok[i].op = d->kind == K_CMD                         ? IO_CMD
+                   : d->kind == K_RSP                       ? IO_RSP
+                   : d->kind == K_ACKC || d->kind == K_ACKD ? IO_NONE
+                                                            : IO_DATA;
+    b->iok[i].pad = 0;
   }
 }
 
@@ -321,9 +357,10 @@ static int bench_init(bench *b, uint32_t nq) {
   }
   b->arena = bench_arena_alloc(b->n * SLOT);
   b->desc = malloc(b->n * sizeof(*b->desc));
+  b->iok = malloc(b->n * sizeof(*b->iok));
   b->cap = malloc(b->n * sizeof(*b->cap));
   b->wire = malloc(b->n * sizeof(*b->wire));
-  if (!b->arena || !b->desc || !b->cap || !b->wire) {
+  if (!b->arena || !b->desc || !b->iok || !b->cap || !b->wire) {
     return -1;
   }
   /* round robin over the queues, packet by packet */
@@ -344,6 +381,7 @@ static int bench_init(bench *b, uint32_t nq) {
 static void bench_free(bench *b) {
   free(b->arena);
   free(b->desc);
+  free(b->iok);
   free(b->cap);
   free(b->wire);
   free(b->hpsn0);
@@ -423,10 +461,69 @@ bench_nvme_pass_full(rtel_ctx *ctx, const bench *b, rtel_tstamp ts0) {
   return read_arena(ctx, b, ts0);
 }
 
-static void print_rate(const char *name, double secs, uint64_t pkts,
-                       double ppio, double base_ns, const char *note_) {
-  bench_print_rate(9, name, secs * 1e9 / (double)pkts, ppio, base_ns,
-                   "baseline", note_);
+/* The floor's tables and tallies. */
+typedef struct nvme_floor {
+  bench_floor flows; /* (source, destination, QPN) */
+  bench_floor ios;   /* (queue, CID) */
+  uint64_t done;     /* responses that found their command */
+  uint64_t unmatched;
+  uint64_t lat_sum; /* ns, command to response */
+} nvme_floor;
+
+/* One pass of the floor: each packet's flow entry, then its I/O's. */
+static inline void floor_loop(nvme_floor *fl, const bench *b,
+                              rtel_tstamp ts0) {
+  size_t i;
+  for (i = 0; i < b->n; i++) {
+    const uint8_t *p = b->arena + i * SLOT;
+    const iokey *k = &b->iok[i];
+    rtel_tstamp ts = ts0 + i * TS_STEP;
+    bench_floor_ent *e;
+    uint64_t h;
+    bench_floor_update(bench_floor_pkt(&fl->flows, p), p, b->wire[i], ts);
+    if (k->op == IO_NONE) {
+      continue;
+    }
+    h = bench_floor_hash(k->q, k->cid, 0);
+    if (k->op == IO_CMD) {
+      e = bench_floor_get(&fl->ios, h, k->q, k->cid, 0);
+      e->first_ts = e->last_ts = ts;
+      e->pkts = 1;
+      e->bytes = 0;
+      e->psn = p[54]; /* the command's opcode */
+    } else if ((e = bench_floor_find(&fl->ios, h, k->q, k->cid, 0)) == NULL) {
+      fl->unmatched++;
+    } else if (k->op == IO_DATA) {
+      e->pkts++;
+      e->bytes += b->wire[i];
+      e->last_ts = ts;
+    } else {
+      fl->lat_sum += ts - e->first_ts;
+      fl->done++;
+      bench_floor_del(&fl->ios, e);
+    }
+  }
+}
+
+static void floor_warm(nvme_floor *fl, const bench *b, rtel_tstamp ts0) {
+  floor_loop(fl, b, ts0);
+}
+
+double bench_nvme_pass_floor(nvme_floor *fl, const bench *b, rtel_tstamp ts0);
+
+__attribute__((noinline)) double
+bench_nvme_pass_floor(nvme_floor *fl, const bench *b, rtel_tstamp ts0) {
+  bench_timer tm;
+  bench_timer_start(&tm);
+  floor_loop(fl, b, ts0);
+  return bench_timer_stop(&tm, b->n);
+}
+
+static double print_rate(const char *name, double secs, uint64_t pkts,
+                         double ppio, double base_ns, const char *note_) {
+  double ns = secs * 1e9 / (double)pkts;
+  bench_print_rate(9, name, ns, ppio, base_ns, "baseline", note_);
+  return ns;
 }
 
 /* ------------------------------------------------------------ memory */
@@ -520,14 +617,20 @@ static int run_case(uint32_t nq) {
   rtel_ctx *cd = NULL, *cb = NULL, *cf = NULL;
   rtel_ctx_stats st;
   bench_alloc_log lg;
+  nvme_floor fl;
+  bench_floor ffl; /* the flow-table floor alone */
   rtel_tstamp ts = 1000000000ull;
   double t_dec = 0, t_base = 0, t_full = 0, base_ns, ppio;
+  double t_ffloor = 0, t_floor = 0, full_ns, ffloor_ns, floor_ns;
   uint64_t pass = 0, npass = 0, ios_pass;
   uint32_t q;
   char note_[160];
   int rv;
 
-  if (bench_init(&b, nq) != 0) {
+  memset(&fl, 0, sizeof(fl));
+  if (bench_init(&b, nq) != 0 || bench_floor_init(&ffl, 2 * (size_t)nq) != 0 ||
+      bench_floor_init(&fl.flows, 2 * (size_t)nq) != 0 ||
+      bench_floor_init(&fl.ios, (size_t)nq * DEPTH) != 0) {
     fprintf(stderr, "bench_nvme: out of memory for the arena\n");
     return 1;
   }
@@ -589,6 +692,8 @@ static int run_case(uint32_t nq) {
   bench_nvme_pass_warm(cd, &b, ts);
   bench_nvme_pass_warm(cb, &b, ts);
   bench_nvme_pass_warm(cf, &b, ts);
+  bench_floor_fill(&ffl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
+  floor_warm(&fl, &b, ts);
   ts += b.n * TS_STEP;
   pass++;
   if (rtel_ctx_get_stats(cf, &st) != 0 || st.nvme_queues_cm != nq ||
@@ -614,9 +719,23 @@ static int run_case(uint32_t nq) {
     t_dec += bench_nvme_pass_decode(cd, &b, ts);
     t_base += bench_nvme_pass_base(cb, &b, ts);
     t_full += bench_nvme_pass_full(cf, &b, ts);
+    t_ffloor +=
+        bench_floor_pass_plain(&ffl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
+    t_floor += bench_nvme_pass_floor(&fl, &b, ts);
     ts += b.n * TS_STEP;
     pass++;
     npass++;
+    if (fl.done != pass * ios_pass || fl.unmatched != 0 || fl.ios.n != 0 ||
+        ffl.n != 2 * (size_t)nq || fl.flows.n != 2 * (size_t)nq) {
+      fprintf(stderr,
+              "bench_nvme: pass %llu: the floor completed %llu I/Os (want "
+              "%llu), %llu packets unmatched, %zu left open, %zu flow keys "
+              "(want %u)\n",
+              (unsigned long long)pass, (unsigned long long)fl.done,
+              (unsigned long long)(pass * ios_pass),
+              (unsigned long long)fl.unmatched, fl.ios.n, fl.flows.n, 2 * nq);
+      return 1;
+    }
     if (rtel_ctx_get_stats(cf, &st) != 0 || !stats_ok(&st, pass * ios_pass)) {
       fprintf(stderr, "bench_nvme: pass %llu: complete %llu (want %llu)\n",
               (unsigned long long)pass, (unsigned long long)st.ios_complete,
@@ -633,7 +752,23 @@ static int run_case(uint32_t nq) {
              "(flows on, NVMe-oF off)");
   snprintf(note_, sizeof(note_), "(%llu timed passes each)",
            (unsigned long long)npass);
-  print_rate("nvme", t_full, npass * b.n, ppio, base_ns, note_);
+  full_ns = print_rate("nvme", t_full, npass * b.n, ppio, base_ns, note_);
+  snprintf(note_, sizeof(note_),
+           "(bare floor of the flow table: plain hash table of 64-byte "
+           "entries, %zu keys in %zu, one update per packet)",
+           ffl.n, ffl.cap);
+  ffloor_ns = print_rate("flowfloor", t_ffloor, npass * b.n, ppio, 0, note_);
+  snprintf(note_, sizeof(note_),
+           "(flowfloor + a (queue, CID) table, %zu entries, per I/O packet; "
+           "mean command-response %.0f ns)",
+           fl.ios.cap, fl.done ? (double)fl.lat_sum / (double)fl.done : 0.0);
+  floor_ns = print_rate("floor", t_floor, npass * b.n, ppio, 0, note_);
+  printf("ratio     nvme / floor %.2f; baseline / flowfloor %.2f; (nvme - "
+         "baseline) / (floor - flowfloor) %.1f\n",
+         full_ns / floor_ns, base_ns / ffloor_ns,
+         floor_ns > ffloor_ns ? (full_ns - base_ns) / (floor_ns - ffloor_ns)
+                              : 0.0);
+  bench_print_allocs();
   printf("check     ios_complete %llu (%llu per pass), timeout %llu, orphan "
          "%llu, evicted %llu, data unmatched %llu; flows %llu, "
          "io_join_unmatched %llu; allocator calls in timed loops 0\n",
@@ -646,6 +781,9 @@ static int run_case(uint32_t nq) {
   rtel_ctx_del(cd);
   rtel_ctx_del(cb);
   rtel_ctx_del(cf);
+  bench_floor_free(&ffl);
+  bench_floor_free(&fl.flows);
+  bench_floor_free(&fl.ios);
   bench_free(&b);
   return 0;
 }

@@ -101,6 +101,33 @@ uint8_t *bench_arena_alloc(size_t n) {
   return posix_memalign(&p, 64, n) == 0 ? p : NULL;
 }
 
+/* allocator calls and packets of the timed loops since the last
+ * bench_print_allocs() */
+static uint64_t timed_calls, timed_pkts;
+
+void bench_timer_start(bench_timer *tm) {
+  tm->calls0 = bench_cnt.calls + bench_cnt.frees;
+  tm->w0 = bench_wall_s();
+  tm->t0 = bench_cpu_s();
+}
+
+double bench_timer_stop(const bench_timer *tm, uint64_t pkts) {
+  double t1 = bench_cpu_s();
+  uint64_t calls = bench_cnt.calls + bench_cnt.frees - tm->calls0;
+  wall_total += bench_wall_s() - tm->w0;
+  cpu_total += t1 - tm->t0;
+  timed_calls += calls;
+  timed_pkts += pkts;
+  if (calls != 0) {
+    fprintf(stderr,
+            "%s: the packet path allocated memory (%llu "
+            "allocator calls)\n",
+            bench_prog, (unsigned long long)calls);
+    abort();
+  }
+  return t1 - tm->t0;
+}
+
 double bench_read_arena(rtel_ctx *ctx, const uint8_t *arena, size_t slot,
                         size_t n, const uint16_t *cap, const uint16_t *wire,
                         rtel_tstamp ts0, uint32_t ts_step) {
@@ -108,12 +135,10 @@ double bench_read_arena(rtel_ctx *ctx, const uint8_t *arena, size_t slot,
   const uint8_t *pk[BENCH_BURST];
   size_t ln[BENCH_BURST];
   size_t i, j, m;
-  uint64_t before = bench_cnt.calls + bench_cnt.frees;
-  double t0, t1, w0;
+  bench_timer tm;
 
   memset(pis, 0, sizeof(pis));
-  w0 = bench_wall_s();
-  t0 = bench_cpu_s();
+  bench_timer_start(&tm);
   for (i = 0; i < n; i += m) {
     m = n - i < BENCH_BURST ? n - i : BENCH_BURST;
     for (j = 0; j < m; j++) {
@@ -127,18 +152,7 @@ double bench_read_arena(rtel_ctx *ctx, const uint8_t *arena, size_t slot,
       abort();
     }
   }
-  t1 = bench_cpu_s();
-  wall_total += bench_wall_s() - w0;
-  cpu_total += t1 - t0;
-  if (bench_cnt.calls + bench_cnt.frees != before) {
-    fprintf(stderr,
-            "%s: the packet path allocated memory (%llu "
-            "allocator calls)\n",
-            bench_prog,
-            (unsigned long long)(bench_cnt.calls + bench_cnt.frees - before));
-    abort();
-  }
-  return t1 - t0;
+  return bench_timer_stop(&tm, n);
 }
 
 void bench_print_rate(int width, const char *name, double ns,
@@ -161,6 +175,127 @@ void bench_print_load(void) {
   printf("\nload      the timed loops had %.0f%% of a CPU (thread CPU time / "
          "wall time; figures above are CPU time)\n",
          wall_total > 0 ? 100.0 * cpu_total / wall_total : 0.0);
+}
+
+void bench_print_allocs(void) {
+  printf("alloc/pkt %.0f   (%llu allocator calls in the timed loops over "
+         "%llu packets)\n",
+         timed_pkts ? (double)timed_calls / (double)timed_pkts : 0.0,
+         (unsigned long long)timed_calls, (unsigned long long)timed_pkts);
+  timed_calls = timed_pkts = 0;
+}
+
+/* ------------------------------------------------------------ the floor */
+
+int bench_floor_init(bench_floor *t, size_t keys) {
+  size_t cap = 16;
+  while (cap < 2 * keys) {
+    cap *= 2;
+  }
+  memset(t, 0, sizeof(*t));
+  t->e = (bench_floor_ent *)bench_arena_alloc(cap * sizeof(*t->e));
+  if (t->e == NULL) {
+    return -1;
+  }
+  memset(t->e, 0, cap * sizeof(*t->e));
+  t->cap = cap;
+  t->mask = cap - 1;
+  return 0;
+}
+
+void bench_floor_free(bench_floor *t) {
+  free(t->e);
+  memset(t, 0, sizeof(*t));
+}
+
+void bench_floor_del(bench_floor *t, bench_floor_ent *e) {
+  size_t i = (size_t)(e - t->e), j = i;
+  for (;;) {
+    size_t k;
+    j = (j + 1) & t->mask;
+    if (!t->e[j].used) {
+      break;
+    }
+    /* the entry at j may move to the hole at i unless its home slot k is
+     * cyclically in (i, j] */
+    k = t->e[j].h & t->mask;
+    if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+      t->e[i] = t->e[j];
+      i = j;
+    }
+  }
+  memset(&t->e[i], 0, sizeof(t->e[i]));
+  t->n--;
+}
+
+void bench_floor_fill(bench_floor *t, const uint8_t *arena, size_t slot,
+                      size_t n, const uint16_t *wire, uint64_t ts0,
+                      uint32_t ts_step) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const uint8_t *p = arena + i * slot;
+    bench_floor_update(bench_floor_pkt(t, p), p, wire[i], ts0 + i * ts_step);
+  }
+}
+
+static volatile uint64_t walk_sink;
+
+__attribute__((noinline)) double bench_floor_pass_walk(const uint8_t *arena,
+                                                       size_t slot, size_t n,
+                                                       const uint16_t *wire) {
+  bench_timer tm;
+  uint64_t acc = 0;
+  size_t i;
+  bench_timer_start(&tm);
+  for (i = 0; i < n; i++) {
+    const uint8_t *p = arena + i * slot;
+    acc += (bench_rd32(p + 26) ^ bench_rd32(p + 30) ^ bench_rd24(p + 47)) +
+           bench_rd24(p + 51) + p[15] + wire[i];
+  }
+  walk_sink += acc;
+  return bench_timer_stop(&tm, n);
+}
+
+__attribute__((noinline)) double
+bench_floor_pass_plain(bench_floor *t, const uint8_t *arena, size_t slot,
+                       size_t n, const uint16_t *wire, uint64_t ts0,
+                       uint32_t ts_step) {
+  bench_timer tm;
+  size_t i;
+  bench_timer_start(&tm);
+  for (i = 0; i < n; i++) {
+    const uint8_t *p = arena + i * slot;
+    bench_floor_update(bench_floor_pkt(t, p), p, wire[i], ts0 + i * ts_step);
+  }
+  return bench_timer_stop(&tm, n);
+}
+
+__attribute__((noinline)) double
+bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
+                       size_t n, const uint16_t *wire, uint64_t ts0,
+                       uint32_t ts_step) {
+  uint32_t ka[BENCH_BURST], kb[BENCH_BURST], kc[BENCH_BURST];
+  uint64_t kh[BENCH_BURST];
+  bench_timer tm;
+  size_t i, j, m;
+  bench_timer_start(&tm);
+  for (i = 0; i < n; i += m) {
+    m = n - i < BENCH_BURST ? n - i : BENCH_BURST;
+    for (j = 0; j < m; j++) {
+      const uint8_t *p = arena + (i + j) * slot;
+      ka[j] = bench_rd32(p + 26);
+      kb[j] = bench_rd32(p + 30);
+      kc[j] = bench_rd24(p + 47);
+      kh[j] = bench_floor_hash(ka[j], kb[j], kc[j]);
+      __builtin_prefetch(&t->e[(size_t)kh[j] & t->mask], 1);
+    }
+    for (j = 0; j < m; j++) {
+      const uint8_t *p = arena + (i + j) * slot;
+      bench_floor_update(bench_floor_get(t, kh[j], ka[j], kb[j], kc[j]), p,
+                         wire[i + j], ts0 + (i + j) * ts_step);
+    }
+  }
+  return bench_timer_stop(&tm, n);
 }
 
 /* ------------------------------------------------------------ bytes */

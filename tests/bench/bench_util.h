@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <rocetel/rocetel.h>
 
@@ -62,6 +63,20 @@ int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
  * spread over two or three by malloc()'s 16-byte alignment. free() it. */
 uint8_t *bench_arena_alloc(size_t n);
 
+/* A timed loop: bench_timer_start() before it, bench_timer_stop() after
+ * it with the packets it handled. stop() returns the thread CPU seconds
+ * in between, adds them and the wall time to the load tally
+ * (bench_print_load()), adds the packets and the allocator calls made in
+ * between to the allocation tally (bench_print_allocs()), and aborts if
+ * there was any allocator call: no timed loop may allocate. */
+typedef struct bench_timer {
+  double w0, t0;
+  uint64_t calls0;
+} bench_timer;
+
+void bench_timer_start(bench_timer *tm);
+double bench_timer_stop(const bench_timer *tm, uint64_t pkts);
+
 /* Reads the |n| packets of |arena| (slot i at arena + i * slot, captured
  * length cap[i], wire length wire[i]) into |ctx| in bursts of BENCH_BURST,
  * packet i with timestamp ts0 + i * ts_step. Returns the thread CPU
@@ -79,8 +94,162 @@ void bench_print_rate(int width, const char *name, double ns,
                       double pkts_per_io, double base_ns,
                       const char *base_name, const char *note);
 
-/* The last line: CPU time / wall time of bench_read_arena()'s loops. */
+/* The last line: CPU time / wall time of the timed loops. */
 void bench_print_load(void);
+
+/* The line "alloc/pkt": allocator calls (malloc, calloc, realloc, free)
+ * in the timed loops since the last call / packets timed since then, and
+ * both counts. It can only print 0: bench_timer_stop() aborts at the
+ * first timed loop that calls the allocator. */
+void bench_print_allocs(void);
+
+/* ------------------------------------------------------------ the floor */
+
+/* The bare floor of a flow table: a plain open-addressing hash table
+ * (linear probing, power-of-two size, no resizing, nothing else) of
+ * 64-byte entries, 64-byte aligned, written here and not in the library,
+ * updated once per packet. Key: three 32-bit words; for a packet, its
+ * (source address, destination address, destination QPN) read from the
+ * bytes at fixed offsets (Ethernet without VLAN, IPv4 without options:
+ * 26, 30, 47). Update: packets, bytes, first and last timestamp, highest
+ * PSN, PSN gaps, CE marks. */
+typedef struct bench_floor_ent {
+  uint32_t a, b, c; /* the key */
+  uint32_t used;    /* 1: taken */
+  uint64_t pkts, bytes;
+  uint64_t first_ts, last_ts;
+  uint32_t psn;  /* highest PSN (the packet's; for a (queue, CID) entry:
+                    what the caller keeps there) */
+  uint32_t gaps; /* PSNs that jumped ahead by more than one */
+  uint32_t ce;   /* packets marked CE */
+  uint32_t h;    /* the low 32 bits of the key's hash */
+} bench_floor_ent;
+
+typedef struct bench_floor {
+  bench_floor_ent *e;
+  size_t cap, mask; /* entries: a power of two */
+  size_t n;         /* taken */
+} bench_floor;
+
+/* A table for up to |keys| keys: the least power of two >= 2 |keys|
+ * entries (load <= 1/2), zeroed. Returns 0, or -1 out of memory. Not
+ * through bench_mem: not part of what the allocator counts. */
+int bench_floor_init(bench_floor *t, size_t keys);
+void bench_floor_free(bench_floor *t);
+
+static inline uint32_t bench_rd32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+static inline uint32_t bench_rd24(const uint8_t *p) {
+  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint64_t bench_floor_hash(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t h = ((uint64_t)a << 32 | b) ^ ((uint64_t)c * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* The entry of key (a, b, c) of hash |h|, taken if it was not there
+ * (zeroed but for the key); aborts if the table is full. */
+static inline bench_floor_ent *bench_floor_get(bench_floor *t, uint64_t h,
+                                               uint32_t a, uint32_t b,
+                                               uint32_t c) {
+  size_t i = (size_t)h & t->mask;
+  for (;;) {
+    bench_floor_ent *e = &t->e[i];
+    if (!e->used) {
+      if (t->n + 1 >= t->cap) {
+        abort();
+      }
+      t->n++;
+      e->a = a;
+      e->b = b;
+      e->c = c;
+      e->used = 1;
+      e->h = (uint32_t)h;
+      return e;
+    }
+    if (e->a == a && e->b == b && e->c == c) {
+      return e;
+    }
+    i = (i + 1) & t->mask;
+  }
+}
+
+/* The entry of key (a, b, c) of hash |h|, or NULL. */
+static inline bench_floor_ent *bench_floor_find(const bench_floor *t,
+                                                uint64_t h, uint32_t a,
+                                                uint32_t b, uint32_t c) {
+  size_t i = (size_t)h & t->mask;
+  for (;;) {
+    bench_floor_ent *e = &t->e[i];
+    if (!e->used) {
+      return NULL;
+    }
+    if (e->a == a && e->b == b && e->c == c) {
+      return e;
+    }
+    i = (i + 1) & t->mask;
+  }
+}
+
+/* Removes |e| (backward-shift deletion: no tombstones). */
+void bench_floor_del(bench_floor *t, bench_floor_ent *e);
+
+/* The update of a flow entry by one packet: |p| its bytes (BTH at 42),
+ * |wire| its length on the wire, |ts| its time. */
+static inline void bench_floor_update(bench_floor_ent *e, const uint8_t *p,
+                                      uint32_t wire, uint64_t ts) {
+  uint32_t psn = bench_rd24(p + 51), d = (psn - e->psn) & 0xffffff;
+  if (e->pkts == 0) {
+    e->first_ts = ts;
+  } else if (d > 1 && d < 0x800000) {
+    e->gaps++;
+  }
+  if (e->pkts == 0 || d < 0x800000) {
+    e->psn = psn;
+  }
+  e->pkts++;
+  e->bytes += wire;
+  e->last_ts = ts;
+  e->ce += (p[15] & 3) == 3;
+}
+
+/* The flow entry of the packet at |p|, taken if need be. */
+static inline bench_floor_ent *bench_floor_pkt(bench_floor *t,
+                                               const uint8_t *p) {
+  uint32_t a = bench_rd32(p + 26), b = bench_rd32(p + 30),
+           c = bench_rd24(p + 47);
+  return bench_floor_get(t, bench_floor_hash(a, b, c), a, b, c);
+}
+
+/* Takes (and updates) the entries of an arena's packets, untimed: the
+ * floor's pass 0, so that its timed passes find every key there. */
+void bench_floor_fill(bench_floor *t, const uint8_t *arena, size_t slot,
+                      size_t n, const uint16_t *wire, uint64_t ts0,
+                      uint32_t ts_step);
+
+/* A timed pass that reads the floor's key bytes of every packet (and the
+ * PSN and ECN bytes) and no table: what reading the arena costs. */
+double bench_floor_pass_walk(const uint8_t *arena, size_t slot, size_t n,
+                             const uint16_t *wire);
+
+/* The floor's timed passes over an arena laid out as bench_read_arena()'s
+ * (packet i at arena + i * slot, wire length wire[i], time ts0 + i *
+ * ts_step), timed as bench_read_arena() (bench_timer): plain, one packet
+ * after the other (hash, probe, update); batched, BENCH_BURST packets at
+ * a time: first each packet's key is read and hashed and its slot
+ * prefetched, then each is probed and updated. Return CPU seconds. */
+double bench_floor_pass_plain(bench_floor *t, const uint8_t *arena,
+                              size_t slot, size_t n, const uint16_t *wire,
+                              uint64_t ts0, uint32_t ts_step);
+double bench_floor_pass_batch(bench_floor *t, const uint8_t *arena,
+                              size_t slot, size_t n, const uint16_t *wire,
+                              uint64_t ts0, uint32_t ts_step);
 
 /* ------------------------------------------------------------ bytes */
 

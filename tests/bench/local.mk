@@ -8,6 +8,8 @@
 #   make bench-nvme             NVMe-oF correlator: 64 and 4096 queues
 #   make bench BENCH_SECONDS=3  longer timed runs (CPU seconds per case)
 #   make bench-collect          rtel-collect with 1 and 2 workers
+#   make bench-analyze          rtel-analyze against bare libpcap and
+#                               capfile loops over the same capture
 #
 # All three share bench_util.[ch] (timing, burst loop, result lines,
 # counting allocator, byte writers).
@@ -34,7 +36,8 @@ tests_bench_bench_nvme_SOURCES = tests/bench/bench_nvme.c \
 tests_bench_bench_nvme_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_nvme_LDADD = lib/librocetel.la
 
-EXTRA_DIST += tests/bench/README.md tests/bench/collect-scale.py
+EXTRA_DIST += tests/bench/README.md tests/bench/collect-scale.py \
+	tests/bench/analyze-e2e.py
 
 # make bench-collect: rtel-collect with 1 and 2 workers on a 1M-packet
 # capture of 128-byte mirror copies (tests/bench/collect-scale.py).
@@ -43,6 +46,32 @@ bench-collect: examples/rtel-collect$(EXEEXT) examples/rtel-analyze$(EXEEXT) \
 		examples/rtel-sim/rtel-sim$(EXEEXT)
 	$(PYTHON3) $(srcdir)/tests/bench/collect-scale.py --build $(abs_top_builddir) \
 		$(COLLECT_SCALE_ARGS)
+
+# make bench-analyze: rtel-analyze --flows end to end on the same capture,
+# beside bare loops over it with libpcap and with examples/capfile.c
+# (tests/bench/bench_pcaploop.c; tests/bench/analyze-e2e.py). Everything
+# there reads capture files: only with libpcap.
+.PHONY: bench-analyze
+if HAVE_PCAP
+EXTRA_PROGRAMS += tests/bench/bench_pcaploop
+CLEANFILES += tests/bench/bench_pcaploop$(EXEEXT)
+tests_bench_bench_pcaploop_SOURCES = tests/bench/bench_pcaploop.c \
+	examples/capfile.c examples/capfile.h
+tests_bench_bench_pcaploop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples
+tests_bench_bench_pcaploop_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS) \
+	$(PCAP_CFLAGS)
+tests_bench_bench_pcaploop_LDADD = $(PCAP_LIBS)
+
+bench-analyze: examples/rtel-analyze$(EXEEXT) \
+		examples/rtel-sim/rtel-sim$(EXEEXT) \
+		tests/bench/bench_pcaploop$(EXEEXT)
+	$(PYTHON3) $(srcdir)/tests/bench/analyze-e2e.py --build $(abs_top_builddir) \
+		$(ANALYZE_E2E_ARGS)
+else
+bench-analyze:
+	@echo "bench-analyze: needs libpcap (rtel-analyze, bench_pcaploop)" >&2; \
+	exit 1
+endif
 
 .PHONY: bench bench-flow bench-nvme
 bench-flow: tests/bench/bench_flow$(EXEEXT)
