@@ -46,7 +46,7 @@
  * same allocator checks that the timed loops allocate nothing (abort if
  * they do).
  *
- * Usage: bench_flow [-f FLOWS] [-P] [-A] [-d] [SECONDS_PER_CASE]
+ * Usage: bench_flow [-f FLOWS] [-P] [-A] [-H] [-d] [SECONDS_PER_CASE]
  *        (default 1.0: CPU seconds of the flow context's timed passes, at
  *        least 3 passes)
  *        bench_flow -n PASSES ...   exactly PASSES timed passes per context,
@@ -63,6 +63,10 @@
  *   -P        no RDMA CM: pairs from ACK PSNs only
  *   -A        64-byte-aligned allocations (an experiment: the default
  *             allocator returns 16-byte-aligned blocks)
+ *   -H        as -A, and blocks of 2 MiB or more 2 MiB-aligned with
+ *             transparent huge pages asked for (madvise), written at
+ *             allocation: what an embedder's allocator can do for large
+ *             tables (rtel_mem_default(3))
  *   -d        leave max_qp_pairs at rtel_settings_default()'s value
  *             instead of 2 F (each connection takes two pairing entries):
  *             shows what the pairing table does then
@@ -521,13 +525,15 @@ int main(int argc, char **argv) {
       psn_pairing = 1;
     } else if (strcmp(argv[i], "-A") == 0) {
       bench_cnt.align64 = 1;
+    } else if (strcmp(argv[i], "-H") == 0) {
+      bench_cnt.align64 = bench_cnt.huge = 1;
     } else if (strcmp(argv[i], "-d") == 0) {
       default_pairs = 1;
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
       fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-A] "
-                      "[-d] [SECONDS_PER_CASE]\n");
+                      "[-H] [-d] [SECONDS_PER_CASE]\n");
       return 2;
     }
   }
@@ -538,7 +544,9 @@ int main(int argc, char **argv) {
   printf("librocetel %s flow benchmark: parse + flow update, one core; "
          "%u-packet bursts to rtel_ctx_read_pkts(), %u ns apart%s\n",
          rtel_version(0)->version_str, BURST, TS_STEP,
-         bench_cnt.align64 ? "; 64-byte-aligned allocations" : "");
+         bench_cnt.huge      ? "; 64-byte-aligned allocations, huge pages"
+         : bench_cnt.align64 ? "; 64-byte-aligned allocations"
+                             : "");
   if (one) {
     rv = run_case(one);
   } else {

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/bench/bench_util.c - what the benchmarks share (bench_util.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1 /* madvise(MADV_HUGEPAGE) */
 
 #include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 const char *bench_prog = "bench";
@@ -41,15 +43,26 @@ static void note(bench_counting *c, size_t nmemb, size_t size) {
   }
 }
 
-static void *aligned(size_t n) {
+/* 64-byte aligned; with huge set, blocks of 2 MiB and more 2 MiB aligned
+ * and given to transparent huge pages */
+static void *aligned(const bench_counting *c, size_t n) {
   void *p = NULL;
+  if (c->huge && n >= (2u << 20)) {
+    if (posix_memalign(&p, 2u << 20, n) != 0) {
+      return NULL;
+    }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
   return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
 }
 
 static void *c_malloc(size_t size, void *ud) {
   bench_counting *c = ud;
   note(c, 1, size);
-  return c->align64 ? aligned(size) : malloc(size);
+  return c->align64 ? aligned(c, size) : malloc(size);
 }
 
 static void *c_calloc(size_t nmemb, size_t size, void *ud) {
@@ -62,7 +75,7 @@ static void *c_calloc(size_t nmemb, size_t size, void *ud) {
   if (size && nmemb > SIZE_MAX / size) {
     return NULL;
   }
-  p = aligned(nmemb * size);
+  p = aligned(c, nmemb * size);
   if (p) {
     memset(p, 0, nmemb * size);
   }

@@ -35,6 +35,7 @@ typedef struct bench_counting {
   uint64_t frees;
   uint64_t bytes; /* requested by those calls */
   int align64;    /* set: 64-byte-aligned blocks (an experiment) */
+  int huge;       /* set (with align64): huge pages for blocks >= 2 MiB */
   unsigned nlog;  /* allocations logged since the last reset */
   uint64_t log[BENCH_LOG_MAX][2]; /* nmemb, size */
 } bench_counting;
