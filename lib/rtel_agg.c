@@ -28,6 +28,8 @@ typedef struct aggent {
 int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
                    const rtel__env *env) {
   uint32_t cap = s->max_aggregates ? s->max_aggregates : 128;
+  uint32_t ns;
+  int rv;
   memset(a, 0, sizeof(*a));
   a->env = *env;
   a->interval = s->report_interval;
@@ -36,21 +38,67 @@ int rtel__agg_init(rtel__agg *a, const rtel_settings *s,
   if (s->nvme_flags & RTEL_NVME_DISABLE) {
     return 0;
   }
-  return rtel__qtab_init(&a->keys, cap, sizeof(aggent),
-                         s->hash_seed ^ 0x61c88647u, env->mem);
+  if ((rv = rtel__qtab_init(&a->keys, cap, sizeof(aggent),
+                            s->hash_seed ^ 0x61c88647u, env->mem)) != 0) {
+    return rv;
+  }
+  ns = rtel__pow2_at_least(cap * 2u);
+  a->slots = rtel__zalloc(env, ns, sizeof(*a->slots));
+  if (a->slots == NULL) {
+    rtel__agg_free(a);
+    return RTEL_ERR_NOMEM;
+  }
+  a->slot_mask = ns - 1;
+  a->gen = 1; /* the zeroed slots are stale */
+  return 0;
 }
 
 void rtel__agg_free(rtel__agg *a) {
   if (a->env.mem) {
     rtel__qtab_free(&a->keys, a->env.mem);
+    rtel__dealloc(&a->env, a->slots);
+    a->slots = NULL;
   }
 }
 
-static void add_to(rtel__agg *a, const rtel_io_record *r, uint32_t nsid) {
+static uint64_t word(const uint8_t *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+/* The slot of a record's key (obs, host, target, nsid): a cheap hash, the
+ * entry's key being compared on every hit. */
+static rtel__aggslot *slot_of(const rtel__agg *a, const rtel_io_record *r) {
+  uint64_t x = word(r->host) * 0x9E3779B97F4A7C15ull ^
+               word(r->host + 8) * 0xC2B2AE3D27D4EB4Full ^
+               word(r->target) * 0x165667B19E3779F9ull ^
+               word(r->target + 8) * 0x27D4EB2F165667C5ull ^
+               ((uint64_t)r->obs << 32 | r->nsid);
+  return &a->slots[rtel__mix32(x ^ a->keys.seed) & a->slot_mask];
+}
+
+/* Is |e| the aggregate of |r|'s key with namespace |nsid|? */
+static int key_is(const aggent *e, const rtel_io_record *r, uint32_t nsid) {
+  const rtel__qkey *k = &e->q.key;
+  return ((word(k->src) ^ word(r->host)) |
+          (word(k->src + 8) ^ word(r->host + 8)) |
+          (word(k->dst) ^ word(r->target)) |
+          (word(k->dst + 8) ^ word(r->target + 8)) |
+          (uint64_t)(k->obs ^ r->obs) | (uint64_t)(k->qpn ^ nsid)) == 0;
+}
+
+static aggent *ent_at(const rtel__agg *a, uint32_t i) {
+  return (aggent *)(void *)rtel__qtab_at(&a->keys, i);
+}
+
+/* The aggregate of |r|'s key with namespace |nsid|, made if new; NULL
+ * (counted) when the table is full. */
+static aggent *find_or_add(rtel__agg *a, const rtel_io_record *r,
+                           uint32_t nsid) {
   rtel__qkey k;
   uint32_t h;
   aggent *e;
-  dirstat *d;
 
   memcpy(k.src, r->host, 16);
   memcpy(k.dst, r->target, 16);
@@ -62,46 +110,99 @@ static void add_to(rtel__agg *a, const rtel_io_record *r, uint32_t nsid) {
     e = (aggent *)(void *)rtel__qtab_insert(&a->keys, &k, h);
     if (e == NULL) {
       a->env.stats->aggregates_dropped++;
-      return;
+      return NULL;
     }
     e->flags = r->flags & RTEL_IO_F_IPV6;
   }
-  d = &e->d[r->opcode == RTEL_NVME_OP_WRITE];
-  if (r->state != RTEL_IO_COMPLETE) {
+  return e;
+}
+
+/* What a record adds to an aggregate, prepared once for the two it goes
+ * to. */
+typedef struct addend {
+  unsigned dir;  /* 0 read, 1 write */
+  unsigned done; /* RTEL_IO_COMPLETE (else a timeout) */
+  unsigned has_dal, has_dpl;
+  rtel__hist_val iol, dal, dpl;
+} addend;
+
+static void addend_of(const rtel_io_record *r, addend *p) {
+  p->dir = r->opcode == RTEL_NVME_OP_WRITE;
+  p->done = r->state == RTEL_IO_COMPLETE;
+  if (!p->done) {
+    return;
+  }
+  p->iol = rtel__hist_value(r->iol);
+  p->has_dal = r->dal != RTEL_DURATION_NONE;
+  if (p->has_dal) {
+    p->dal = rtel__hist_value(r->dal);
+  }
+  /* DPL: fetched writes only (a read whose data was fetched has one in
+   * its record, not in the reads' aggregate) */
+  p->has_dpl = r->dpl != RTEL_DURATION_NONE && p->dir;
+  if (p->has_dpl) {
+    p->dpl = rtel__hist_value(r->dpl);
+  }
+}
+
+static void add_to(aggent *e, const rtel_io_record *r, const addend *p) {
+  dirstat *d = &e->d[p->dir];
+  if (!p->done) {
     d->timeouts++;
     return;
   }
   d->count++;
   d->bytes += r->bytes;
   d->errors += r->nvme_status != 0;
-  rtel__hist_add(&d->iol, r->iol);
-  if (r->dal != RTEL_DURATION_NONE) {
-    rtel__hist_add(&d->dal, r->dal);
+  rtel__hist_put(&d->iol, p->iol);
+  if (p->has_dal) {
+    rtel__hist_put(&d->dal, p->dal);
   }
-  /* DPL: fetched writes only (a read whose data was fetched has one in
-   * its record, not in the reads' aggregate) */
-  if (r->dpl != RTEL_DURATION_NONE && r->opcode == RTEL_NVME_OP_WRITE) {
-    rtel__hist_add(&d->dpl, r->dpl);
+  if (p->has_dpl) {
+    rtel__hist_put(&d->dpl, p->dpl);
   }
 }
 
 void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
+  rtel__aggslot *sl;
+  aggent *e, *all;
+  addend p;
+
   if (a->keys.ents == NULL ||
       (r->flags & (RTEL_IO_F_ADMIN | RTEL_IO_F_FABRICS)) ||
       (r->opcode != RTEL_NVME_OP_READ && r->opcode != RTEL_NVME_OP_WRITE) ||
       (r->state != RTEL_IO_COMPLETE && r->state != RTEL_IO_TIMEOUT)) {
     return;
   }
-  add_to(a, r, r->nsid);
-  if (r->nsid != RTEL_NSID_ALL) {
-    /* a command naming every namespace (NSID 0xffffffff) has the
-     * per-pair key already: counted once */
-    add_to(a, r, RTEL_NSID_ALL);
+  /* within a period entries are only added, never moved or removed, so
+   * a slot filled in this period whose first entry still has the key
+   * names both entries */
+  addend_of(r, &p);
+  sl = slot_of(a, r);
+  if (sl->gen == a->gen && key_is(e = ent_at(a, sl->ns), r, r->nsid)) {
+    add_to(e, r, &p);
+    if (sl->all != sl->ns) {
+      add_to(ent_at(a, sl->all), r, &p);
+    }
+    return;
+  }
+  e = find_or_add(a, r, r->nsid);
+  if (e != NULL) {
+    add_to(e, r, &p);
+  }
+  /* a command naming every namespace (NSID 0xffffffff) has the per-pair
+   * key already: counted once */
+  all = e;
+  if (r->nsid != RTEL_NSID_ALL && (all = find_or_add(a, r, RTEL_NSID_ALL))) {
+    add_to(all, r, &p);
+  }
+  if (e != NULL && all != NULL) {
+    sl->ns = rtel__qtab_idx(&a->keys, &e->q);
+    sl->all = rtel__qtab_idx(&a->keys, &all->q);
+    sl->gen = a->gen;
   }
 }
 
-/* Reports every aggregate of the period [start, end) and empties the
- * table. */
 static int report(rtel__agg *a, rtel_tstamp end) {
   const rtel__sink *sink = a->env.sink;
   rtel_io_aggregate g;
@@ -134,6 +235,11 @@ static int report(rtel__agg *a, rtel_tstamp end) {
       rv = sink->aggregate(sink->hub, &g);
     }
     rtel__qtab_remove(&a->keys, &e->q);
+  }
+  /* the entries are gone: every slot is stale */
+  if (++a->gen == 0 && a->slots != NULL) {
+    memset(a->slots, 0, ((size_t)a->slot_mask + 1) * sizeof(*a->slots));
+    a->gen = 1;
   }
   a->start = end;
   return rv;
