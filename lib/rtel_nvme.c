@@ -59,6 +59,18 @@ typedef struct nspan {
   uint32_t bound;
 } nspan;
 
+/* Spans of one kind (READ REQUESTs or RDMA WRITEs) on a queue: a slot is
+ * occupied (bit set in |occ|) exactly while its |io| is not RTEL__NIL. */
+typedef struct nring {
+  uint16_t next; /* the slot to fill next when none is free (the oldest) */
+  uint16_t occ;
+  nspan s[RTEL__RDREQ_RING];
+} nring;
+
+/* nio.rd_slot / wr_slot: the ring slot an I/O was put in, + 1; 0: none;
+ * SLOTS_MANY: more than one (its unlink then scans the ring). */
+#define SLOTS_MANY 0xffu
+
 typedef struct nq {
   rtel__qent q;
   uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
@@ -82,11 +94,9 @@ typedef struct nq {
   uint16_t tpmtu;
   /* READ REQUESTs awaiting their responses, and RDMA WRITEs (read data)
    * begun recently (a resend that restarts mid-message, or the packets
-   * after a gap, find their I/O by PSN); the slot to fill next of each */
-  uint32_t rdreq_next;
-  uint32_t wrs_next;
-  nspan rdreq[RTEL__RDREQ_RING];
-  nspan wrs[RTEL__RDREQ_RING];
+   * after a gap, find their I/O by PSN) */
+  nring rdreq;
+  nring wrs;
   /* the span the last READ RESPONSE / RDMA WRITE packet fell in, kept
    * apart from the rings so that a message still flowing keeps its I/O
    * when its ring slot is reused */
@@ -132,8 +142,8 @@ typedef struct nio {
   uint8_t fctype;
   uint8_t nsgl;
   uint8_t incapsule;
-  uint8_t used;
-  uint8_t in_rings; /* it was put in the queue's spans (rings, cur) */
+  uint8_t rd_slot; /* where it is in the queue's rings (SLOTS_MANY) */
+  uint8_t wr_slot;
   uint64_t slba;
   uint64_t bytes;
   rtel_tstamp t_cmd;
@@ -359,9 +369,11 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
   q->cand = RTEL_QPN_NONE;
   q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    q->rdreq[i].io = RTEL__NIL;
-    q->wrs[i].io = RTEL__NIL;
+    q->rdreq.s[i].io = RTEL__NIL;
+    q->wrs.s[i].io = RTEL__NIL;
   }
+  q->rdreq.occ = q->wrs.occ = 0;
+  q->rdreq.next = q->wrs.next = 0;
   q->rr_cur.io = q->wr_cur.io = RTEL__NIL;
   /* on the unpaired list until the host QPN is known */
   q->up_prev = RTEL__NIL;
@@ -502,6 +514,8 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
   return NULL;
 }
 
+static void ring_forget(nring *ring, uint8_t hint, uint32_t ioi);
+
 static void io_unlink(rtel__nvme *n, nio *io) {
   uint32_t i = (uint32_t)((size_t)((uint8_t *)io - n->ios) / sizeof(nio));
   uint32_t *pp = &n->io_buckets[io_hash(io->queue, io->cid) & n->io_mask];
@@ -542,24 +556,16 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   if (q->cap_io == i) {
     q->cap_io = RTEL__NIL;
   }
-  /* only an I/O that had spans has some to forget (a completion of one
-   * without data skips the scan); a late copy of its data then matches
-   * nothing */
-  for (d = 0; io->in_rings && d < RTEL__RDREQ_RING; d++) {
-    if (q->rdreq[d].io == i) {
-      q->rdreq[d].io = RTEL__NIL;
-    }
-    if (q->wrs[d].io == i) {
-      q->wrs[d].io = RTEL__NIL;
-    }
-  }
+  /* the spans it had are forgotten (a late copy of its data then matches
+   * nothing): the slot it was put in, if not taken since */
+  ring_forget(&q->rdreq, io->rd_slot, i);
+  ring_forget(&q->wrs, io->wr_slot, i);
   if (q->rr_cur.io == i) {
     q->rr_cur.io = RTEL__NIL;
   }
   if (q->wr_cur.io == i) {
     q->wr_cur.io = RTEL__NIL;
   }
-  io->used = 0;
   io->hnext = n->io_free;
   n->io_free = i;
   n->io_used--;
@@ -710,7 +716,8 @@ static uint32_t span_len(const nspan *e, uint32_t pmtu) {
   if (pmtu == 0) {
     return e->bound != 0 ? e->bound : 1;
   }
-  n = (uint32_t)(((uint64_t)e->len + pmtu - 1) / pmtu);
+  /* a PMTU is a power of two (pmtu_of()) */
+  n = (uint32_t)(((uint64_t)e->len + pmtu - 1) >> __builtin_ctz(pmtu));
   if (n == 0) {
     n = 1;
   }
@@ -731,15 +738,17 @@ static int span_has(const nspan *e, uint32_t pmtu, uint32_t psn, int first) {
 /* The I/O whose span holds |psn| (see span_has()): |*cur|, the span the
  * previous packet fell in, or one of |ring|, which then becomes |*cur|.
  * RTEL__NIL if none does. */
-static uint32_t span_find(nspan *cur, const nspan *ring, uint32_t pmtu,
+static uint32_t span_find(nspan *cur, const nring *ring, uint32_t pmtu,
                           uint32_t psn, int first) {
-  unsigned i;
+  uint32_t m;
   if (span_has(cur, pmtu, psn, first)) {
     return cur->io;
   }
-  for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    if (span_has(&ring[i], pmtu, psn, first)) {
-      *cur = ring[i];
+  /* the occupied slots, in order (a free one holds nothing) */
+  for (m = ring->occ; m != 0; m &= m - 1) {
+    const nspan *e = &ring->s[__builtin_ctz(m)];
+    if (span_has(e, pmtu, psn, first)) {
+      *cur = *e;
       return cur->io;
     }
   }
@@ -748,33 +757,59 @@ static uint32_t span_find(nspan *cur, const nspan *ring, uint32_t pmtu,
 
 /* Records the span of a message beginning at |psn| of |len| bytes, tied
  * to I/O |ioi|, in |ring|: over the span with the same first PSN (a
- * resent request: same message), else in a free slot, else over the slot
- * |*next| (the oldest); returns the slot. */
-static nspan *span_add(nspan *ring, uint32_t *next, uint32_t psn, uint32_t ioi,
-                       uint32_t len) {
-  uint32_t i, slot = RTEL__NIL;
+ * resent request: same message; occupied slots have distinct PSNs), else
+ * in the first free slot from |next| on, else over the slot |next| (the
+ * oldest); returns the slot's index. */
+static unsigned span_add(nring *ring, uint32_t psn, uint32_t ioi,
+                         uint32_t len) {
+  unsigned slot, next = ring->next;
+  uint32_t m, free;
   nspan *e;
-  for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    uint32_t j = (*next + i) % RTEL__RDREQ_RING;
-    if (ring[j].io != RTEL__NIL && ring[j].psn == psn) {
-      ring[j].io = ioi;
-      ring[j].len = len;
-      return &ring[j];
-    }
-    if (ring[j].io == RTEL__NIL && slot == RTEL__NIL) {
-      slot = j;
+  for (m = ring->occ; m != 0; m &= m - 1) {
+    slot = (unsigned)__builtin_ctz(m);
+    if (ring->s[slot].psn == psn) {
+      ring->s[slot].io = ioi;
+      ring->s[slot].len = len;
+      return slot;
     }
   }
-  if (slot == RTEL__NIL || slot == *next) {
-    slot = *next;
-    *next = (*next + 1) % RTEL__RDREQ_RING;
+  /* the free slots, rotated so that bit 0 is |next| */
+  free = ~(uint32_t)ring->occ & 0xffffu;
+  free = (free >> next | free << (RTEL__RDREQ_RING - next)) & 0xffffu;
+  slot =
+      free ? (next + (unsigned)__builtin_ctz(free)) % RTEL__RDREQ_RING : next;
+  if (slot == next) {
+    ring->next = (uint16_t)((next + 1) % RTEL__RDREQ_RING);
   }
-  e = &ring[slot];
+  e = &ring->s[slot];
   e->psn = psn;
   e->io = ioi;
   e->len = len;
   e->bound = 0;
-  return e;
+  ring->occ = (uint16_t)(ring->occ | 1u << slot);
+  return slot;
+}
+
+/* Notes in |*hint| (nio.rd_slot / wr_slot) that its I/O is in |slot|. */
+static void slot_note(uint8_t *hint, unsigned slot) {
+  *hint = *hint == 0 || *hint == slot + 1 ? (uint8_t)(slot + 1)
+                                          : (uint8_t)SLOTS_MANY;
+}
+
+/* Frees the slots of |ring| that I/O |ioi| holds; |hint| says which. */
+static void ring_forget(nring *ring, uint8_t hint, uint32_t ioi) {
+  uint32_t m;
+  if (hint == 0) {
+    return;
+  }
+  m = hint == SLOTS_MANY ? ring->occ : 1u << (hint - 1) & ring->occ;
+  for (; m != 0; m &= m - 1) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    if (ring->s[k].io == ioi) {
+      ring->s[k].io = RTEL__NIL;
+      ring->occ = (uint16_t)(ring->occ & ~(1u << k));
+    }
+  }
 }
 
 /* A message began at |psn|: if after |e|'s, |e| ends before it. */
@@ -795,8 +830,8 @@ static void t2h_msg_start(nq *q, uint32_t psn) {
     return;
   }
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    span_narrow(&q->rdreq[i], psn);
-    span_narrow(&q->wrs[i], psn);
+    span_narrow(&q->rdreq.s[i], psn);
+    span_narrow(&q->wrs.s[i], psn);
   }
   span_narrow(&q->rr_cur, psn);
   span_narrow(&q->wr_cur, psn);
@@ -973,7 +1008,6 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
   n->env.stats->ios_created++;
   n->env.stats->ios_active = n->io_used;
   memset(io, 0, sizeof(*io));
-  io->used = 1;
   io->queue = qi;
   io->cid = cid;
   *pioi = ioi;
@@ -1226,13 +1260,13 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     if (io != NULL) {
       ioi = io_index(n, io);
       if (op == RTEL__RC_WRITE_FIRST) {
-        q->wr_cur =
-            *span_add(q->wrs, &q->wrs_next, hd->psn, ioi, hd->reth_dmalen);
-        io->in_rings = 1;
+        unsigned k = span_add(&q->wrs, hd->psn, ioi, hd->reth_dmalen);
+        q->wr_cur = q->wrs.s[k];
+        slot_note(&io->wr_slot, k);
       }
     }
   } else {
-    ioi = span_find(&q->wr_cur, q->wrs, q->tpmtu, hd->psn, 0);
+    ioi = span_find(&q->wr_cur, &q->wrs, q->tpmtu, hd->psn, 0);
   }
   if (ioi == RTEL__NIL) {
     n->env.stats->nvme_data_unmatched++;
@@ -1261,9 +1295,8 @@ static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
   if (io->t_q == RTEL_TSTAMP_NONE) {
     io->t_q = pi->ts;
   }
-  span_add(q->rdreq, &q->rdreq_next, hd->psn, io_index(n, io),
-           hd->reth_dmalen);
-  io->in_rings = 1;
+  slot_note(&io->rd_slot,
+            span_add(&q->rdreq, hd->psn, io_index(n, io), hd->reth_dmalen));
 }
 
 /* A READ RESPONSE packet (write data, host -> target) with opcode |op|:
@@ -1275,7 +1308,7 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
   if (op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_MIDDLE) {
     learn_hpmtu(q, hd);
   }
-  ioi = span_find(&q->rr_cur, q->rdreq, q->hpmtu, hd->psn,
+  ioi = span_find(&q->rr_cur, &q->rdreq, q->hpmtu, hd->psn,
                   op == RTEL__RC_READ_RESP_FIRST ||
                       op == RTEL__RC_READ_RESP_ONLY);
   if (ioi == RTEL__NIL) {
