@@ -242,15 +242,70 @@ void rtel__nvme_free(rtel__nvme *n) {
 
 /* ------------------------------------------------------------ queues */
 
+static uint64_t word(const uint8_t *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+/*
+ * The queue and reverse tables are looked up for nearly every packet, so
+ * they are hashed here, inline, rather than by rtel__qkey_hash() (a call,
+ * a copied key and five dependent multiply rounds): each of the five words
+ * of the key, offset by the table's seed (so that crafted collisions need
+ * the seed), is multiplied by its own odd constant; the products are
+ * folded by XOR (independent multiplies) and mixed once. Every insert and
+ * lookup of these two tables uses it (the table only stores and compares
+ * the hash).
+ */
+static rtel__inline uint32_t qhash(const rtel__qtab *t, uint32_t obs,
+                                   const uint8_t *src, const uint8_t *dst,
+                                   uint32_t qpn) {
+  uint64_t s = t->seed, r = s << 32 | s >> 32;
+  uint64_t x = (word(src) + s) * 0x9E3779B97F4A7C15ull ^
+               (word(src + 8) + r) * 0xC2B2AE3D27D4EB4Full ^
+               (word(dst) - s) * 0x165667B19E3779F9ull ^
+               (word(dst + 8) - r) * 0x27D4EB2F165667C5ull ^
+               (((uint64_t)obs << 32 | qpn) ^ s) * 0xD6E8FEB86659FD93ull;
+  return (uint32_t)((x ^ x >> 29) * 0xFF51AFD7ED558CCDull >> 32);
+}
+
+static rtel__inline int qkey_is(const rtel__qkey *k, uint32_t obs,
+                                const uint8_t *src, const uint8_t *dst,
+                                uint32_t qpn) {
+  return ((word(k->src) ^ word(src)) | (word(k->src + 8) ^ word(src + 8)) |
+          (word(k->dst) ^ word(dst)) | (word(k->dst + 8) ^ word(dst + 8)) |
+          (uint64_t)(k->obs ^ obs) | (uint64_t)(k->qpn ^ qpn)) == 0;
+}
+
+/* rtel__qtab_find() with qhash() |h|, inline. */
+static rtel__inline rtel__qent *qfind(const rtel__qtab *t, uint32_t h,
+                                      uint32_t obs, const uint8_t *src,
+                                      const uint8_t *dst, uint32_t qpn) {
+  uint32_t i = t->buckets[h & t->mask];
+  while (i != RTEL__NIL) {
+    rtel__qent *e = rtel__qtab_at(t, i);
+    if (e->hash == h && qkey_is(&e->key, obs, src, dst, qpn)) {
+      return e;
+    }
+    i = e->hnext;
+  }
+  return NULL;
+}
+
 static nq *queue_find(const rtel__nvme *n, uint32_t obs, const uint8_t *host,
                       const uint8_t *target, uint32_t tqpn) {
-  rtel__qkey k;
-  memcpy(k.src, host, 16);
-  memcpy(k.dst, target, 16);
-  k.obs = obs;
-  k.qpn = tqpn;
-  return (nq *)(void *)rtel__qtab_find(&n->queues, &k,
-                                       rtel__qkey_hash(&n->queues, &k));
+  return (nq *)(void *)qfind(&n->queues,
+                             qhash(&n->queues, obs, host, target, tqpn), obs,
+                             host, target, tqpn);
+}
+
+/* The reverse entry of key (obs, target, host, host QPN), or NULL. */
+static nrev *rev_find(const rtel__nvme *n, uint32_t obs, const uint8_t *target,
+                      const uint8_t *host, uint32_t hqpn) {
+  return (nrev *)(void *)qfind(&n->rev,
+                               qhash(&n->rev, obs, target, host, hqpn), obs,
+                               target, host, hqpn);
 }
 
 static void unpaired_unlink(rtel__nvme *n, nq *q) {
@@ -279,12 +334,7 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
     return;
   }
   if (q->hqpn != RTEL_QPN_NONE) {
-    memcpy(k.src, q->q.key.dst, 16);
-    memcpy(k.dst, q->q.key.src, 16);
-    k.obs = q->q.key.obs;
-    k.qpn = q->hqpn;
-    r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                        rtel__qkey_hash(&n->rev, &k));
+    r = rev_find(n, q->q.key.obs, q->q.key.dst, q->q.key.src, q->hqpn);
     if (r) {
       rtel__qtab_remove(&n->rev, &r->q);
     }
@@ -295,8 +345,8 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
   memcpy(k.dst, q->q.key.src, 16);
   k.obs = q->q.key.obs;
   k.qpn = hqpn;
-  h = rtel__qkey_hash(&n->rev, &k);
-  r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k, h);
+  h = qhash(&n->rev, k.obs, k.src, k.dst, k.qpn);
+  r = (nrev *)(void *)qfind(&n->rev, h, k.obs, k.src, k.dst, k.qpn);
   if (r == NULL) {
     if (n->rev.used == n->rev.cap) {
       rtel__qtab_remove(&n->rev, rtel__qtab_oldest(&n->rev));
@@ -323,14 +373,7 @@ static int queue_remove(rtel__nvme *n, nq *q) {
     rv = end_io(n, io, RTEL_IO_EVICTED, q->state == Q_CONFIRMED);
   }
   if (q->hqpn != RTEL_QPN_NONE) {
-    rtel__qkey k;
-    nrev *r;
-    memcpy(k.src, q->q.key.dst, 16);
-    memcpy(k.dst, q->q.key.src, 16);
-    k.obs = q->q.key.obs;
-    k.qpn = q->hqpn;
-    r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                        rtel__qkey_hash(&n->rev, &k));
+    nrev *r = rev_find(n, q->q.key.obs, q->q.key.dst, q->q.key.src, q->hqpn);
     if (r) {
       rtel__qtab_remove(&n->rev, &r->q);
     }
@@ -360,8 +403,8 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
       return NULL;
     }
   }
-  q = (nq *)(void *)rtel__qtab_insert(&n->queues, &k,
-                                      rtel__qkey_hash(&n->queues, &k));
+  q = (nq *)(void *)rtel__qtab_insert(
+      &n->queues, &k, qhash(&n->queues, obs, host, target, tqpn));
   q->hqpn = RTEL_QPN_NONE;
   q->state = state;
   q->qid = -1;
@@ -435,17 +478,10 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
  * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
 static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
-  rtel__qkey k;
-  nrev *r;
+  nrev *r = rev_find(n, obs, hd->src, hd->dst, hd->dqpn);
   uint32_t tqpn;
   nq *q;
 
-  memcpy(k.src, hd->src, 16);
-  memcpy(k.dst, hd->dst, 16);
-  k.obs = obs;
-  k.qpn = hd->dqpn;
-  r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                      rtel__qkey_hash(&n->rev, &k));
   if (r) {
     return queue_at(n, r->queue);
   }
