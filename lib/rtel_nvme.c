@@ -1430,11 +1430,60 @@ static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
   return q;
 }
 
+/* The handlers of rtel__nvme_packet(), one per kind of packet, apart so
+ * that the dispatch needs no stack frame (it jumps to them) and each
+ * saves only the registers it uses. */
+static rtel__noinline int on_send_first(rtel__nvme *n, const rtel_pkt_info *pi,
+                                        const rtel_pkt_hd *hd,
+                                        const uint8_t *pkt) {
+  return send_first(n, pi, hd, pkt, hd->opcode == RTEL__RC_SEND_ONLY);
+}
+
+static rtel__noinline int on_send_rest(rtel__nvme *n, const rtel_pkt_info *pi,
+                                       const rtel_pkt_hd *hd) {
+  capsule_rest(n, pi, hd, hd->opcode == RTEL__RC_SEND_LAST);
+  return 0;
+}
+
+static rtel__noinline int on_write(rtel__nvme *n, const rtel_pkt_info *pi,
+                                   const rtel_pkt_hd *hd) {
+  uint8_t op = hd->opcode;
+  int rv;
+  nq *q = t2h_request(n, pi, hd, &rv);
+  if (q != NULL) {
+    if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
+      t2h_msg_start(q, hd->psn);
+    }
+    read_data(n, pi, hd, q, op);
+  }
+  return rv;
+}
+
+static rtel__noinline int on_read_request(rtel__nvme *n,
+                                          const rtel_pkt_info *pi,
+                                          const rtel_pkt_hd *hd) {
+  int rv;
+  nq *q = t2h_request(n, pi, hd, &rv);
+  if (q != NULL) {
+    t2h_msg_start(q, hd->psn);
+    read_request(n, pi, hd, q);
+  }
+  return rv;
+}
+
+static rtel__noinline int on_read_response(rtel__nvme *n,
+                                           const rtel_pkt_info *pi,
+                                           const rtel_pkt_hd *hd) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  if (q) {
+    read_response(n, pi, hd, q, hd->opcode);
+  }
+  return 0;
+}
+
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
   uint8_t op = hd->opcode;
-  nq *q;
-  int rv;
 
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
@@ -1447,39 +1496,24 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   switch (op) {
   case RTEL__RC_SEND_FIRST:
   case RTEL__RC_SEND_ONLY:
-    return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
+    return on_send_first(n, pi, hd, pkt);
   case RTEL__RC_SEND_ONLY_INV:
     return cqe_capsule(hd) ? response(n, pi, hd, pkt) : 0;
   case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
-    capsule_rest(n, pi, hd, op == RTEL__RC_SEND_LAST);
-    return 0;
+    return on_send_rest(n, pi, hd);
   case RTEL__RC_WRITE_FIRST:
   case RTEL__RC_WRITE_ONLY:
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
-    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
-      if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
-        t2h_msg_start(q, hd->psn);
-      }
-      read_data(n, pi, hd, q, op);
-    }
-    return rv;
+    return on_write(n, pi, hd);
   case RTEL__RC_READ_REQUEST:
-    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
-      t2h_msg_start(q, hd->psn);
-      read_request(n, pi, hd, q);
-    }
-    return rv;
+    return on_read_request(n, pi, hd);
   case RTEL__RC_READ_RESP_FIRST:
   case RTEL__RC_READ_RESP_ONLY:
   case RTEL__RC_READ_RESP_MIDDLE:
   case RTEL__RC_READ_RESP_LAST:
-    q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-    if (q) {
-      read_response(n, pi, hd, q, op);
-    }
-    return 0;
+    return on_read_response(n, pi, hd);
   default:
     return 0;
   }
