@@ -244,8 +244,7 @@ static void give_up_oldest(rtel__join *j) {
 }
 
 /* |r| waits for its twin; |h| is its hash once joins are possible. */
-static void join_wait(rtel__join *j, const rtel__jrec *r, rtel_tstamp t_rsp,
-                      uint32_t h) {
+static void join_wait(rtel__join *j, const rtel_io_record *r, uint32_t h) {
   uint32_t i;
   rtel__joinent *e;
   if (j->free == RTEL__NIL) {
@@ -255,8 +254,8 @@ static void join_wait(rtel__join *j, const rtel__jrec *r, rtel_tstamp t_rsp,
   e = &j->ents[i];
   j->free = e->hnext;
   j->used++;
-  e->rec = *r;
-  e->expire = t_rsp + j->window;
+  jrec_of(r, &e->rec);
+  e->expire = r->t_rsp + j->window;
   if (j->multi_obs) {
     hash_link(j, e, i, h);
   }
@@ -281,12 +280,12 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
   if (j->cap == 0 || role_of(j, r->obs) == RTEL_ROLE_FABRIC) {
     return 0;
   }
-  jrec_of(r, &k);
   if (!j->multi_obs) {
     /* every waiting record is of this same point: no twin */
-    join_wait(j, &k, r->t_rsp, 0);
+    join_wait(j, r, 0);
     return 0;
   }
+  jrec_of(r, &k);
   h = join_hash(&k);
   /* the oldest waiting twin (the chain holds the newest first) */
   for (i = j->buckets[h & j->mask]; i != RTEL__NIL; i = j->ents[i].hnext) {
@@ -296,7 +295,7 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
     }
   }
   if (twin == NULL) {
-    join_wait(j, &k, r->t_rsp, h);
+    join_wait(j, r, h);
     return 0;
   }
   ok = segment(j, &twin->rec, &k, seg);

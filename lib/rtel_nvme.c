@@ -293,16 +293,18 @@ static rtel__inline rtel__qent *qfind(const rtel__qtab *t, uint32_t h,
   return NULL;
 }
 
-static nq *queue_find(const rtel__nvme *n, uint32_t obs, const uint8_t *host,
-                      const uint8_t *target, uint32_t tqpn) {
+static rtel__inline nq *queue_find(const rtel__nvme *n, uint32_t obs,
+                                   const uint8_t *host, const uint8_t *target,
+                                   uint32_t tqpn) {
   return (nq *)(void *)qfind(&n->queues,
                              qhash(&n->queues, obs, host, target, tqpn), obs,
                              host, target, tqpn);
 }
 
 /* The reverse entry of key (obs, target, host, host QPN), or NULL. */
-static nrev *rev_find(const rtel__nvme *n, uint32_t obs, const uint8_t *target,
-                      const uint8_t *host, uint32_t hqpn) {
+static rtel__inline nrev *rev_find(const rtel__nvme *n, uint32_t obs,
+                                   const uint8_t *target, const uint8_t *host,
+                                   uint32_t hqpn) {
   return (nrev *)(void *)qfind(&n->rev,
                                qhash(&n->rev, obs, target, host, hqpn), obs,
                                target, host, hqpn);
@@ -474,17 +476,24 @@ int rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
 
+static rtel__noinline nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
+                                             const rtel_pkt_hd *hd);
+
 /* The queue a target -> host packet belongs to, learning the pair from
  * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
-static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
+static rtel__inline nq *find_t2h(rtel__nvme *n, uint32_t obs,
+                                 const rtel_pkt_hd *hd) {
   nrev *r = rev_find(n, obs, hd->src, hd->dst, hd->dqpn);
+  return r ? queue_at(n, r->queue) : find_t2h_unindexed(n, obs, hd);
+}
+
+/* find_t2h() when the reverse table does not know the packet's QP. */
+static nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
+                              const rtel_pkt_hd *hd) {
   uint32_t tqpn;
   nq *q;
 
-  if (r) {
-    return queue_at(n, r->queue);
-  }
   tqpn = rtel__pair_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
     /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
