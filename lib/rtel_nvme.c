@@ -59,42 +59,41 @@ typedef struct nspan {
   uint32_t bound;
 } nspan;
 
-/* Spans of one kind (READ REQUESTs or RDMA WRITEs) on a queue: a slot is
- * occupied (bit set in |occ|) exactly while its |io| is not RTEL__NIL. */
+/* The state of a ring of RTEL__RDREQ_RING spans of one kind (READ
+ * REQUESTs or RDMA WRITEs) on a queue: a slot is occupied (bit set in
+ * |occ|) exactly while its |io| is not RTEL__NIL. */
 typedef struct nring {
   uint16_t next; /* the slot to fill next when none is free (the oldest) */
   uint16_t occ;
-  nspan s[RTEL__RDREQ_RING];
 } nring;
 
 /* nio.rd_slot / wr_slot: the ring slot an I/O was put in, + 1; 0: none;
  * SLOTS_MANY: more than one (its unlink then scans the ring). */
 #define SLOTS_MANY 0xffu
 
+/* A queue. The fields most packets of the queue read or write come
+ * first, after the table's header (64 bytes with the key): 64 bytes
+ * together; the span rings and what RDMA CM, pairing and records read
+ * follow. */
 typedef struct nq {
   rtel__qent q;
-  uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
-  uint32_t state;
-  int32_t qid;      /* -1 while unknown */
   uint32_t h2t_psn; /* highest host -> target request PSN */
   uint32_t t2h_psn; /* highest target -> host request PSN */
   uint8_t h2t_valid;
   uint8_t t2h_valid;
-  uint8_t pad[2];
-  uint32_t cap_io;  /* multi-packet command capsule in progress */
-  uint32_t io_head; /* this queue's outstanding I/Os */
-  uint32_t up_prev; /* list of queues with unknown host QPN */
-  uint32_t up_next;
-  uint32_t port; /* of the packet that revealed the queue */
+  uint8_t cand_n; /* completions held by pairing by CID (below) */
+  uint8_t pad;
   /* Path MTUs, from the payload of a FIRST or MIDDLE packet (exactly one
    * PMTU): of the host's QP, which sends the READ RESPONSEs and command
    * capsules, and of the target's QP, which sends the RDMA WRITEs; 0
    * while unknown. The PMTU is on no header. */
   uint16_t hpmtu;
   uint16_t tpmtu;
+  uint32_t cap_io;  /* multi-packet command capsule in progress */
+  uint32_t io_head; /* this queue's outstanding I/Os */
   /* READ REQUESTs awaiting their responses, and RDMA WRITEs (read data)
    * begun recently (a resend that restarts mid-message, or the packets
-   * after a gap, find their I/O by PSN) */
+   * after a gap, find their I/O by PSN): rdreq_s[], wrs_s[] below */
   nring rdreq;
   nring wrs;
   /* the span the last READ RESPONSE / RDMA WRITE packet fell in, kept
@@ -102,17 +101,29 @@ typedef struct nq {
    * when its ring slot is reused */
   nspan rr_cur;
   nspan wr_cur;
+
+  nspan rdreq_s[RTEL__RDREQ_RING];
+  nspan wrs_s[RTEL__RDREQ_RING];
+
+  uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
+  uint32_t state;
+  int32_t qid;      /* -1 while unknown */
+  uint32_t up_prev; /* list of queues with unknown host QPN */
+  uint32_t up_next;
+  uint32_t port; /* of the packet that revealed the queue */
   /* pairing by CID (no CM, no ACK PSNs, no keyed data yet): a completion
-   * on host QP |cand| matched an outstanding CID; a second one confirms */
+   * on host QP |cand| matched an outstanding CID; a second one confirms
+   * (cand_n, above, counts them) */
   uint32_t cand;
   uint32_t cand_cid;
-  rtel_tstamp cand_ts;
   uint32_t cand_psn;
+  rtel_tstamp cand_ts;
   uint32_t cand_cmd_psn; /* PSN of the command the held one answers */
   uint16_t cand_status;
   uint8_t cand_inval;
-  uint8_t cand_n;
 } nq;
+_Static_assert(offsetof(nq, rdreq_s) == 2 * 64,
+               "the table's header and the hot fields fill 128 bytes");
 
 typedef struct nrev {
   rtel__qent q;
@@ -414,8 +425,8 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
   q->cand = RTEL_QPN_NONE;
   q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    q->rdreq.s[i].io = RTEL__NIL;
-    q->wrs.s[i].io = RTEL__NIL;
+    q->rdreq_s[i].io = RTEL__NIL;
+    q->wrs_s[i].io = RTEL__NIL;
   }
   q->rdreq.occ = q->wrs.occ = 0;
   q->rdreq.next = q->wrs.next = 0;
@@ -559,7 +570,7 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
   return NULL;
 }
 
-static void ring_forget(nring *ring, uint8_t hint, uint32_t ioi);
+static void ring_forget(nring *ring, nspan *slots, uint8_t hint, uint32_t ioi);
 
 static void io_unlink(rtel__nvme *n, nio *io) {
   uint32_t i = (uint32_t)((size_t)((uint8_t *)io - n->ios) / sizeof(nio));
@@ -603,8 +614,8 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   }
   /* the spans it had are forgotten (a late copy of its data then matches
    * nothing): the slot it was put in, if not taken since */
-  ring_forget(&q->rdreq, io->rd_slot, i);
-  ring_forget(&q->wrs, io->wr_slot, i);
+  ring_forget(&q->rdreq, q->rdreq_s, io->rd_slot, i);
+  ring_forget(&q->wrs, q->wrs_s, io->wr_slot, i);
   if (q->rr_cur.io == i) {
     q->rr_cur.io = RTEL__NIL;
   }
@@ -793,15 +804,15 @@ static int span_has(const nspan *e, uint32_t pmtu, uint32_t psn, int first) {
 /* The I/O whose span holds |psn| (see span_has()): |*cur|, the span the
  * previous packet fell in, or one of |ring|, which then becomes |*cur|.
  * RTEL__NIL if none does. */
-static uint32_t span_find(nspan *cur, const nring *ring, uint32_t pmtu,
-                          uint32_t psn, int first) {
+static uint32_t span_find(nspan *cur, const nring *ring, const nspan *slots,
+                          uint32_t pmtu, uint32_t psn, int first) {
   uint32_t m;
   if (span_has(cur, pmtu, psn, first)) {
     return cur->io;
   }
   /* the occupied slots, in order (a free one holds nothing) */
   for (m = ring->occ; m != 0; m &= m - 1) {
-    const nspan *e = &ring->s[__builtin_ctz(m)];
+    const nspan *e = &slots[__builtin_ctz(m)];
     if (span_has(e, pmtu, psn, first)) {
       *cur = *e;
       return cur->io;
@@ -815,16 +826,16 @@ static uint32_t span_find(nspan *cur, const nring *ring, uint32_t pmtu,
  * resent request: same message; occupied slots have distinct PSNs), else
  * in the first free slot from |next| on, else over the slot |next| (the
  * oldest); returns the slot's index. */
-static unsigned span_add(nring *ring, uint32_t psn, uint32_t ioi,
+static unsigned span_add(nring *ring, nspan *slots, uint32_t psn, uint32_t ioi,
                          uint32_t len) {
   unsigned slot, next = ring->next;
   uint32_t m, free;
   nspan *e;
   for (m = ring->occ; m != 0; m &= m - 1) {
     slot = (unsigned)__builtin_ctz(m);
-    if (ring->s[slot].psn == psn) {
-      ring->s[slot].io = ioi;
-      ring->s[slot].len = len;
+    if (slots[slot].psn == psn) {
+      slots[slot].io = ioi;
+      slots[slot].len = len;
       return slot;
     }
   }
@@ -836,7 +847,7 @@ static unsigned span_add(nring *ring, uint32_t psn, uint32_t ioi,
   if (slot == next) {
     ring->next = (uint16_t)((next + 1) % RTEL__RDREQ_RING);
   }
-  e = &ring->s[slot];
+  e = &slots[slot];
   e->psn = psn;
   e->io = ioi;
   e->len = len;
@@ -852,7 +863,8 @@ static void slot_note(uint8_t *hint, unsigned slot) {
 }
 
 /* Frees the slots of |ring| that I/O |ioi| holds; |hint| says which. */
-static void ring_forget(nring *ring, uint8_t hint, uint32_t ioi) {
+static void ring_forget(nring *ring, nspan *slots, uint8_t hint,
+                        uint32_t ioi) {
   uint32_t m;
   if (hint == 0) {
     return;
@@ -860,8 +872,8 @@ static void ring_forget(nring *ring, uint8_t hint, uint32_t ioi) {
   m = hint == SLOTS_MANY ? ring->occ : 1u << (hint - 1) & ring->occ;
   for (; m != 0; m &= m - 1) {
     unsigned k = (unsigned)__builtin_ctz(m);
-    if (ring->s[k].io == ioi) {
-      ring->s[k].io = RTEL__NIL;
+    if (slots[k].io == ioi) {
+      slots[k].io = RTEL__NIL;
       ring->occ = (uint16_t)(ring->occ & ~(1u << k));
     }
   }
@@ -885,8 +897,8 @@ static void t2h_msg_start(nq *q, uint32_t psn) {
     return;
   }
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    span_narrow(&q->rdreq.s[i], psn);
-    span_narrow(&q->wrs.s[i], psn);
+    span_narrow(&q->rdreq_s[i], psn);
+    span_narrow(&q->wrs_s[i], psn);
   }
   span_narrow(&q->rr_cur, psn);
   span_narrow(&q->wr_cur, psn);
@@ -1320,13 +1332,14 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     if (io != NULL) {
       ioi = io_index(n, io);
       if (op == RTEL__RC_WRITE_FIRST) {
-        unsigned k = span_add(&q->wrs, hd->psn, ioi, hd->reth_dmalen);
-        q->wr_cur = q->wrs.s[k];
+        unsigned k =
+            span_add(&q->wrs, q->wrs_s, hd->psn, ioi, hd->reth_dmalen);
+        q->wr_cur = q->wrs_s[k];
         slot_note(&io->wr_slot, k);
       }
     }
   } else {
-    ioi = span_find(&q->wr_cur, &q->wrs, q->tpmtu, hd->psn, 0);
+    ioi = span_find(&q->wr_cur, &q->wrs, q->wrs_s, q->tpmtu, hd->psn, 0);
   }
   if (ioi == RTEL__NIL) {
     n->env.stats->nvme_data_unmatched++;
@@ -1355,8 +1368,8 @@ static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
   if (io->t_q == RTEL_TSTAMP_NONE) {
     io->t_q = pi->ts;
   }
-  slot_note(&io->rd_slot,
-            span_add(&q->rdreq, hd->psn, io_index(n, io), hd->reth_dmalen));
+  slot_note(&io->rd_slot, span_add(&q->rdreq, q->rdreq_s, hd->psn,
+                                   io_index(n, io), hd->reth_dmalen));
 }
 
 /* A READ RESPONSE packet (write data, host -> target) with opcode |op|:
@@ -1368,7 +1381,7 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
   if (op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_MIDDLE) {
     learn_hpmtu(q, hd);
   }
-  ioi = span_find(&q->rr_cur, &q->rdreq, q->hpmtu, hd->psn,
+  ioi = span_find(&q->rr_cur, &q->rdreq, q->rdreq_s, q->hpmtu, hd->psn,
                   op == RTEL__RC_READ_RESP_FIRST ||
                       op == RTEL__RC_READ_RESP_ONLY);
   if (ioi == RTEL__NIL) {
