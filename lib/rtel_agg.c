@@ -78,9 +78,9 @@ static rtel__aggslot *slot_of(const rtel__agg *a, const rtel_io_record *r) {
   return &a->slots[rtel__mix32(x ^ a->keys.seed) & a->slot_mask];
 }
 
-/* Is |e| the aggregate of |r|'s key with namespace |nsid|? */
-static int key_is(const aggent *e, const rtel_io_record *r, uint32_t nsid) {
-  const rtel__qkey *k = &e->q.key;
+/* Is |k| the key of |r| with namespace |nsid|? */
+static int key_is(const rtel__qkey *k, const rtel_io_record *r,
+                  uint32_t nsid) {
   return ((word(k->src) ^ word(r->host)) |
           (word(k->src + 8) ^ word(r->host + 8)) |
           (word(k->dst) ^ word(r->target)) |
@@ -163,6 +163,17 @@ static void add_to(aggent *e, const rtel_io_record *r, const addend *p) {
   }
 }
 
+/* Adds |r| to entry |i|, or counts it dropped (RTEL__NIL: not in the
+ * table, which is full). */
+static void add_at(rtel__agg *a, uint32_t i, const rtel_io_record *r,
+                   const addend *p) {
+  if (i == RTEL__NIL) {
+    a->env.stats->aggregates_dropped++;
+    return;
+  }
+  add_to(ent_at(a, i), r, p);
+}
+
 void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
   rtel__aggslot *sl;
   aggent *e, *all;
@@ -174,15 +185,15 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
       (r->state != RTEL_IO_COMPLETE && r->state != RTEL_IO_TIMEOUT)) {
     return;
   }
-  /* within a period entries are only added, never moved or removed, so
-   * a slot filled in this period whose first entry still has the key
-   * names both entries */
   addend_of(r, &p);
+  /* Within a period entries are only added, never moved or removed, and
+   * a key the full table refused stays out of it: a slot filled in this
+   * period for this key still names both entries, or their absence. */
   sl = slot_of(a, r);
-  if (sl->gen == a->gen && key_is(e = ent_at(a, sl->ns), r, r->nsid)) {
-    add_to(e, r, &p);
-    if (sl->all != sl->ns) {
-      add_to(ent_at(a, sl->all), r, &p);
+  if (sl->gen == a->gen && key_is(&sl->key, r, r->nsid)) {
+    add_at(a, sl->ns, r, &p);
+    if (r->nsid != RTEL_NSID_ALL) {
+      add_at(a, sl->all, r, &p);
     }
     return;
   }
@@ -196,13 +207,17 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
   if (r->nsid != RTEL_NSID_ALL && (all = find_or_add(a, r, RTEL_NSID_ALL))) {
     add_to(all, r, &p);
   }
-  if (e != NULL && all != NULL) {
-    sl->ns = rtel__qtab_idx(&a->keys, &e->q);
-    sl->all = rtel__qtab_idx(&a->keys, &all->q);
-    sl->gen = a->gen;
-  }
+  memcpy(sl->key.src, r->host, 16);
+  memcpy(sl->key.dst, r->target, 16);
+  sl->key.obs = r->obs;
+  sl->key.qpn = r->nsid;
+  sl->ns = e ? rtel__qtab_idx(&a->keys, &e->q) : RTEL__NIL;
+  sl->all = all ? rtel__qtab_idx(&a->keys, &all->q) : RTEL__NIL;
+  sl->gen = a->gen;
 }
 
+/* Reports every aggregate of the period [start, end) and empties the
+ * table. */
 static int report(rtel__agg *a, rtel_tstamp end) {
   const rtel__sink *sink = a->env.sink;
   rtel_io_aggregate g;

@@ -14,9 +14,10 @@
 /* A record's two aggregates (its namespace's and all namespaces'), found
  * without hashing the 40-byte key: rtel_agg.c. */
 typedef struct rtel__aggslot {
-  uint32_t ns;  /* entry of (obs, host, target, nsid) */
-  uint32_t all; /* entry of (obs, host, target, RTEL_NSID_ALL) */
-  uint32_t gen; /* rtel__agg.gen when filled; stale otherwise */
+  rtel__qkey key; /* (obs, host, target, nsid) */
+  uint32_t ns;    /* entry of the key; RTEL__NIL: not in the full table */
+  uint32_t all;   /* entry of (obs, host, target, RTEL_NSID_ALL); likewise */
+  uint32_t gen;   /* rtel__agg.gen when filled; stale otherwise */
 } rtel__aggslot;
 
 typedef struct rtel__agg {

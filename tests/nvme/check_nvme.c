@@ -1987,6 +1987,86 @@ START_TEST(t_aggregates) {
 }
 END_TEST
 
+/* A full aggregate table (max_aggregates 3): an I/O whose key finds no
+ * room is counted in aggregates_dropped, once per key it misses, the
+ * whole period (later I/Os of the same key too); the next period starts
+ * empty. Every read: 4096 bytes, IOL 1040, DAL 520.
+ *   period 1: nsid 1, 2, 3, 1, 3, then one naming every namespace
+ *     (0xffffffff): keys ns 1, all, ns 2 fill the table; ns 3 is dropped
+ *     twice; the all-namespaces read counts once, in "all"
+ *   period 2: nsid 3, 1: both fit */
+START_TEST(t_aggregates_full) {
+  static const uint32_t nsid[8] = {1, 2, 3, 1, 3, RTEL_NSID_ALL, 3, 1};
+  env e;
+  rtel_settings s;
+  tu_nvq q = queue();
+  rtel_tstamp C;
+  xio x;
+  AG a;
+  int k;
+  rtel_settings_default(&s);
+  s.nvme_flags = RTEL_NVME_NO_GUESS;
+  s.report_interval = IV;
+  s.max_aggregates = 3;
+  env_init_s(&e, &s);
+  cm_open(&e, T0, &q, 4420, 1);
+  for (k = 0; k < 8; k++) {
+    C = T0 + 10000 * (rtel_tstamp)(k + 1) + (k >= 6 ? IV : 0);
+    x = mk_io((uint16_t)(0x60 + k), RTEL_NVME_OP_READ, nsid[k],
+              (uint64_t)k * 8, 4096, 0x6000000u * (uint64_t)(k + 1),
+              0x600u + (uint32_t)k);
+    cmd(&e, C, &q, &x);
+    rdata(&e, C + 520, &q, &x, OP_WRITE_ONLY, 4096);
+    rsp(&e, C + 1040, &q, x.cid, 0);
+    if (k == 5) {
+      ck_stats(&e, (nvst){.cm = 1, .complete = 6, .agg_dropped = 2});
+    }
+  }
+  advance(&e, T0 + 2 * IV);
+  ck_assert_uint_eq(e.c.nagg, 6);
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 1, T0);
+  a.count = 2;
+  a.bytes = 8192;
+  a.iol = lat(2, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(2, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 1, T0 + IV), &a, "P1 read ns 1");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 2, T0);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 2, T0 + IV), &a, "P1 read ns 2");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0);
+  a.count = 6;
+  a.bytes = 6 * 4096;
+  a.iol = lat(6, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(6, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + IV), &a,
+         "P1 read all");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 3, T0 + IV);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 3, T0 + 2 * IV), &a, "P2 read ns 3");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 1, T0 + IV);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 1, T0 + 2 * IV), &a, "P2 read ns 1");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + IV);
+  a.count = 2;
+  a.bytes = 8192;
+  a.iol = lat(2, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(2, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + 2 * IV), &a,
+         "P2 read all");
+  ck_stats(&e, (nvst){.cm = 1, .complete = 8, .agg_dropped = 2});
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ main */
 
 static Suite *nvme_suite(void) {
@@ -2022,6 +2102,7 @@ static Suite *nvme_suite(void) {
   tcase_add_loop_test(tp, t_segments, 0, 2);
   tcase_add_test(tp, t_segments_late_point);
   tcase_add_test(tp, t_aggregates);
+  tcase_add_test(tp, t_aggregates_full);
   suite_add_tcase(s, tq);
   suite_add_tcase(s, ti);
   suite_add_tcase(s, te);
