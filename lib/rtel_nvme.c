@@ -1195,10 +1195,10 @@ static int release_held(rtel__nvme *n, nq *q) {
 
 /* find_t2h(), then the completion held for that queue, if any (|*prv|: 0
  * or the error delivering it returned). */
-static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd,
-                        int *prv) {
+static rtel__inline nq *queue_of_t2h(rtel__nvme *n, uint32_t obs,
+                                     const rtel_pkt_hd *hd, int *prv) {
   nq *q = find_t2h(n, obs, hd);
-  *prv = q ? release_held(n, q) : 0;
+  *prv = q && q->cand_n != 0 ? release_held(n, q) : 0;
   return q;
 }
 
