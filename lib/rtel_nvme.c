@@ -1442,8 +1442,8 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
 /* The queue of a target -> host request (RDMA WRITE: read data; READ
  * REQUEST: the target fetches write data), whose PSN, if later, becomes
  * the queue's highest target -> host request PSN. */
-static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
-                              const rtel_pkt_hd *hd, int *prv) {
+static rtel__inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
+                                    const rtel_pkt_hd *hd, int *prv) {
   nq *q = queue_of_t2h(n, pi->obs, hd, prv);
   if (q && (rtel__psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
     q->t2h_psn = hd->psn;
