@@ -264,20 +264,26 @@ static uint64_t word(const uint8_t *p) {
  * they are hashed here, inline, rather than by rtel__qkey_hash() (a call,
  * a copied key and five dependent multiply rounds): each of the five words
  * of the key, offset by the table's seed (so that crafted collisions need
- * the seed), is multiplied by its own odd constant; the products are
+ * the seed), is multiplied by its own odd constant; the products, rotated
+ * apart (a flipped top bit of two words would otherwise cancel), are
  * folded by XOR (independent multiplies) and mixed once. Every insert and
  * lookup of these two tables uses it (the table only stores and compares
  * the hash).
  */
+static rtel__inline uint64_t rotl(uint64_t x, unsigned r) {
+  return x << r | x >> (64 - r);
+}
+
 static rtel__inline uint32_t qhash(const rtel__qtab *t, uint32_t obs,
                                    const uint8_t *src, const uint8_t *dst,
                                    uint32_t qpn) {
-  uint64_t s = t->seed, r = s << 32 | s >> 32;
-  uint64_t x = (word(src) + s) * 0x9E3779B97F4A7C15ull ^
-               (word(src + 8) + r) * 0xC2B2AE3D27D4EB4Full ^
-               (word(dst) - s) * 0x165667B19E3779F9ull ^
-               (word(dst + 8) - r) * 0x27D4EB2F165667C5ull ^
-               (((uint64_t)obs << 32 | qpn) ^ s) * 0xD6E8FEB86659FD93ull;
+  uint64_t s = t->seed, r = rotl(s, 32);
+  uint64_t x =
+      (word(src) + s) * 0x9E3779B97F4A7C15ull ^
+      rotl((word(src + 8) + r) * 0xC2B2AE3D27D4EB4Full, 13) ^
+      rotl((word(dst) - s) * 0x165667B19E3779F9ull, 26) ^
+      rotl((word(dst + 8) - r) * 0x27D4EB2F165667C5ull, 39) ^
+      rotl((((uint64_t)obs << 32 | qpn) ^ s) * 0xD6E8FEB86659FD93ull, 52);
   return (uint32_t)((x ^ x >> 29) * 0xFF51AFD7ED558CCDull >> 32);
 }
 
