@@ -3,6 +3,14 @@
  * Per-period aggregates of NVMe-oF I/O records (rtel_io_aggregate(3)):
  * the hub adds every I/O record it delivers; at the end of a period each
  * aggregate goes up through the sink and the table is emptied.
+ *
+ * A record counts in its namespace's aggregate and in its (obs, host,
+ * target) pair's all-namespaces one. The latter is not updated per record
+ * when the former exists: every namespace aggregate made while its pair's
+ * exists is on that pair's list, and the report adds the listed ones into
+ * it (sums, histograms bucket by bucket, min, max: exactly what adding
+ * each record would give). Records whose namespace has no aggregate (the
+ * table was full) and commands naming every namespace go to it directly.
  */
 #include "rtel_agg.h"
 
@@ -21,7 +29,9 @@ typedef struct dirstat {
 typedef struct aggent {
   rtel__qent q;
   uint32_t flags;
-  uint32_t pad;
+  /* a namespace's aggregate: the next one of its pair's list; the
+   * all-namespaces one: the first of its list (RTEL__NIL: none) */
+  uint32_t link;
   dirstat d[2]; /* read, write */
 } aggent;
 
@@ -95,7 +105,7 @@ static aggent *ent_at(const rtel__agg *a, uint32_t i) {
 /* The aggregate of |r|'s key with namespace |nsid|, made if new; NULL
  * (counted) when the table is full. */
 static aggent *find_or_add(rtel__agg *a, const rtel_io_record *r,
-                           uint32_t nsid) {
+                           uint32_t nsid, int *made) {
   rtel__qkey k;
   uint32_t h;
   aggent *e;
@@ -113,6 +123,8 @@ static aggent *find_or_add(rtel__agg *a, const rtel_io_record *r,
       return NULL;
     }
     e->flags = r->flags & RTEL_IO_F_IPV6;
+    e->link = RTEL__NIL;
+    *made = 1;
   }
   return e;
 }
@@ -163,20 +175,9 @@ static void add_to(aggent *e, const rtel_io_record *r, const addend *p) {
   }
 }
 
-/* Adds |r| to entry |i|, or counts it dropped (RTEL__NIL: not in the
- * table, which is full). */
-static void add_at(rtel__agg *a, uint32_t i, const rtel_io_record *r,
-                   const addend *p) {
-  if (i == RTEL__NIL) {
-    a->env.stats->aggregates_dropped++;
-    return;
-  }
-  add_to(ent_at(a, i), r, p);
-}
-
 void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
+  int per_ns = r->nsid != RTEL_NSID_ALL;
   rtel__aggslot *sl;
-  aggent *e, *all;
   addend p;
 
   if (a->keys.ents == NULL ||
@@ -191,29 +192,75 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
    * period for this key still names both entries, or their absence. */
   sl = slot_of(a, r);
   if (sl->gen == a->gen && key_is(&sl->key, r, r->nsid)) {
-    add_at(a, sl->ns, r, &p);
-    if (r->nsid != RTEL_NSID_ALL) {
-      add_at(a, sl->all, r, &p);
+    /* the table refused these keys earlier in the period */
+    a->env.stats->aggregates_dropped +=
+        (uint64_t)(per_ns && sl->ns == RTEL__NIL) + (sl->all == RTEL__NIL);
+  } else {
+    /* (find_or_add() counts a refused key) */
+    aggent *e = NULL, *all;
+    int made = 0, made_all = 0;
+    /* a command naming every namespace (NSID 0xffffffff) has the
+     * all-namespaces key already: counted once */
+    if (per_ns) {
+      e = find_or_add(a, r, r->nsid, &made);
     }
+    all = find_or_add(a, r, RTEL_NSID_ALL, &made_all);
+    if (e != NULL && all != NULL && made) {
+      /* a namespace aggregate made while its pair's exists (one made
+       * without it found the table full, which stays so all period) */
+      e->link = all->link;
+      all->link = rtel__qtab_idx(&a->keys, &e->q);
+    }
+    memcpy(sl->key.src, r->host, 16);
+    memcpy(sl->key.dst, r->target, 16);
+    sl->key.obs = r->obs;
+    sl->key.qpn = r->nsid;
+    sl->ns = e ? rtel__qtab_idx(&a->keys, &e->q) : RTEL__NIL;
+    sl->all = all ? rtel__qtab_idx(&a->keys, &all->q) : RTEL__NIL;
+    sl->gen = a->gen;
+  }
+  if (per_ns && sl->ns != RTEL__NIL) {
+    /* the pair's all-namespaces aggregate, if any, adds it up at the
+     * report */
+    add_to(ent_at(a, sl->ns), r, &p);
+  } else if (sl->all != RTEL__NIL) {
+    add_to(ent_at(a, sl->all), r, &p);
+  }
+}
+
+static void dir_merge(dirstat *d, const dirstat *o) {
+  if (o->count == 0 && o->timeouts == 0) {
     return;
   }
-  e = find_or_add(a, r, r->nsid);
-  if (e != NULL) {
-    add_to(e, r, &p);
+  d->count += o->count;
+  d->bytes += o->bytes;
+  d->errors += o->errors;
+  d->timeouts += o->timeouts;
+  rtel__hist_merge(&d->iol, &o->iol);
+  rtel__hist_merge(&d->dal, &o->dal);
+  rtel__hist_merge(&d->dpl, &o->dpl);
+}
+
+/* Adds every namespace aggregate into its pair's all-namespaces one. */
+static void merge_pairs(rtel__agg *a) {
+  uint32_t i, k;
+  if (a->keys.used == 0) {
+    return; /* (and the table may not exist: NVMe-oF off) */
   }
-  /* a command naming every namespace (NSID 0xffffffff) has the per-pair
-   * key already: counted once */
-  all = e;
-  if (r->nsid != RTEL_NSID_ALL && (all = find_or_add(a, r, RTEL_NSID_ALL))) {
-    add_to(all, r, &p);
+  for (i = a->keys.lru.head; i != RTEL__NIL;) {
+    aggent *all = ent_at(a, i);
+    i = all->q.lru.next;
+    if (all->q.key.qpn != RTEL_NSID_ALL) {
+      continue;
+    }
+    for (k = all->link; k != RTEL__NIL;) {
+      const aggent *e = ent_at(a, k);
+      dir_merge(&all->d[0], &e->d[0]);
+      dir_merge(&all->d[1], &e->d[1]);
+      k = e->link;
+    }
+    all->link = RTEL__NIL;
   }
-  memcpy(sl->key.src, r->host, 16);
-  memcpy(sl->key.dst, r->target, 16);
-  sl->key.obs = r->obs;
-  sl->key.qpn = r->nsid;
-  sl->ns = e ? rtel__qtab_idx(&a->keys, &e->q) : RTEL__NIL;
-  sl->all = all ? rtel__qtab_idx(&a->keys, &all->q) : RTEL__NIL;
-  sl->gen = a->gen;
 }
 
 /* Reports every aggregate of the period [start, end) and empties the
@@ -223,6 +270,7 @@ static int report(rtel__agg *a, rtel_tstamp end) {
   rtel_io_aggregate g;
   int rv = 0;
 
+  merge_pairs(a);
   while (a->keys.used) {
     aggent *e = (aggent *)(void *)rtel__qtab_oldest(&a->keys);
     unsigned dir;

@@ -27,6 +27,24 @@ void rtel__hist_add(rtel__hist *h, int64_t v) {
   rtel__hist_put(h, rtel__hist_value(v));
 }
 
+void rtel__hist_merge(rtel__hist *h, const rtel__hist *o) {
+  uint32_t i;
+  if (o->count == 0) {
+    return;
+  }
+  if (h->count == 0 || o->min < h->min) {
+    h->min = o->min;
+  }
+  if (h->count == 0 || o->max > h->max) {
+    h->max = o->max;
+  }
+  h->count += o->count;
+  h->sum += o->sum;
+  for (i = 0; i < RTEL__HIST_BUCKETS; i++) {
+    h->b[i] += o->b[i];
+  }
+}
+
 int64_t rtel__hist_quantile(const rtel__hist *h, double q) {
   uint64_t rank, seen = 0;
   uint32_t i;

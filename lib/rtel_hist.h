@@ -74,6 +74,9 @@ static inline void rtel__hist_put(rtel__hist *h, rtel__hist_val hv) {
 
 void rtel__hist_reset(rtel__hist *h);
 void rtel__hist_add(rtel__hist *h, int64_t v);
+/* Adds the values of |o| to |h|: as if each had been added to it (with
+ * a double sum, where there is no 128-bit integer, up to rounding). */
+void rtel__hist_merge(rtel__hist *h, const rtel__hist *o);
 /* The nearest-rank |q| quantile (0 < q <= 1) as its bucket's midpoint,
  * clamped to [min, max]; 0 if empty. */
 int64_t rtel__hist_quantile(const rtel__hist *h, double q);
