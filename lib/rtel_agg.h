@@ -11,9 +11,21 @@
 #include "rtel_sink.h"
 #include "rtel_table.h"
 
+/* A record's two aggregates (its namespace's and all namespaces'), found
+ * without hashing the 40-byte key: rtel_agg.c. */
+typedef struct rtel__aggslot {
+  rtel__qkey key; /* (obs, host, target, nsid) */
+  uint32_t ns;    /* entry of the key; RTEL__NIL: not in the full table */
+  uint32_t all;   /* entry of (obs, host, target, RTEL_NSID_ALL); likewise */
+  uint32_t gen;   /* rtel__agg.gen when filled; stale otherwise */
+} rtel__aggslot;
+
 typedef struct rtel__agg {
   rtel__env env;
-  rtel__qtab keys; /* key (obs, host, target, nsid) */
+  rtel__qtab keys;      /* key (obs, host, target, nsid) */
+  rtel__aggslot *slots; /* direct-mapped, on a cheap hash of the key */
+  uint32_t slot_mask;
+  uint32_t gen; /* of the table's contents: one per period */
   rtel_tstamp interval;
   rtel_tstamp origin; /* rtel_settings.period_origin */
   rtel_tstamp start;  /* current period's start, NONE before any packet */

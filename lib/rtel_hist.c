@@ -1,20 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rtel_hist.h"
 
-#define VMAX ((UINT64_C(1) << (RTEL__HIST_MAX_EXP + 1)) - 1)
-
-uint32_t rtel__hist_index(uint64_t v) {
-  unsigned e;
-  if (v < RTEL__HIST_SUB) {
-    return (uint32_t)v;
-  }
-  if (v > VMAX) {
-    v = VMAX;
-  }
-  e = 63u - (unsigned)__builtin_clzll(v);
-  return (e - RTEL__HIST_SUB_BITS + 1) * RTEL__HIST_SUB +
-         (uint32_t)((v >> (e - RTEL__HIST_SUB_BITS)) & (RTEL__HIST_SUB - 1));
-}
+uint32_t rtel__hist_index(uint64_t v) { return rtel__hist_idx(v); }
 
 uint64_t rtel__hist_low(uint32_t idx) {
   uint32_t row = idx / RTEL__HIST_SUB, col = idx % RTEL__HIST_SUB;
@@ -37,19 +24,25 @@ uint64_t rtel__hist_width(uint32_t idx) {
 void rtel__hist_reset(rtel__hist *h) { memset(h, 0, sizeof(*h)); }
 
 void rtel__hist_add(rtel__hist *h, int64_t v) {
-  uint64_t u = v < 0 ? 0 : (uint64_t)v;
-  if (u > VMAX) {
-    u = VMAX;
+  rtel__hist_put(h, rtel__hist_value(v));
+}
+
+void rtel__hist_merge(rtel__hist *h, const rtel__hist *o) {
+  uint32_t i;
+  if (o->count == 0) {
+    return;
   }
-  if (h->count == 0 || (int64_t)u < h->min) {
-    h->min = (int64_t)u;
+  if (h->count == 0 || o->min < h->min) {
+    h->min = o->min;
   }
-  if (h->count == 0 || (int64_t)u > h->max) {
-    h->max = (int64_t)u;
+  if (h->count == 0 || o->max > h->max) {
+    h->max = o->max;
   }
-  h->count++;
-  h->sum += u;
-  h->b[rtel__hist_index(u)]++;
+  h->count += o->count;
+  h->sum += o->sum;
+  for (i = 0; i < RTEL__HIST_BUCKETS; i++) {
+    h->b[i] += o->b[i];
+  }
 }
 
 int64_t rtel__hist_quantile(const rtel__hist *h, double q) {

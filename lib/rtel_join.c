@@ -26,6 +26,7 @@ int rtel__join_init(rtel__join *j, const rtel_settings *s,
   j->window = s->io_join_window ? s->io_join_window : 1000000000ull;
   j->free = RTEL__NIL;
   j->fifo_head = j->fifo_tail = RTEL__NIL;
+  j->head_expire = RTEL_TSTAMP_NONE;
   if (s->nvme_flags & RTEL_NVME_DISABLE) {
     return 0; /* no I/O records: nothing to join */
   }
@@ -94,10 +95,10 @@ int rtel__join_set_role(rtel__join *j, uint32_t obs, uint32_t role) {
 
 /* Builds the segmented record of |a| and |b| (the same I/O at two
  * points). Returns 0 if the roles say these two are not joined. */
-static int segment(const rtel__join *j, const rtel_io_record *a,
-                   const rtel_io_record *b, rtel_segment_record *s) {
+static int segment(const rtel__join *j, const rtel__jrec *a,
+                   const rtel__jrec *b, rtel_segment_record *s) {
   uint32_t ra = role_of(j, a->obs), rb = role_of(j, b->obs);
-  const rtel_io_record *c, *st;
+  const rtel__jrec *c, *st;
   int configured = 1;
 
   if (ra == RTEL_ROLE_FABRIC || rb == RTEL_ROLE_FABRIC) {
@@ -154,7 +155,25 @@ static int segment(const rtel__join *j, const rtel_io_record *a,
 
 /* ------------------------------------------------------------ the table */
 
-static uint32_t join_hash(const rtel_io_record *r) {
+/* What the join keeps of |r|. */
+static void jrec_of(const rtel_io_record *r, rtel__jrec *k) {
+  k->obs = r->obs;
+  k->flags = r->flags;
+  memcpy(k->host, r->host, 16);
+  memcpy(k->target, r->target, 16);
+  k->target_qpn = r->target_qpn;
+  k->nsid = r->nsid;
+  k->cid = r->cid;
+  k->opcode = r->opcode;
+  k->fctype = r->fctype;
+  k->pad = 0;
+  k->slba = r->slba;
+  k->bytes = r->bytes;
+  k->iol = r->iol;
+  k->dpl = r->dpl;
+}
+
+static uint32_t join_hash(const rtel__jrec *r) {
   uint64_t w[5], h = 0x51ed270b27a1b3c5ull;
   size_t i;
   memcpy(w, r->host, 16);
@@ -167,7 +186,7 @@ static uint32_t join_hash(const rtel_io_record *r) {
   return rtel__mix32(h ^ r->slba ^ (r->bytes << 17));
 }
 
-static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
+static int join_same(const rtel__jrec *a, const rtel__jrec *b) {
   return a->target_qpn == b->target_qpn && a->cid == b->cid &&
          a->opcode == b->opcode && a->fctype == b->fctype &&
          a->nsid == b->nsid && a->slba == b->slba && a->bytes == b->bytes &&
@@ -175,15 +194,36 @@ static int join_same(const rtel_io_record *a, const rtel_io_record *b) {
          memcmp(a->target, b->target, 16) == 0;
 }
 
+/* The FIFO head changed: note its point and expiry. */
+static void head_sync(rtel__join *j) {
+  if (j->fifo_head == RTEL__NIL) {
+    j->head_expire = RTEL_TSTAMP_NONE;
+    return;
+  }
+  j->head_obs = j->ents[j->fifo_head].rec.obs;
+  j->head_expire = j->ents[j->fifo_head].expire;
+}
+
+/* Puts |e| (index |i|, hash |h|) at the head of its hash chain. */
+static void hash_link(rtel__join *j, rtel__joinent *e, uint32_t i,
+                      uint32_t h) {
+  e->hash = h;
+  e->hnext = j->buckets[e->hash & j->mask];
+  j->buckets[e->hash & j->mask] = i;
+}
+
 static void join_remove(rtel__join *j, rtel__joinent *e) {
   uint32_t i = (uint32_t)(e - j->ents);
-  uint32_t *pp = &j->buckets[e->hash & j->mask];
-  while (*pp != i) {
-    pp = &j->ents[*pp].hnext;
+  if (j->multi_obs) {
+    uint32_t *pp = &j->buckets[e->hash & j->mask];
+    while (*pp != i) {
+      pp = &j->ents[*pp].hnext;
+    }
+    *pp = e->hnext;
   }
-  *pp = e->hnext;
   if (e->fprev == RTEL__NIL) {
     j->fifo_head = e->fnext;
+    head_sync(j);
   } else {
     j->ents[e->fprev].fnext = e->fnext;
   }
@@ -192,7 +232,6 @@ static void join_remove(rtel__join *j, rtel__joinent *e) {
   } else {
     j->ents[e->fnext].fprev = e->fprev;
   }
-  e->used = 0;
   e->hnext = j->free;
   j->free = i;
   j->used--;
@@ -204,7 +243,7 @@ static void give_up_oldest(rtel__join *j) {
   join_remove(j, &j->ents[j->fifo_head]);
 }
 
-/* |r| waits for its twin. */
+/* |r| waits for its twin; |h| is its hash once joins are possible. */
 static void join_wait(rtel__join *j, const rtel_io_record *r, uint32_t h) {
   uint32_t i;
   rtel__joinent *e;
@@ -215,19 +254,18 @@ static void join_wait(rtel__join *j, const rtel_io_record *r, uint32_t h) {
   e = &j->ents[i];
   j->free = e->hnext;
   j->used++;
-  e->used = 1;
-  e->hash = h;
-  e->obs = r->obs;
-  e->rec = *r;
+  jrec_of(r, &e->rec);
   e->expire = r->t_rsp + j->window;
-  e->hnext = j->buckets[h & j->mask];
-  j->buckets[h & j->mask] = i;
+  if (j->multi_obs) {
+    hash_link(j, e, i, h);
+  }
   e->fprev = j->fifo_tail;
   e->fnext = RTEL__NIL;
   if (j->fifo_tail != RTEL__NIL) {
     j->ents[j->fifo_tail].fnext = i;
   } else {
     j->fifo_head = i;
+    head_sync(j);
   }
   j->fifo_tail = i;
 }
@@ -236,16 +274,23 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
                      rtel_segment_record *seg) {
   uint32_t h, i;
   rtel__joinent *twin = NULL;
+  rtel__jrec k;
   int ok;
 
   if (j->cap == 0 || role_of(j, r->obs) == RTEL_ROLE_FABRIC) {
     return 0;
   }
-  h = join_hash(r);
+  if (!j->multi_obs) {
+    /* every waiting record is of this same point: no twin */
+    join_wait(j, r, 0);
+    return 0;
+  }
+  jrec_of(r, &k);
+  h = join_hash(&k);
   /* the oldest waiting twin (the chain holds the newest first) */
   for (i = j->buckets[h & j->mask]; i != RTEL__NIL; i = j->ents[i].hnext) {
     rtel__joinent *c = &j->ents[i];
-    if (c->hash == h && c->obs != r->obs && join_same(&c->rec, r)) {
+    if (c->hash == h && c->rec.obs != k.obs && join_same(&c->rec, &k)) {
       twin = c;
     }
   }
@@ -253,9 +298,18 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
     join_wait(j, r, h);
     return 0;
   }
-  ok = segment(j, &twin->rec, r, seg);
+  ok = segment(j, &twin->rec, &k, seg);
   join_remove(j, twin);
   return ok;
+}
+
+void rtel__join_multi(rtel__join *j) {
+  uint32_t i;
+  j->multi_obs = 1;
+  /* oldest first, so that each chain holds the newest first */
+  for (i = j->fifo_head; i != RTEL__NIL; i = j->ents[i].fnext) {
+    hash_link(j, &j->ents[i], i, join_hash(&j->ents[i].rec));
+  }
 }
 
 /* ------------------------------------------------------------ timers */
@@ -266,7 +320,7 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
 void rtel__join_expire(rtel__join *j, uint32_t obs, rtel_tstamp obs_now) {
   while (j->fifo_head != RTEL__NIL) {
     const rtel__joinent *e = &j->ents[j->fifo_head];
-    if (e->obs != obs || e->expire > obs_now) {
+    if (e->rec.obs != obs || e->expire > obs_now) {
       break;
     }
     give_up_oldest(j);

@@ -14,8 +14,12 @@
  * times. Records that give up (window, full table, flush) are counted in
  * io_join_unmatched once a second point has been seen.
  *
- * Memory: a fixed table of waiting records with a hash on the I/O and a
- * FIFO by arrival; nothing is allocated after setup.
+ * Memory: a fixed table of waiting records (the fields of a record that
+ * the join compares or puts in a segment, not the whole record) with a
+ * hash on the I/O and a FIFO by arrival; nothing is allocated after setup.
+ * While a single observation point has been seen no record can find a
+ * twin, so records only queue in the FIFO; the hash is built over the
+ * waiting ones when a second point appears.
  */
 #ifndef RTEL_JOIN_H
 #define RTEL_JOIN_H
@@ -24,16 +28,33 @@
 #include "rtel_sink.h"
 #include "rtel_table.h"
 
+/* What the join keeps of a completed I/O record: the fields that decide
+ * whether two records are the same I/O and those a segment reads. */
+typedef struct rtel__jrec {
+  uint32_t obs;
+  uint32_t flags;
+  uint8_t host[16];
+  uint8_t target[16];
+  uint32_t target_qpn;
+  uint32_t nsid;
+  uint16_t cid;
+  uint8_t opcode;
+  uint8_t fctype;
+  uint32_t pad;
+  uint64_t slba;
+  uint64_t bytes;
+  int64_t iol;
+  int64_t dpl;
+} rtel__jrec;
+
 /* A completed I/O record waiting for its twin. */
 typedef struct rtel__joinent {
-  uint32_t hnext; /* hash chain, newest first; free list */
+  uint32_t hnext; /* hash chain, newest first (once indexed); free list */
   uint32_t fprev; /* FIFO by arrival */
   uint32_t fnext;
   uint32_t hash;
-  uint32_t obs;
-  uint32_t used;
-  rtel_tstamp expire; /* in |obs|'s clock */
-  rtel_io_record rec;
+  rtel_tstamp expire; /* in |rec.obs|'s clock */
+  rtel__jrec rec;
 } rtel__joinent;
 
 typedef struct rtel__join {
@@ -48,6 +69,10 @@ typedef struct rtel__join {
   uint32_t free;
   uint32_t fifo_head;
   uint32_t fifo_tail;
+  /* of the FIFO head (RTEL_TSTAMP_NONE when empty), so that the clock
+   * of each packet need not read the entry */
+  uint32_t head_obs;
+  rtel_tstamp head_expire;
 
   /* observation point roles (rtel_ctx_set_obs_role()) */
   uint32_t nroles;
@@ -56,7 +81,8 @@ typedef struct rtel__join {
 
   uint32_t seen;      /* a packet was seen */
   uint32_t first_obs; /* the first observation point seen ... */
-  uint32_t multi_obs; /* ... and whether another one was seen since */
+  uint32_t multi_obs; /* ... and whether another one was seen since (the
+                       * waiting records are in the hash only then) */
 } rtel__join;
 
 /* max_io_joins waiting records (max_ios when 0), io_join_window; nothing
@@ -76,6 +102,10 @@ int rtel__join_offer(rtel__join *j, const rtel_io_record *r,
 /* Drops the records waiting at |obs| whose window ended by |obs_now|. */
 void rtel__join_expire(rtel__join *j, uint32_t obs, rtel_tstamp obs_now);
 
+/* A second observation point was seen: joins become possible (the
+ * waiting records go into the hash). */
+void rtel__join_multi(rtel__join *j);
+
 /* A packet at observation point |obs| at |ts|, before the correlator
  * handles it: notes the points seen and ends the waits it expires. */
 static inline void rtel__join_clock(rtel__join *j, uint32_t obs,
@@ -84,14 +114,12 @@ static inline void rtel__join_clock(rtel__join *j, uint32_t obs,
     j->seen = 1;
     j->first_obs = obs;
   }
-  if (rtel__unlikely(obs != j->first_obs)) {
-    j->multi_obs = 1; /* joins become possible */
+  if (rtel__unlikely(obs != j->first_obs) && !j->multi_obs) {
+    rtel__join_multi(j); /* joins become possible */
   }
-  if (j->fifo_head != RTEL__NIL) {
-    const rtel__joinent *e = &j->ents[j->fifo_head];
-    if (e->obs == obs && e->expire <= ts) {
-      rtel__join_expire(j, obs, ts);
-    }
+  if (j->head_expire <= ts && j->head_obs == obs &&
+      j->fifo_head != RTEL__NIL) {
+    rtel__join_expire(j, obs, ts);
   }
 }
 

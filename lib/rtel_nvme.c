@@ -59,50 +59,71 @@ typedef struct nspan {
   uint32_t bound;
 } nspan;
 
+/* The state of a ring of RTEL__RDREQ_RING spans of one kind (READ
+ * REQUESTs or RDMA WRITEs) on a queue: a slot is occupied (bit set in
+ * |occ|) exactly while its |io| is not RTEL__NIL. */
+typedef struct nring {
+  uint16_t next; /* the slot to fill next when none is free (the oldest) */
+  uint16_t occ;
+} nring;
+
+/* nio.rd_slot / wr_slot: the ring slot an I/O was put in, + 1; 0: none;
+ * SLOTS_MANY: more than one (its unlink then scans the ring). */
+#define SLOTS_MANY 0xffu
+
+/* A queue. The fields most packets of the queue read or write come
+ * first, after the table's header (64 bytes with the key): 64 bytes
+ * together; the span rings and what RDMA CM, pairing and records read
+ * follow. */
 typedef struct nq {
   rtel__qent q;
-  uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
-  uint32_t state;
-  int32_t qid;      /* -1 while unknown */
   uint32_t h2t_psn; /* highest host -> target request PSN */
   uint32_t t2h_psn; /* highest target -> host request PSN */
   uint8_t h2t_valid;
   uint8_t t2h_valid;
-  uint8_t pad[2];
-  uint32_t cap_io;  /* multi-packet command capsule in progress */
-  uint32_t io_head; /* this queue's outstanding I/Os */
-  uint32_t up_prev; /* list of queues with unknown host QPN */
-  uint32_t up_next;
-  uint32_t port; /* of the packet that revealed the queue */
+  uint8_t cand_n; /* completions held by pairing by CID (below) */
+  uint8_t pad;
   /* Path MTUs, from the payload of a FIRST or MIDDLE packet (exactly one
    * PMTU): of the host's QP, which sends the READ RESPONSEs and command
    * capsules, and of the target's QP, which sends the RDMA WRITEs; 0
    * while unknown. The PMTU is on no header. */
   uint16_t hpmtu;
   uint16_t tpmtu;
+  uint32_t cap_io;  /* multi-packet command capsule in progress */
+  uint32_t io_head; /* this queue's outstanding I/Os */
   /* READ REQUESTs awaiting their responses, and RDMA WRITEs (read data)
    * begun recently (a resend that restarts mid-message, or the packets
-   * after a gap, find their I/O by PSN); the slot to fill next of each */
-  uint32_t rdreq_next;
-  uint32_t wrs_next;
-  nspan rdreq[RTEL__RDREQ_RING];
-  nspan wrs[RTEL__RDREQ_RING];
+   * after a gap, find their I/O by PSN): rdreq_s[], wrs_s[] below */
+  nring rdreq;
+  nring wrs;
   /* the span the last READ RESPONSE / RDMA WRITE packet fell in, kept
    * apart from the rings so that a message still flowing keeps its I/O
    * when its ring slot is reused */
   nspan rr_cur;
   nspan wr_cur;
+
+  nspan rdreq_s[RTEL__RDREQ_RING];
+  nspan wrs_s[RTEL__RDREQ_RING];
+
+  uint32_t hqpn; /* RTEL_QPN_NONE while unknown */
+  uint32_t state;
+  int32_t qid;      /* -1 while unknown */
+  uint32_t up_prev; /* list of queues with unknown host QPN */
+  uint32_t up_next;
+  uint32_t port; /* of the packet that revealed the queue */
   /* pairing by CID (no CM, no ACK PSNs, no keyed data yet): a completion
-   * on host QP |cand| matched an outstanding CID; a second one confirms */
+   * on host QP |cand| matched an outstanding CID; a second one confirms
+   * (cand_n, above, counts them) */
   uint32_t cand;
   uint32_t cand_cid;
-  rtel_tstamp cand_ts;
   uint32_t cand_psn;
+  rtel_tstamp cand_ts;
   uint32_t cand_cmd_psn; /* PSN of the command the held one answers */
   uint16_t cand_status;
   uint8_t cand_inval;
-  uint8_t cand_n;
 } nq;
+_Static_assert(offsetof(nq, rdreq_s) == 2 * 64,
+               "the table's header and the hot fields fill 128 bytes");
 
 typedef struct nrev {
   rtel__qent q;
@@ -132,8 +153,8 @@ typedef struct nio {
   uint8_t fctype;
   uint8_t nsgl;
   uint8_t incapsule;
-  uint8_t used;
-  uint8_t in_rings; /* it was put in the queue's spans (rings, cur) */
+  uint8_t rd_slot; /* where it is in the queue's rings (SLOTS_MANY) */
+  uint8_t wr_slot;
   uint64_t slba;
   uint64_t bytes;
   rtel_tstamp t_cmd;
@@ -232,15 +253,78 @@ void rtel__nvme_free(rtel__nvme *n) {
 
 /* ------------------------------------------------------------ queues */
 
-static nq *queue_find(const rtel__nvme *n, uint32_t obs, const uint8_t *host,
-                      const uint8_t *target, uint32_t tqpn) {
-  rtel__qkey k;
-  memcpy(k.src, host, 16);
-  memcpy(k.dst, target, 16);
-  k.obs = obs;
-  k.qpn = tqpn;
-  return (nq *)(void *)rtel__qtab_find(&n->queues, &k,
-                                       rtel__qkey_hash(&n->queues, &k));
+static uint64_t word(const uint8_t *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+/*
+ * The queue and reverse tables are looked up for nearly every packet, so
+ * they are hashed here, inline, rather than by rtel__qkey_hash() (a call,
+ * a copied key and five dependent multiply rounds): each of the five words
+ * of the key, offset by the table's seed (so that crafted collisions need
+ * the seed), is multiplied by its own odd constant; the products, rotated
+ * apart (a flipped top bit of two words would otherwise cancel), are
+ * folded by XOR (independent multiplies) and mixed once. Every insert and
+ * lookup of these two tables uses it (the table only stores and compares
+ * the hash).
+ */
+static rtel__inline uint64_t rotl(uint64_t x, unsigned r) {
+  return x << r | x >> (64 - r);
+}
+
+static rtel__inline uint32_t qhash(const rtel__qtab *t, uint32_t obs,
+                                   const uint8_t *src, const uint8_t *dst,
+                                   uint32_t qpn) {
+  uint64_t s = t->seed, r = rotl(s, 32);
+  uint64_t x =
+      (word(src) + s) * 0x9E3779B97F4A7C15ull ^
+      rotl((word(src + 8) + r) * 0xC2B2AE3D27D4EB4Full, 13) ^
+      rotl((word(dst) - s) * 0x165667B19E3779F9ull, 26) ^
+      rotl((word(dst + 8) - r) * 0x27D4EB2F165667C5ull, 39) ^
+      rotl((((uint64_t)obs << 32 | qpn) ^ s) * 0xD6E8FEB86659FD93ull, 52);
+  return (uint32_t)((x ^ x >> 29) * 0xFF51AFD7ED558CCDull >> 32);
+}
+
+static rtel__inline int qkey_is(const rtel__qkey *k, uint32_t obs,
+                                const uint8_t *src, const uint8_t *dst,
+                                uint32_t qpn) {
+  return ((word(k->src) ^ word(src)) | (word(k->src + 8) ^ word(src + 8)) |
+          (word(k->dst) ^ word(dst)) | (word(k->dst + 8) ^ word(dst + 8)) |
+          (uint64_t)(k->obs ^ obs) | (uint64_t)(k->qpn ^ qpn)) == 0;
+}
+
+/* rtel__qtab_find() with qhash() |h|, inline. */
+static rtel__inline rtel__qent *qfind(const rtel__qtab *t, uint32_t h,
+                                      uint32_t obs, const uint8_t *src,
+                                      const uint8_t *dst, uint32_t qpn) {
+  uint32_t i = t->buckets[h & t->mask];
+  while (i != RTEL__NIL) {
+    rtel__qent *e = rtel__qtab_at(t, i);
+    if (e->hash == h && qkey_is(&e->key, obs, src, dst, qpn)) {
+      return e;
+    }
+    i = e->hnext;
+  }
+  return NULL;
+}
+
+static rtel__inline nq *queue_find(const rtel__nvme *n, uint32_t obs,
+                                   const uint8_t *host, const uint8_t *target,
+                                   uint32_t tqpn) {
+  return (nq *)(void *)qfind(&n->queues,
+                             qhash(&n->queues, obs, host, target, tqpn), obs,
+                             host, target, tqpn);
+}
+
+/* The reverse entry of key (obs, target, host, host QPN), or NULL. */
+static rtel__inline nrev *rev_find(const rtel__nvme *n, uint32_t obs,
+                                   const uint8_t *target, const uint8_t *host,
+                                   uint32_t hqpn) {
+  return (nrev *)(void *)qfind(&n->rev,
+                               qhash(&n->rev, obs, target, host, hqpn), obs,
+                               target, host, hqpn);
 }
 
 static void unpaired_unlink(rtel__nvme *n, nq *q) {
@@ -269,12 +353,7 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
     return;
   }
   if (q->hqpn != RTEL_QPN_NONE) {
-    memcpy(k.src, q->q.key.dst, 16);
-    memcpy(k.dst, q->q.key.src, 16);
-    k.obs = q->q.key.obs;
-    k.qpn = q->hqpn;
-    r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                        rtel__qkey_hash(&n->rev, &k));
+    r = rev_find(n, q->q.key.obs, q->q.key.dst, q->q.key.src, q->hqpn);
     if (r) {
       rtel__qtab_remove(&n->rev, &r->q);
     }
@@ -285,8 +364,8 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
   memcpy(k.dst, q->q.key.src, 16);
   k.obs = q->q.key.obs;
   k.qpn = hqpn;
-  h = rtel__qkey_hash(&n->rev, &k);
-  r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k, h);
+  h = qhash(&n->rev, k.obs, k.src, k.dst, k.qpn);
+  r = (nrev *)(void *)qfind(&n->rev, h, k.obs, k.src, k.dst, k.qpn);
   if (r == NULL) {
     if (n->rev.used == n->rev.cap) {
       rtel__qtab_remove(&n->rev, rtel__qtab_oldest(&n->rev));
@@ -313,14 +392,7 @@ static int queue_remove(rtel__nvme *n, nq *q) {
     rv = end_io(n, io, RTEL_IO_EVICTED, q->state == Q_CONFIRMED);
   }
   if (q->hqpn != RTEL_QPN_NONE) {
-    rtel__qkey k;
-    nrev *r;
-    memcpy(k.src, q->q.key.dst, 16);
-    memcpy(k.dst, q->q.key.src, 16);
-    k.obs = q->q.key.obs;
-    k.qpn = q->hqpn;
-    r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                        rtel__qkey_hash(&n->rev, &k));
+    nrev *r = rev_find(n, q->q.key.obs, q->q.key.dst, q->q.key.src, q->hqpn);
     if (r) {
       rtel__qtab_remove(&n->rev, &r->q);
     }
@@ -350,8 +422,8 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
       return NULL;
     }
   }
-  q = (nq *)(void *)rtel__qtab_insert(&n->queues, &k,
-                                      rtel__qkey_hash(&n->queues, &k));
+  q = (nq *)(void *)rtel__qtab_insert(
+      &n->queues, &k, qhash(&n->queues, obs, host, target, tqpn));
   q->hqpn = RTEL_QPN_NONE;
   q->state = state;
   q->qid = -1;
@@ -359,9 +431,11 @@ static nq *queue_new(rtel__nvme *n, uint32_t obs, uint32_t port,
   q->cand = RTEL_QPN_NONE;
   q->cap_io = q->io_head = RTEL__NIL;
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    q->rdreq[i].io = RTEL__NIL;
-    q->wrs[i].io = RTEL__NIL;
+    q->rdreq_s[i].io = RTEL__NIL;
+    q->wrs_s[i].io = RTEL__NIL;
   }
+  q->rdreq.occ = q->wrs.occ = 0;
+  q->rdreq.next = q->wrs.next = 0;
   q->rr_cur.io = q->wr_cur.io = RTEL__NIL;
   /* on the unpaired list until the host QPN is known */
   q->up_prev = RTEL__NIL;
@@ -419,24 +493,24 @@ int rtel__nvme_cm_conn(rtel__nvme *n, const rtel__cm_conn *c) {
 static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
                       uint64_t va);
 
+static rtel__noinline nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
+                                             const rtel_pkt_hd *hd);
+
 /* The queue a target -> host packet belongs to, learning the pair from
  * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
  * not know it yet. */
-static nq *find_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd) {
-  rtel__qkey k;
-  nrev *r;
+static rtel__inline nq *find_t2h(rtel__nvme *n, uint32_t obs,
+                                 const rtel_pkt_hd *hd) {
+  nrev *r = rev_find(n, obs, hd->src, hd->dst, hd->dqpn);
+  return r ? queue_at(n, r->queue) : find_t2h_unindexed(n, obs, hd);
+}
+
+/* find_t2h() when the reverse table does not know the packet's QP. */
+static nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
+                              const rtel_pkt_hd *hd) {
   uint32_t tqpn;
   nq *q;
 
-  memcpy(k.src, hd->src, 16);
-  memcpy(k.dst, hd->dst, 16);
-  k.obs = obs;
-  k.qpn = hd->dqpn;
-  r = (nrev *)(void *)rtel__qtab_find(&n->rev, &k,
-                                      rtel__qkey_hash(&n->rev, &k));
-  if (r) {
-    return queue_at(n, r->queue);
-  }
   tqpn = rtel__pair_peer(n->pairs, obs, hd->src, hd->dst, hd->dqpn);
   if (tqpn == RTEL_QPN_NONE) {
     /* An RDMA WRITE or READ REQUEST whose RETH key and address fall in an
@@ -502,6 +576,8 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
   return NULL;
 }
 
+static void ring_forget(nring *ring, nspan *slots, uint8_t hint, uint32_t ioi);
+
 static void io_unlink(rtel__nvme *n, nio *io) {
   uint32_t i = (uint32_t)((size_t)((uint8_t *)io - n->ios) / sizeof(nio));
   uint32_t *pp = &n->io_buckets[io_hash(io->queue, io->cid) & n->io_mask];
@@ -542,24 +618,16 @@ static void io_unlink(rtel__nvme *n, nio *io) {
   if (q->cap_io == i) {
     q->cap_io = RTEL__NIL;
   }
-  /* only an I/O that had spans has some to forget (a completion of one
-   * without data skips the scan); a late copy of its data then matches
-   * nothing */
-  for (d = 0; io->in_rings && d < RTEL__RDREQ_RING; d++) {
-    if (q->rdreq[d].io == i) {
-      q->rdreq[d].io = RTEL__NIL;
-    }
-    if (q->wrs[d].io == i) {
-      q->wrs[d].io = RTEL__NIL;
-    }
-  }
+  /* the spans it had are forgotten (a late copy of its data then matches
+   * nothing): the slot it was put in, if not taken since */
+  ring_forget(&q->rdreq, q->rdreq_s, io->rd_slot, i);
+  ring_forget(&q->wrs, q->wrs_s, io->wr_slot, i);
   if (q->rr_cur.io == i) {
     q->rr_cur.io = RTEL__NIL;
   }
   if (q->wr_cur.io == i) {
     q->wr_cur.io = RTEL__NIL;
   }
-  io->used = 0;
   io->hnext = n->io_free;
   n->io_free = i;
   n->io_used--;
@@ -576,7 +644,10 @@ static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
 static void fill_record(const nq *q, const nio *io, uint32_t state,
                         rtel_tstamp t_rsp, uint16_t status, uint32_t rflags,
                         rtel_io_record *r) {
-  memset(r, 0, sizeof(*r));
+  /* every field is set below (no memset of the 184 bytes first); the
+   * hub sets the coverage window */
+  _Static_assert(sizeof(rtel_io_record) == 184,
+                 "fill_record() sets every field of rtel_io_record");
   r->obs = q->q.key.obs;
   r->port = io ? io->port : q->port;
   r->state = state;
@@ -588,6 +659,7 @@ static void fill_record(const nq *q, const nio *io, uint32_t state,
   if (memcmp(r->host, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) != 0) {
     r->flags |= RTEL_IO_F_IPV6;
   }
+  r->qid = 0;
   if (q->qid >= 0) {
     r->qid = (uint16_t)q->qid;
     r->flags |= RTEL_IO_F_QID;
@@ -596,10 +668,16 @@ static void fill_record(const nq *q, const nio *io, uint32_t state,
     }
   }
   r->nvme_status = status;
+  r->reserved1 = r->reserved2 = 0;
+  r->coverage_start = r->coverage_end = 0;
   r->t_rsp = t_rsp;
   r->t_cmd = r->t_data_first = r->t_data_last = r->t_rdreq = RTEL_TSTAMP_NONE;
   r->iol = r->dal = r->dpl = r->xfer = RTEL_DURATION_NONE;
   if (io == NULL) {
+    r->cid = 0;
+    r->opcode = r->fctype = 0;
+    r->nsid = r->nlb = 0;
+    r->slba = r->bytes = 0;
     return;
   }
   r->cid = io->cid;
@@ -710,7 +788,8 @@ static uint32_t span_len(const nspan *e, uint32_t pmtu) {
   if (pmtu == 0) {
     return e->bound != 0 ? e->bound : 1;
   }
-  n = (uint32_t)(((uint64_t)e->len + pmtu - 1) / pmtu);
+  /* a PMTU is a power of two (pmtu_of()) */
+  n = (uint32_t)(((uint64_t)e->len + pmtu - 1) >> __builtin_ctz(pmtu));
   if (n == 0) {
     n = 1;
   }
@@ -731,15 +810,17 @@ static int span_has(const nspan *e, uint32_t pmtu, uint32_t psn, int first) {
 /* The I/O whose span holds |psn| (see span_has()): |*cur|, the span the
  * previous packet fell in, or one of |ring|, which then becomes |*cur|.
  * RTEL__NIL if none does. */
-static uint32_t span_find(nspan *cur, const nspan *ring, uint32_t pmtu,
-                          uint32_t psn, int first) {
-  unsigned i;
+static uint32_t span_find(nspan *cur, const nring *ring, const nspan *slots,
+                          uint32_t pmtu, uint32_t psn, int first) {
+  uint32_t m;
   if (span_has(cur, pmtu, psn, first)) {
     return cur->io;
   }
-  for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    if (span_has(&ring[i], pmtu, psn, first)) {
-      *cur = ring[i];
+  /* the occupied slots, in order (a free one holds nothing) */
+  for (m = ring->occ; m != 0; m &= m - 1) {
+    const nspan *e = &slots[__builtin_ctz(m)];
+    if (span_has(e, pmtu, psn, first)) {
+      *cur = *e;
       return cur->io;
     }
   }
@@ -748,33 +829,60 @@ static uint32_t span_find(nspan *cur, const nspan *ring, uint32_t pmtu,
 
 /* Records the span of a message beginning at |psn| of |len| bytes, tied
  * to I/O |ioi|, in |ring|: over the span with the same first PSN (a
- * resent request: same message), else in a free slot, else over the slot
- * |*next| (the oldest); returns the slot. */
-static nspan *span_add(nspan *ring, uint32_t *next, uint32_t psn, uint32_t ioi,
-                       uint32_t len) {
-  uint32_t i, slot = RTEL__NIL;
+ * resent request: same message; occupied slots have distinct PSNs), else
+ * in the first free slot from |next| on, else over the slot |next| (the
+ * oldest); returns the slot's index. */
+static unsigned span_add(nring *ring, nspan *slots, uint32_t psn, uint32_t ioi,
+                         uint32_t len) {
+  unsigned slot, next = ring->next;
+  uint32_t m, free;
   nspan *e;
-  for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    uint32_t j = (*next + i) % RTEL__RDREQ_RING;
-    if (ring[j].io != RTEL__NIL && ring[j].psn == psn) {
-      ring[j].io = ioi;
-      ring[j].len = len;
-      return &ring[j];
-    }
-    if (ring[j].io == RTEL__NIL && slot == RTEL__NIL) {
-      slot = j;
+  for (m = ring->occ; m != 0; m &= m - 1) {
+    slot = (unsigned)__builtin_ctz(m);
+    if (slots[slot].psn == psn) {
+      slots[slot].io = ioi;
+      slots[slot].len = len;
+      return slot;
     }
   }
-  if (slot == RTEL__NIL || slot == *next) {
-    slot = *next;
-    *next = (*next + 1) % RTEL__RDREQ_RING;
+  /* the free slots, rotated so that bit 0 is |next| */
+  free = ~(uint32_t)ring->occ & 0xffffu;
+  free = (free >> next | free << (RTEL__RDREQ_RING - next)) & 0xffffu;
+  slot =
+      free ? (next + (unsigned)__builtin_ctz(free)) % RTEL__RDREQ_RING : next;
+  if (slot == next) {
+    ring->next = (uint16_t)((next + 1) % RTEL__RDREQ_RING);
   }
-  e = &ring[slot];
+  e = &slots[slot];
   e->psn = psn;
   e->io = ioi;
   e->len = len;
   e->bound = 0;
-  return e;
+  ring->occ = (uint16_t)(ring->occ | 1u << slot);
+  return slot;
+}
+
+/* Notes in |*hint| (nio.rd_slot / wr_slot) that its I/O is in |slot|. */
+static void slot_note(uint8_t *hint, unsigned slot) {
+  *hint = *hint == 0 || *hint == slot + 1 ? (uint8_t)(slot + 1)
+                                          : (uint8_t)SLOTS_MANY;
+}
+
+/* Frees the slots of |ring| that I/O |ioi| holds; |hint| says which. */
+static void ring_forget(nring *ring, nspan *slots, uint8_t hint,
+                        uint32_t ioi) {
+  uint32_t m;
+  if (hint == 0) {
+    return;
+  }
+  m = hint == SLOTS_MANY ? ring->occ : 1u << (hint - 1) & ring->occ;
+  for (; m != 0; m &= m - 1) {
+    unsigned k = (unsigned)__builtin_ctz(m);
+    if (slots[k].io == ioi) {
+      slots[k].io = RTEL__NIL;
+      ring->occ = (uint16_t)(ring->occ & ~(1u << k));
+    }
+  }
 }
 
 /* A message began at |psn|: if after |e|'s, |e| ends before it. */
@@ -795,8 +903,8 @@ static void t2h_msg_start(nq *q, uint32_t psn) {
     return;
   }
   for (i = 0; i < RTEL__RDREQ_RING; i++) {
-    span_narrow(&q->rdreq[i], psn);
-    span_narrow(&q->wrs[i], psn);
+    span_narrow(&q->rdreq_s[i], psn);
+    span_narrow(&q->wrs_s[i], psn);
   }
   span_narrow(&q->rr_cur, psn);
   span_narrow(&q->wr_cur, psn);
@@ -942,7 +1050,7 @@ static void queue_connect(rtel__nvme *n, nq *q, const uint8_t *b) {
   q->qid = rtel__get16le(b + RTEL__SQE_CONNECT_QID);
 }
 
-/* A zeroed I/O entry for command |cid| of queue |qi| (its index in *pioi).
+/* A fresh I/O entry for command |cid| of queue |qi| (its index in *pioi).
  * The outstanding I/O with the same CID ends first (timed out: its
  * response was missed), and when the slab is full the oldest outstanding
  * one (likely lost) is evicted. NULL, with *prv, if delivering either
@@ -972,10 +1080,14 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
   n->io_used++;
   n->env.stats->ios_created++;
   n->env.stats->ios_active = n->io_used;
-  memset(io, 0, sizeof(*io));
-  io->used = 1;
+  /* the fields read before they are written (links: io_link(); times,
+   * opcode, PSN, port: io_read_sqe(); sgl[i] only below nsgl) */
   io->queue = qi;
   io->cid = cid;
+  io->nsid = io->nlb = 0;
+  io->fctype = io->nsgl = io->incapsule = 0;
+  io->rd_slot = io->wr_slot = 0;
+  io->slba = io->bytes = 0;
   *pioi = ioi;
   return io;
 }
@@ -1089,10 +1201,10 @@ static int release_held(rtel__nvme *n, nq *q) {
 
 /* find_t2h(), then the completion held for that queue, if any (|*prv|: 0
  * or the error delivering it returned). */
-static nq *queue_of_t2h(rtel__nvme *n, uint32_t obs, const rtel_pkt_hd *hd,
-                        int *prv) {
+static rtel__inline nq *queue_of_t2h(rtel__nvme *n, uint32_t obs,
+                                     const rtel_pkt_hd *hd, int *prv) {
   nq *q = find_t2h(n, obs, hd);
-  *prv = q ? release_held(n, q) : 0;
+  *prv = q && q->cand_n != 0 ? release_held(n, q) : 0;
   return q;
 }
 
@@ -1226,13 +1338,14 @@ static void read_data(rtel__nvme *n, const rtel_pkt_info *pi,
     if (io != NULL) {
       ioi = io_index(n, io);
       if (op == RTEL__RC_WRITE_FIRST) {
-        q->wr_cur =
-            *span_add(q->wrs, &q->wrs_next, hd->psn, ioi, hd->reth_dmalen);
-        io->in_rings = 1;
+        unsigned k =
+            span_add(&q->wrs, q->wrs_s, hd->psn, ioi, hd->reth_dmalen);
+        q->wr_cur = q->wrs_s[k];
+        slot_note(&io->wr_slot, k);
       }
     }
   } else {
-    ioi = span_find(&q->wr_cur, q->wrs, q->tpmtu, hd->psn, 0);
+    ioi = span_find(&q->wr_cur, &q->wrs, q->wrs_s, q->tpmtu, hd->psn, 0);
   }
   if (ioi == RTEL__NIL) {
     n->env.stats->nvme_data_unmatched++;
@@ -1261,9 +1374,8 @@ static void read_request(rtel__nvme *n, const rtel_pkt_info *pi,
   if (io->t_q == RTEL_TSTAMP_NONE) {
     io->t_q = pi->ts;
   }
-  span_add(q->rdreq, &q->rdreq_next, hd->psn, io_index(n, io),
-           hd->reth_dmalen);
-  io->in_rings = 1;
+  slot_note(&io->rd_slot, span_add(&q->rdreq, q->rdreq_s, hd->psn,
+                                   io_index(n, io), hd->reth_dmalen));
 }
 
 /* A READ RESPONSE packet (write data, host -> target) with opcode |op|:
@@ -1275,7 +1387,7 @@ static void read_response(rtel__nvme *n, const rtel_pkt_info *pi,
   if (op == RTEL__RC_READ_RESP_FIRST || op == RTEL__RC_READ_RESP_MIDDLE) {
     learn_hpmtu(q, hd);
   }
-  ioi = span_find(&q->rr_cur, q->rdreq, q->hpmtu, hd->psn,
+  ioi = span_find(&q->rr_cur, &q->rdreq, q->rdreq_s, q->hpmtu, hd->psn,
                   op == RTEL__RC_READ_RESP_FIRST ||
                       op == RTEL__RC_READ_RESP_ONLY);
   if (ioi == RTEL__NIL) {
@@ -1336,8 +1448,8 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
 /* The queue of a target -> host request (RDMA WRITE: read data; READ
  * REQUEST: the target fetches write data), whose PSN, if later, becomes
  * the queue's highest target -> host request PSN. */
-static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
-                              const rtel_pkt_hd *hd, int *prv) {
+static rtel__inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
+                                    const rtel_pkt_hd *hd, int *prv) {
   nq *q = queue_of_t2h(n, pi->obs, hd, prv);
   if (q && (rtel__psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
     q->t2h_psn = hd->psn;
@@ -1346,11 +1458,60 @@ static inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
   return q;
 }
 
+/* The handlers of rtel__nvme_packet(), one per kind of packet, apart so
+ * that the dispatch needs no stack frame (it jumps to them) and each
+ * saves only the registers it uses. */
+static rtel__noinline int on_send_first(rtel__nvme *n, const rtel_pkt_info *pi,
+                                        const rtel_pkt_hd *hd,
+                                        const uint8_t *pkt) {
+  return send_first(n, pi, hd, pkt, hd->opcode == RTEL__RC_SEND_ONLY);
+}
+
+static rtel__noinline int on_send_rest(rtel__nvme *n, const rtel_pkt_info *pi,
+                                       const rtel_pkt_hd *hd) {
+  capsule_rest(n, pi, hd, hd->opcode == RTEL__RC_SEND_LAST);
+  return 0;
+}
+
+static rtel__noinline int on_write(rtel__nvme *n, const rtel_pkt_info *pi,
+                                   const rtel_pkt_hd *hd) {
+  uint8_t op = hd->opcode;
+  int rv;
+  nq *q = t2h_request(n, pi, hd, &rv);
+  if (q != NULL) {
+    if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
+      t2h_msg_start(q, hd->psn);
+    }
+    read_data(n, pi, hd, q, op);
+  }
+  return rv;
+}
+
+static rtel__noinline int on_read_request(rtel__nvme *n,
+                                          const rtel_pkt_info *pi,
+                                          const rtel_pkt_hd *hd) {
+  int rv;
+  nq *q = t2h_request(n, pi, hd, &rv);
+  if (q != NULL) {
+    t2h_msg_start(q, hd->psn);
+    read_request(n, pi, hd, q);
+  }
+  return rv;
+}
+
+static rtel__noinline int on_read_response(rtel__nvme *n,
+                                           const rtel_pkt_info *pi,
+                                           const rtel_pkt_hd *hd) {
+  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+  if (q) {
+    read_response(n, pi, hd, q, hd->opcode);
+  }
+  return 0;
+}
+
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint8_t *pkt) {
   uint8_t op = hd->opcode;
-  nq *q;
-  int rv;
 
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
@@ -1363,39 +1524,24 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   switch (op) {
   case RTEL__RC_SEND_FIRST:
   case RTEL__RC_SEND_ONLY:
-    return send_first(n, pi, hd, pkt, op == RTEL__RC_SEND_ONLY);
+    return on_send_first(n, pi, hd, pkt);
   case RTEL__RC_SEND_ONLY_INV:
     return cqe_capsule(hd) ? response(n, pi, hd, pkt) : 0;
   case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
-    capsule_rest(n, pi, hd, op == RTEL__RC_SEND_LAST);
-    return 0;
+    return on_send_rest(n, pi, hd);
   case RTEL__RC_WRITE_FIRST:
   case RTEL__RC_WRITE_ONLY:
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
-    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
-      if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
-        t2h_msg_start(q, hd->psn);
-      }
-      read_data(n, pi, hd, q, op);
-    }
-    return rv;
+    return on_write(n, pi, hd);
   case RTEL__RC_READ_REQUEST:
-    if ((q = t2h_request(n, pi, hd, &rv)) != NULL) {
-      t2h_msg_start(q, hd->psn);
-      read_request(n, pi, hd, q);
-    }
-    return rv;
+    return on_read_request(n, pi, hd);
   case RTEL__RC_READ_RESP_FIRST:
   case RTEL__RC_READ_RESP_ONLY:
   case RTEL__RC_READ_RESP_MIDDLE:
   case RTEL__RC_READ_RESP_LAST:
-    q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
-    if (q) {
-      read_response(n, pi, hd, q, op);
-    }
-    return 0;
+    return on_read_response(n, pi, hd);
   default:
     return 0;
   }

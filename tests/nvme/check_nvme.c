@@ -1654,6 +1654,116 @@ START_TEST(t_segments) {
 }
 END_TEST
 
+/* The same read seen at c and then, with an unrelated clock, at s: the
+ * capture of s follows that of c (two files read one after the other),
+ * so both of c's records wait while c is the only point seen and are
+ * indexed for joining when s appears. CID 0x51 is used twice at c (same
+ * LBA and length: the same join key); s's record joins the oldest of the
+ * two, the other gives up at the flush.
+ *          c (first)   c (second)     s (clock + 100000, once)
+ *   C      30000       50000          30250
+ *   D1     33400       53400          33000
+ *   R      36400       58400          36000
+ *   IOL    6400        8400           5750
+ *   segment (c's first): rtt 650, compute 0, network 650, storage 5750 */
+#define LATE_MAX 12
+static struct late {
+  tb t;
+  rtel_tstamp ts; /* at c */
+  int t2h;
+} late[LATE_MAX];
+static size_t nlate;
+
+static void late_add(env *e, rtel_tstamp ts, const tb *f, int t2h) {
+  ck_assert_uint_lt(nlate, LATE_MAX);
+  late[nlate].t = *f;
+  late[nlate].ts = ts;
+  late[nlate].t2h = t2h;
+  nlate++;
+  e->obs = OBS_C;
+  feed(e, ts, f);
+}
+
+START_TEST(t_segments_late_point) {
+  const rtel_tstamp off = 100000;
+  env e;
+  tu_nvq q = queue();
+  xio rd =
+      mk_io(0x51, RTEL_NVME_OP_READ, 1, 0x5000, 4096, 0x50000000u, 0x5555u);
+  uint8_t sqe[TU_SQE_LEN];
+  tb t;
+  IO w;
+  SR x;
+  size_t i;
+  int k;
+  env_init(&e, 0);
+  ck_assert_int_eq(rtel_ctx_set_obs_role(e.ctx, OBS_C, RTEL_ROLE_COMPUTE), 0);
+  ck_assert_int_eq(rtel_ctx_set_obs_role(e.ctx, OBS_S, RTEL_ROLE_STORAGE), 0);
+  nlate = 0;
+  tu_nvq_cm_req(&t, &q, 4420, 1, 0x5E6);
+  late_add(&e, T0, &t, 0);
+  tu_nvq_cm_rep(&t, &q, 0x5E6);
+  late_add(&e, T0 + 1400, &t, 1);
+  for (k = 0; k < 2; k++) {
+    rtel_tstamp b = T0 + 20000 * (rtel_tstamp)k;
+    tu_sqe_rw(sqe, rd.opcode, rd.cid, rd.nsid, rd.slba, 8, rd.va, rd.len,
+              rd.key);
+    tu_nvq_cmd(&t, &q, sqe);
+    late_add(&e, b + 30000, &t, 0);
+    tu_nvq_wdata(&t, &q, OP_WRITE_ONLY, rd.va, rd.key, rd.len, rd.len);
+    late_add(&e, b + 33400, &t, 1);
+    tu_nvq_rsp(&t, &q, rd.cid, 0, 0, 0);
+    late_add(&e, b + 36400 + 2000 * (rtel_tstamp)k, &t, 1);
+  }
+  ck_assert_uint_eq(e.c.nio, 2);
+  ck_assert_uint_eq(e.c.nseg, 0);
+  /* s: the CM exchange and the first read only, 250 ns later (host to
+   * target) or 400 ns earlier (target to host) on a clock 100000 ahead */
+  e.obs = OBS_S;
+  for (i = 0; i < 5; i++) {
+    feed(&e, late[i].ts + off + (late[i].t2h ? -400 : 250), &late[i].t);
+  }
+  flush(&e, T0 + off + 100000);
+
+  ck_assert_uint_eq(e.c.nio, 3);
+  io_init_q(&w, &q, OBS_C, RTEL_IO_COMPLETE, &rd, 1);
+  w.t_cmd = T0 + 30000;
+  w.t_data_first = w.t_data_last = T0 + 33400;
+  w.t_rsp = T0 + 36400;
+  w.iol = 6400;
+  w.dal = 3400;
+  w.xfer = 0;
+  ck_found(&e, &w, "first read at c");
+  w.t_cmd = T0 + 50000;
+  w.t_data_first = w.t_data_last = T0 + 53400;
+  w.t_rsp = T0 + 58400;
+  w.iol = 8400;
+  w.dal = 3400;
+  ck_found(&e, &w, "second read at c");
+  io_init_q(&w, &q, OBS_S, RTEL_IO_COMPLETE, &rd, 1);
+  w.t_cmd = T0 + off + 30250;
+  w.t_data_first = w.t_data_last = T0 + off + 33000;
+  w.t_rsp = T0 + off + 36000;
+  w.iol = 5750;
+  w.dal = 2750;
+  w.xfer = 0;
+  ck_found(&e, &w, "read at s");
+
+  ck_assert_uint_eq(e.c.nseg, 1);
+  seg_init(&x, &q, &rd, 1);
+  x.iol1 = 6400;
+  x.iol2 = 5750;
+  x.rtt = 650;
+  x.compute = 0;
+  x.network = 650;
+  x.storage = 5750;
+  ck_seg(&e.c.seg[0], &x, "late point segment");
+  ck_stats(&e,
+           (nvst){.cm = 2, .complete = 3, .segments = 1, .join_unmatched = 1});
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ aggregates
  */
 
@@ -1877,6 +1987,86 @@ START_TEST(t_aggregates) {
 }
 END_TEST
 
+/* A full aggregate table (max_aggregates 3): an I/O whose key finds no
+ * room is counted in aggregates_dropped, once per key it misses, the
+ * whole period (later I/Os of the same key too); the next period starts
+ * empty. Every read: 4096 bytes, IOL 1040, DAL 520.
+ *   period 1: nsid 1, 2, 3, 1, 3, then one naming every namespace
+ *     (0xffffffff): keys ns 1, all, ns 2 fill the table; ns 3 is dropped
+ *     twice; the all-namespaces read counts once, in "all"
+ *   period 2: nsid 3, 1: both fit */
+START_TEST(t_aggregates_full) {
+  static const uint32_t nsid[8] = {1, 2, 3, 1, 3, RTEL_NSID_ALL, 3, 1};
+  env e;
+  rtel_settings s;
+  tu_nvq q = queue();
+  rtel_tstamp C;
+  xio x;
+  AG a;
+  int k;
+  rtel_settings_default(&s);
+  s.nvme_flags = RTEL_NVME_NO_GUESS;
+  s.report_interval = IV;
+  s.max_aggregates = 3;
+  env_init_s(&e, &s);
+  cm_open(&e, T0, &q, 4420, 1);
+  for (k = 0; k < 8; k++) {
+    C = T0 + 10000 * (rtel_tstamp)(k + 1) + (k >= 6 ? IV : 0);
+    x = mk_io((uint16_t)(0x60 + k), RTEL_NVME_OP_READ, nsid[k],
+              (uint64_t)k * 8, 4096, 0x6000000u * (uint64_t)(k + 1),
+              0x600u + (uint32_t)k);
+    cmd(&e, C, &q, &x);
+    rdata(&e, C + 520, &q, &x, OP_WRITE_ONLY, 4096);
+    rsp(&e, C + 1040, &q, x.cid, 0);
+    if (k == 5) {
+      ck_stats(&e, (nvst){.cm = 1, .complete = 6, .agg_dropped = 2});
+    }
+  }
+  advance(&e, T0 + 2 * IV);
+  ck_assert_uint_eq(e.c.nagg, 6);
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 1, T0);
+  a.count = 2;
+  a.bytes = 8192;
+  a.iol = lat(2, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(2, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 1, T0 + IV), &a, "P1 read ns 1");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 2, T0);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 2, T0 + IV), &a, "P1 read ns 2");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0);
+  a.count = 6;
+  a.bytes = 6 * 4096;
+  a.iol = lat(6, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(6, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + IV), &a,
+         "P1 read all");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 3, T0 + IV);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 3, T0 + 2 * IV), &a, "P2 read ns 3");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, 1, T0 + IV);
+  a.count = 1;
+  a.bytes = 4096;
+  a.iol = lat(1, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(1, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, 1, T0 + 2 * IV), &a, "P2 read ns 1");
+  agg_init(&a, &q, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + IV);
+  a.count = 2;
+  a.bytes = 8192;
+  a.iol = lat(2, 1040, 1040, 1040, 1040, 1040, 1040, 1040);
+  a.dal = lat(2, 520, 520, 520, 520, 520, 520, 520);
+  ck_agg(find_agg(&e, RTEL_NVME_OP_READ, RTEL_NSID_ALL, T0 + 2 * IV), &a,
+         "P2 read all");
+  ck_stats(&e, (nvst){.cm = 1, .complete = 8, .agg_dropped = 2});
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ main */
 
 static Suite *nvme_suite(void) {
@@ -1910,7 +2100,9 @@ static Suite *nvme_suite(void) {
   tcase_add_test(td, t_rresp_bound);
   tcase_add_loop_test(td, t_write_without_first, 0, 3);
   tcase_add_loop_test(tp, t_segments, 0, 2);
+  tcase_add_test(tp, t_segments_late_point);
   tcase_add_test(tp, t_aggregates);
+  tcase_add_test(tp, t_aggregates_full);
   suite_add_tcase(s, tq);
   suite_add_tcase(s, ti);
   suite_add_tcase(s, te);

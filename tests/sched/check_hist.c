@@ -257,6 +257,33 @@ START_TEST(test_mean_large_count) {
 }
 END_TEST
 
+/* rtel__hist_merge(): two histograms of a random split of the values
+ * (either part possibly empty) merged equal one histogram of them all. */
+static rtel__hist part[2], whole;
+
+START_TEST(test_merge) {
+  size_t n = (size_t)(rnd() % 3000), i;
+  unsigned dist = (unsigned)_i % 12;
+  int split = (int)(rnd() % 3); /* 0: all in part 0, 1: random, 2: all 1 */
+  rtel__hist_reset(&part[0]);
+  rtel__hist_reset(&part[1]);
+  rtel__hist_reset(&whole);
+  for (i = 0; i < n; i++) {
+    int64_t x = draw(dist);
+    rtel__hist_add(&part[split == 1 ? (int)(rnd() & 1) : split / 2], x);
+    rtel__hist_add(&whole, x);
+  }
+  rtel__hist_merge(&part[0], &part[1]);
+  ck_assert_uint_eq(part[0].count, whole.count);
+  if (whole.count) {
+    ck_assert_int_eq(part[0].min, whole.min);
+    ck_assert_int_eq(part[0].max, whole.max);
+  }
+  ck_assert_msg(part[0].sum == whole.sum, "sum");
+  ck_assert_msg(memcmp(part[0].b, whole.b, sizeof(whole.b)) == 0, "buckets");
+}
+END_TEST
+
 static Suite *hist_suite(void) {
   Suite *s = suite_create("hist");
   TCase *tc = tcase_create("layout");
@@ -269,6 +296,7 @@ static Suite *hist_suite(void) {
   tcase_add_loop_test(tc, test_quantiles, 0, 480);
   tcase_add_test(tc, test_constant_and_empty);
   tcase_add_test(tc, test_mean_large_count);
+  tcase_add_loop_test(tc, test_merge, 0, 60);
   suite_add_tcase(s, tc);
   return s;
 }
