@@ -77,6 +77,7 @@ typedef struct nring {
  * follow. */
 typedef struct nq {
   rtel__qent q;
+  uint32_t q_pad;   /* the table's header is 60 bytes: to its line's end */
   uint32_t h2t_psn; /* highest host -> target request PSN */
   uint32_t t2h_psn; /* highest target -> host request PSN */
   uint8_t h2t_valid;
@@ -644,10 +645,15 @@ static int64_t dur(rtel_tstamp a, rtel_tstamp b) {
 static void fill_record(const nq *q, const nio *io, uint32_t state,
                         rtel_tstamp t_rsp, uint16_t status, uint32_t rflags,
                         rtel_io_record *r) {
-  /* every field is set below (no memset of the 184 bytes first); the
-   * hub sets the coverage window */
-  _Static_assert(sizeof(rtel_io_record) == 184,
-                 "fill_record() sets every field of rtel_io_record");
+  /* every field of version 1 is set below (no memset of the whole record
+   * first); the hub sets the coverage window. Fields a later version
+   * appends are zero until this function sets them. */
+  enum {
+    V1_END = offsetof(rtel_io_record, coverage_end) + sizeof(rtel_tstamp)
+  };
+  if (sizeof(*r) > V1_END) {
+    memset((uint8_t *)r + V1_END, 0, sizeof(*r) - V1_END);
+  }
   r->obs = q->q.key.obs;
   r->port = io ? io->port : q->port;
   r->state = state;
