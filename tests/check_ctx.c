@@ -306,6 +306,7 @@ START_TEST(test_burst_stops_at_bad_packet) {
   rtel_ctx_stats st;
   unsigned i;
   rtel_settings_default(&s);
+  s.max_flows = 8192; /* >= 2 MiB of flow entries: the look-ahead path */
   memset(&cb, 0, sizeof(cb));
   ck_assert_int_eq(rtel_ctx_new(&ctx, &s, &cb, NULL, NULL), 0);
   for (i = 0; i < 10; i++) {

@@ -919,7 +919,7 @@ typedef struct rtel_settings {
   uint32_t reserved3;
   /** Capacity of the slab of open messages (messages whose record may
    * still change), shared by all flows and allocated by rtel_ctx_new().
-   * Default 0: 2 x max_flows. Each costs 120 bytes on x86_64. When it is
+   * Default 0: 2 x max_flows. Each costs 128 bytes on x86_64. When it is
    * empty, the oldest open message of the least recently active flow with
    * one is delivered early (RTEL_END_OVERFLOW, counted in msgs_overflow). */
   uint32_t max_open_msgs;
