@@ -216,7 +216,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FS_EV 16
 #define FS_MAX_EVENTS 600
 #define FS_LOG 640
-#define FS_BATCH 8
+/* bursts longer than the look-ahead window, so the window wraps */
+#define FS_BATCH 32
+_Static_assert(FS_BATCH >= 4 * RTEL__AHEAD, "a burst outruns the look-ahead");
 #define FS_BUILD_MAX 512 /* payload bytes built; more are claimed only */
 #define FS_NCONN 8
 #define FS_MAXBLK 64
@@ -503,7 +505,11 @@ static size_t fs_mem_bound(const rtel_settings *s) {
   size_t nk = s->max_alarm_keys ? s->max_alarm_keys : 1024;
   size_t b = 64 * 1024 + npt * 128 + nk * 128;
   if (!(s->flow_flags & RTEL_FLOW_DISABLE)) {
-    b += nf * (296 + 2 * 64 + 16) + np * (112 + 16);
+    /* rocetel.h's max_flows: a 320-byte entry, 64 bytes of PSN index, a
+     * bucket; the pairing entries; the open messages (128 bytes each);
+     * each table 64-byte aligned inside its block */
+    size_t nm = s->max_open_msgs ? s->max_open_msgs : 2 * nf;
+    b += nf * (320 + 64 + 16) + np * (112 + 16) + nm * 128 + 4 * 64;
   }
   if (!(s->nvme_flags & RTEL_NVME_DISABLE)) {
     b += ni * (232 + 16) + nj * (456 - 232 + 16) + na * (34 * 1024 + 64) +
