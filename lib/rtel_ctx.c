@@ -400,7 +400,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
   ctx->cb = cb;
   ctx->user_data = user_data;
   ctx->dcfg = dcfg;
-  ctx->last_ts = RTEL_TSTAMP_NONE;
+  ctx->last_ts = 0; /* no packet is before the first */
   ctx->stats_next = RTEL_TSTAMP_NONE;
   if ((rv = init_modules(ctx, lens)) != 0) {
     free_modules(ctx);
@@ -422,8 +422,42 @@ void rtel_ctx_del(rtel_ctx *ctx) {
 
 /* ------------------------------------------------------------ packets */
 
+/* The counters of a RoCE packet that is not the plain common case: RoCEv1,
+ * encapsulated, CNP, CM, unusual headers, or a checked ICRC. */
+static rtel__noinline void count_rare(rtel_ctx_stats *st,
+                                      const rtel_pkt_hd *hd) {
+  if (hd->roce == 1) {
+    st->pkts_rocev1++;
+  }
+  if (hd->encap &
+      (RTEL_ENCAP_ERSPAN1 | RTEL_ENCAP_ERSPAN2 | RTEL_ENCAP_ERSPAN3)) {
+    st->pkts_erspan++;
+  }
+  if (hd->encap & RTEL_ENCAP_VXLAN) {
+    st->pkts_vxlan++;
+  }
+  st->pkts_cnp += (hd->flags & RTEL_HD_F_CNP) != 0;
+  st->pkts_cm += (hd->flags & RTEL_HD_F_CM) != 0;
+  st->pkts_hdr_truncated += (hd->flags & RTEL_HD_F_HDR_TRUNC) != 0;
+  st->pkts_unknown_opcode += (hd->flags & RTEL_HD_F_UNKNOWN_OPCODE) != 0;
+  st->pkts_unknown_tver += (hd->flags & RTEL_HD_F_UNKNOWN_TVER) != 0;
+  switch (hd->icrc_status) {
+  case RTEL_ICRC_OK:
+    st->icrc_ok++;
+    break;
+  case RTEL_ICRC_BAD:
+    st->icrc_bad++;
+    break;
+  case RTEL_ICRC_TRUNCATED:
+    st->icrc_truncated++;
+    break;
+  default:
+    break;
+  }
+}
+
 /* Counts one decode result. */
-static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
+static rtel__inline void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
   rtel_ctx_stats *st = &ctx->stats;
 
   if (hd->flags & RTEL_HD_F_TRUNCATED) {
@@ -431,39 +465,13 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
   }
   if (rtel__likely(rv == 0)) {
     st->pkts_roce++;
-    if (hd->roce == 1) {
-      st->pkts_rocev1++;
-    }
-    if (rtel__unlikely(hd->encap != 0)) {
-      if (hd->encap &
-          (RTEL_ENCAP_ERSPAN1 | RTEL_ENCAP_ERSPAN2 | RTEL_ENCAP_ERSPAN3)) {
-        st->pkts_erspan++;
-      }
-      if (hd->encap & RTEL_ENCAP_VXLAN) {
-        st->pkts_vxlan++;
-      }
-    }
-    if (rtel__unlikely(hd->flags &
-                       (RTEL_HD_F_CNP | RTEL_HD_F_CM | RTEL_HD_F_HDR_TRUNC |
-                        RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
-      st->pkts_cnp += (hd->flags & RTEL_HD_F_CNP) != 0;
-      st->pkts_cm += (hd->flags & RTEL_HD_F_CM) != 0;
-      st->pkts_hdr_truncated += (hd->flags & RTEL_HD_F_HDR_TRUNC) != 0;
-      st->pkts_unknown_opcode += (hd->flags & RTEL_HD_F_UNKNOWN_OPCODE) != 0;
-      st->pkts_unknown_tver += (hd->flags & RTEL_HD_F_UNKNOWN_TVER) != 0;
-    }
-    switch (hd->icrc_status) {
-    case RTEL_ICRC_OK:
-      st->icrc_ok++;
-      break;
-    case RTEL_ICRC_BAD:
-      st->icrc_bad++;
-      break;
-    case RTEL_ICRC_TRUNCATED:
-      st->icrc_truncated++;
-      break;
-    default:
-      break;
+    /* one test for everything count_rare() counts */
+    if (rtel__unlikely(((hd->flags &
+                         (RTEL_HD_F_CNP | RTEL_HD_F_CM | RTEL_HD_F_HDR_TRUNC |
+                          RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER)) |
+                        hd->encap | hd->icrc_status |
+                        (uint32_t)(hd->roce == 1)) != 0)) {
+      count_rare(st, hd);
     }
   } else if (rv == RTEL_ERR_NOT_ROCE) {
     st->pkts_not_roce++;
@@ -479,12 +487,11 @@ static void count(rtel_ctx *ctx, int rv, const rtel_pkt_hd *hd) {
 /* A packet's first part, before it is decoded: the counters and clocks
  * every packet moves, and the schedule. Returns 1 if the packet goes on
  * (to be decoded), 0 if the schedule leaves it out (counted). */
-static int read_begin(rtel_ctx *ctx, const rtel_pkt_info *pi, size_t pktlen,
-                      size_t wire) {
+static rtel__inline int read_begin(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                   size_t pktlen, size_t wire) {
   ctx->stats.pkts++;
   ctx->stats.bytes += wire < pktlen ? pktlen : wire;
-  if (rtel__unlikely(ctx->last_ts != RTEL_TSTAMP_NONE &&
-                     pi->ts < ctx->last_ts)) {
+  if (rtel__unlikely(pi->ts < ctx->last_ts)) { /* (0 before the first) */
     ctx->stats.pkts_ts_backwards++;
   }
   ctx->last_ts = pi->ts;
@@ -508,9 +515,10 @@ static int read_begin(rtel_ctx *ctx, const rtel_pkt_info *pi, size_t pktlen,
 }
 
 /* Decodes a packet into |hd|. */
-static int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
-                       const rtel_pkt_info *pi, const uint8_t *pkt,
-                       size_t pktlen, size_t wire) {
+static rtel__inline int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
+                                    const rtel_pkt_info *pi,
+                                    const uint8_t *pkt, size_t pktlen,
+                                    size_t wire) {
   if (rtel__likely(pi->linktype == 0 || pi->linktype == ctx->dcfg.linktype)) {
     /* on_packet sees the whole rtel_pkt_hd; the modules read only part */
     return ctx->cb.on_packet
@@ -525,9 +533,10 @@ static int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
 
 /* A decoded packet (|rv| from read_decode()) through the modules; |hint|
  * is what rtel__flow_hint() gave for it, or NULL. */
-static int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                    const rtel_pkt_hd *hd, int rv, const uint8_t *pkt,
-                    size_t pktlen, const uint32_t *hint) {
+static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                 const rtel_pkt_hd *hd, int rv,
+                                 const uint8_t *pkt, size_t pktlen,
+                                 const uint32_t *hint) {
   count(ctx, rv, hd);
   if (rv != 0) {
     return 0; /* not RoCE, or malformed: counted */

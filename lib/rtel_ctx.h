@@ -57,7 +57,7 @@ struct rtel_ctx {
    * of exactly that size that each delivery is copied into. */
   size_t out_len[RTEL__OUT_N];
   void *out_copy[RTEL__OUT_N];
-  /* timestamp of the previous packet, RTEL_TSTAMP_NONE before the first */
+  /* timestamp of the previous packet, 0 before the first */
   rtel_tstamp last_ts;
   /* the latest time the context was told (packets, handle_expiry) */
   rtel_tstamp clock;
