@@ -601,6 +601,17 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
   return read_end(ctx, pi, &ctx->hd, rv, pkt, pktlen, NULL);
 }
 
+static int run_timers(rtel_ctx *ctx, rtel_tstamp now);
+
+/* rtel_ctx_read_pkts_timed(): the timers due at a packet's time, run before
+ * it as a caller's rtel_ctx_get_expiry() / rtel_ctx_handle_expiry() would. */
+static rtel__inline int read_timers(rtel_ctx *ctx, rtel_tstamp ts) {
+  if (rtel__unlikely(rtel_ctx_get_expiry(ctx) <= ts)) {
+    return run_timers(ctx, ts);
+  }
+  return 0;
+}
+
 /* A burst of packets, decoded RTEL__AHEAD packets before the modules see
  * them (decoding depends on the packet and the settings only), so that
  * the flow-table entry each will touch is in cache when it gets there:
@@ -615,7 +626,7 @@ static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
  * as rtel_ctx_read_pkts(). */
 static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
                              const uint8_t *const *pkts, const size_t *pktlens,
-                             size_t n) {
+                             size_t n, int timed) {
   rtel__ahead *a = ctx->ahead_pkts;
   size_t i;
 
@@ -629,6 +640,9 @@ static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
       int rv = 0;
       if (rtel__unlikely(s->rv == RTEL_ERR_INVALID_ARGUMENT)) {
         return k == 0 ? RTEL_ERR_INVALID_ARGUMENT : (rtel_ssize)k;
+      }
+      if (timed && (rv = read_timers(ctx, pk->ts)) != 0) {
+        return k == 0 ? rv : (rtel_ssize)k;
       }
       if (read_begin(ctx, pk, pktlens[k],
                      pk->wire_len ? pk->wire_len : pktlens[k])) {
@@ -690,10 +704,11 @@ int rtel_ctx_read_pkt_versioned(rtel_ctx *ctx, int pkt_info_version,
   return read_one(ctx, pi, pkt, pktlen);
 }
 
-rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
-                                        const rtel_pkt_info *pis,
-                                        const uint8_t *const *pkts,
-                                        const size_t *pktlens, size_t n) {
+/* rtel_ctx_read_pkts() and, with |timed|, rtel_ctx_read_pkts_timed(). */
+static rtel_ssize read_pkts(rtel_ctx *ctx, int pkt_info_version,
+                            const rtel_pkt_info *pis,
+                            const uint8_t *const *pkts, const size_t *pktlens,
+                            size_t n, int timed) {
   size_t len = rtel__pkt_info_len(pkt_info_version);
   /* the caller's array has the stride of its struct version */
   size_t stride =
@@ -713,7 +728,7 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
   }
   if (pkt_info_version == RTEL_PKT_INFO_VERSION && ctx->cb.on_packet == NULL &&
       ctx->ahead && n > 1) {
-    return read_burst(ctx, pis, pkts, pktlens, n);
+    return read_burst(ctx, pis, pkts, pktlens, n, timed);
   }
   for (i = 0; i < n; i++) {
     const rtel_pkt_info *pi =
@@ -725,12 +740,29 @@ rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
       memcpy(&full, pi, len);
       pi = &full;
     }
+    if (timed && (pkts[i] != NULL || pktlens[i] == 0) &&
+        (rv = read_timers(ctx, pi->ts)) != 0) {
+      return i == 0 ? rv : (rtel_ssize)i;
+    }
     rv = read_one(ctx, pi, pkts[i], pktlens[i]);
     if (rv != 0) {
       return i == 0 ? rv : (rtel_ssize)i;
     }
   }
   return (rtel_ssize)n;
+}
+
+rtel_ssize rtel_ctx_read_pkts_versioned(rtel_ctx *ctx, int pkt_info_version,
+                                        const rtel_pkt_info *pis,
+                                        const uint8_t *const *pkts,
+                                        const size_t *pktlens, size_t n) {
+  return read_pkts(ctx, pkt_info_version, pis, pkts, pktlens, n, 0);
+}
+
+rtel_ssize rtel_ctx_read_pkts_timed_versioned(
+    rtel_ctx *ctx, int pkt_info_version, const rtel_pkt_info *pis,
+    const uint8_t *const *pkts, const size_t *pktlens, size_t n) {
+  return read_pkts(ctx, pkt_info_version, pis, pkts, pktlens, n, 1);
 }
 
 /* ------------------------------------------------------------ timers */

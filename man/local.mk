@@ -46,6 +46,8 @@ dist_man3_MANS += \
 	man/rtel_ctx_read_pkt_versioned.3 \
 	man/rtel_ctx_read_pkts.3 \
 	man/rtel_ctx_read_pkts_versioned.3 \
+	man/rtel_ctx_read_pkts_timed.3 \
+	man/rtel_ctx_read_pkts_timed_versioned.3 \
 	man/rtel_ctx_set_baseline.3 \
 	man/rtel_ctx_set_obs_role.3 \
 	man/rtel_ctx_set_schedule_versioned.3 \

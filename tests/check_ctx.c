@@ -164,6 +164,7 @@ typedef struct rec {
   size_t pktlen[MAXREC];
   uint8_t first[MAXREC][64];
   int stats_rc[MAXREC];
+  int scalls_at[MAXREC]; /* on_stats calls before this packet */
   /* on_stats */
   int scalls;
   int sfail_at;
@@ -187,6 +188,7 @@ static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
     memcpy(r->first[i], pkt, pktlen < 64 ? pktlen : 64);
     /* const getters are allowed from a callback */
     r->stats_rc[i] = rtel_ctx_get_stats(ctx, &st);
+    r->scalls_at[i] = r->scalls;
   }
   return r->fail_at && r->calls == r->fail_at;
 }
@@ -590,6 +592,17 @@ START_TEST(test_stats_args) {
                      RTEL_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(rtel_ctx_read_pkts(ctx, &pi, pkts, NULL, 1),
                      RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed(NULL, &pi, pkts, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed(ctx, NULL, pkts, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed(ctx, &pi, NULL, lens, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed(ctx, &pi, pkts, NULL, 1),
+                     RTEL_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed_versioned(
+                         ctx, RTEL_PKT_INFO_VERSION + 1, &pi, pkts, lens, 1),
+                     RTEL_ERR_UNSUPPORTED_VERSION);
   }
   ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
   ck_assert_uint_eq(st.pkts, 0);
@@ -891,6 +904,93 @@ START_TEST(test_stats_timer) {
 }
 END_TEST
 
+/* rtel_ctx_read_pkts_timed(): the statistics timer inside a burst. By hand,
+ * 1000 ns periods from the first packet (5000): before the packet at 6200
+ * the period ending 6000 is reported (3 packets), before 7000 the one
+ * ending 7000 (5), before 9500 one report at the latest boundary, 9000
+ * (6), as rtel_ctx_handle_expiry(9500) does; rtel_ctx_read_pkts() runs
+ * none. With on_packet set, so the burst takes the plain loop. */
+START_TEST(test_stats_timer_in_burst) {
+  static const rtel_tstamp ts[8] = {5000, 5400, 5800, 6200,
+                                    6600, 7000, 9500, 9600};
+  static const int before[8] = {0, 0, 0, 1, 1, 2, 3, 3};
+  static const rtel_tstamp ends[3] = {6000, 7000, 9000};
+  static const uint64_t pkts_at[3] = {3, 5, 6};
+  int timed;
+  make_script();
+  for (timed = 0; timed < 2; timed++) {
+    rtel_ctx *ctx;
+    rtel_settings s;
+    rec *r = calloc(1, sizeof(*r));
+    rtel_pkt_info pis[8];
+    const uint8_t *pkts[8];
+    size_t lens[8];
+    int i;
+    rtel_settings_default(&s);
+    s.stats_interval = 1000;
+    s.flow_flags = RTEL_FLOW_DISABLE;
+    ctx = new_ctx(&s, r);
+    for (i = 0; i < 8; i++) {
+      script[0].ts = ts[i];
+      pis[i] = pinfo(&script[0], 1, 2);
+      pkts[i] = script[0].t.b;
+      lens[i] = script[0].caplen;
+    }
+    ck_assert_int_eq(timed ? rtel_ctx_read_pkts_timed(ctx, pis, pkts, lens, 8)
+                           : rtel_ctx_read_pkts(ctx, pis, pkts, lens, 8),
+                     8);
+    ck_assert_int_eq(r->calls, 8);
+    ck_assert_int_eq(r->scalls, timed ? 3 : 0);
+    for (i = 0; timed && i < 8; i++) {
+      ck_assert_msg(r->scalls_at[i] == before[i],
+                    "packet %d: %d reports before it, want %d", i,
+                    r->scalls_at[i], before[i]);
+    }
+    for (i = 0; timed && i < 3; i++) {
+      ck_assert_uint_eq(r->period_end[i], ends[i]);
+      ck_assert_uint_eq(r->spkts[i], pkts_at[i]);
+    }
+    ck_assert_uint_eq(rtel_ctx_get_expiry(ctx), timed ? 10000 : 6000);
+    rtel_ctx_del(ctx);
+    free(r);
+  }
+}
+END_TEST
+
+/* An on_stats failure inside a timed burst stops it before the packet the
+ * timer ran for: 5 packets processed (the second report, due at 7000,
+ * fails before the sixth). */
+START_TEST(test_stats_timer_in_burst_failure) {
+  rtel_ctx *ctx;
+  rtel_settings s;
+  rec *r = calloc(1, sizeof(*r));
+  rtel_pkt_info pis[8];
+  const uint8_t *pkts[8];
+  size_t lens[8];
+  int i;
+  make_script();
+  rtel_settings_default(&s);
+  s.stats_interval = 1000;
+  s.flow_flags = RTEL_FLOW_DISABLE;
+  ctx = new_ctx(&s, r);
+  r->sfail_at = 2;
+  for (i = 0; i < 8; i++) {
+    script[0].ts = 5000 + 400 * (rtel_tstamp)i; /* 5000 ... 7800 */
+    pis[i] = pinfo(&script[0], 1, 2);
+    pkts[i] = script[0].t.b;
+    lens[i] = script[0].caplen;
+  }
+  ck_assert_int_eq(rtel_ctx_read_pkts_timed(ctx, pis, pkts, lens, 8), 5);
+  ck_assert_int_eq(r->calls, 5);
+  ck_assert_int_eq(r->scalls, 2);
+  ck_assert_int_eq(
+      rtel_ctx_read_pkts_timed(ctx, pis + 5, pkts + 5, lens + 5, 3),
+      RTEL_ERR_INVALID_STATE);
+  rtel_ctx_del(ctx);
+  free(r);
+}
+END_TEST
+
 /* rtel_settings.period_origin: boundaries at origin + k x interval, the
  * first period the one holding the first packet, whether the origin is
  * before the packets, after them, or on a boundary. Each case by hand. */
@@ -1079,6 +1179,8 @@ Suite *rtel_test_ctx_suite(void) {
   tc = tcase_create("timer");
   tcase_add_test(tc, test_stats_timer);
   tcase_add_test(tc, test_stats_timer_origin);
+  tcase_add_test(tc, test_stats_timer_in_burst);
+  tcase_add_test(tc, test_stats_timer_in_burst_failure);
   tcase_add_test(tc, test_stats_timer_off);
   suite_add_tcase(s, tc);
 

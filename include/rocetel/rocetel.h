@@ -2020,6 +2020,32 @@ RTEL_API RTEL_WARN_UNUSED_RESULT rtel_ssize rtel_ctx_read_pkts_versioned(
 /**
  * @function
  *
+ * As rtel_ctx_read_pkts(), and before each packet whose timestamp has
+ * reached the context's next expiry, the timers due then, at that packet's
+ * timestamp: the same callbacks, in the same order, as a caller that calls
+ * rtel_ctx_get_expiry() and, when it is <= the packet's timestamp,
+ * rtel_ctx_handle_expiry() with that timestamp before each
+ * rtel_ctx_read_pkt(). A burst may then span any time: timers created or
+ * moved by a packet of the burst run before the first later packet they
+ * are due for. Timers due while no packet comes remain the caller's (arm a
+ * timer for rtel_ctx_get_expiry() after the call). Use the
+ * rtel_ctx_read_pkts_timed() macro.
+ *
+ * Returns as rtel_ctx_read_pkts(); a timer's callback that fails stops
+ * the burst before the packet it ran for (the count covers the packets
+ * processed before it, or RTEL_ERR_CALLBACK_FAILURE for the first).
+ *
+ * Thread safety: one thread at a time per context.
+ *
+ * Since 0.1
+ */
+RTEL_API RTEL_WARN_UNUSED_RESULT rtel_ssize rtel_ctx_read_pkts_timed_versioned(
+    rtel_ctx *ctx, int pkt_info_version, const rtel_pkt_info *pis,
+    const uint8_t *const *pkts, const size_t *pktlens, size_t n);
+
+/**
+ * @function
+ *
  * Returns the earliest time at which rtel_ctx_handle_expiry() has work to
  * do, or RTEL_TSTAMP_NONE if no timer is armed (or |ctx| is NULL). The
  * caller arms its own timer for it; the library never reads a clock.
@@ -2571,6 +2597,10 @@ RTEL_API const rtel_ipfix_element *rtel_ipfix_element_get(size_t index);
 #define rtel_ctx_read_pkts(CTX, PIS, PKTS, PKTLENS, N)                        \
   rtel_ctx_read_pkts_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS), (PKTS),   \
                                (PKTLENS), (N))
+
+#define rtel_ctx_read_pkts_timed(CTX, PIS, PKTS, PKTLENS, N)                  \
+  rtel_ctx_read_pkts_timed_versioned((CTX), RTEL_PKT_INFO_VERSION, (PIS),     \
+                                     (PKTS), (PKTLENS), (N))
 
 #define rtel_ctx_add_port(CTX, PORT, NOW)                                     \
   rtel_ctx_add_port_versioned((CTX), RTEL_PORT_VERSION, (PORT), (NOW))

@@ -736,6 +736,75 @@ START_TEST(t01_expiry_two_flows) {
 }
 END_TEST
 
+/* rtel_ctx_read_pkts_timed(): timers that packets of the burst create
+ * run inside it, before the first later packet they are due for. By hand:
+ * QB's idle timer (T0 + IDLE, made by the burst's first packet) ends QB
+ * before the third packet; QB2's (T0 + IDLE + 100 + IDLE, made by the
+ * third) ends QB2, with its two packets, before the fourth, which starts a
+ * new QB2 flow. Without the timers the third packet would have ended QB2
+ * after one packet (idle by packet) and QB would still be open. Both the
+ * plain loop (4096 flows) and the look-ahead path (8192 flows: >= 2 MiB of
+ * entries) are run. */
+START_TEST(t01_idle_in_timed_burst) {
+  static const struct {
+    rtel_tstamp ts;
+    uint32_t dqpn, psn;
+  } p[4] = {{T0, QB, 10},
+            {T0 + 500, QB2, 20},
+            {T0 + IDLE + 100, QB2, 21},
+            {T0 + 2 * IDLE + 600, QB2, 22}};
+  int big;
+  for (big = 0; big < 2; big++) {
+    env e;
+    rtel_settings s;
+    tb f[4];
+    rtel_pkt_info pis[4];
+    const uint8_t *pkts[4];
+    size_t lens[4], i;
+    FR x;
+    rtel_settings_default(&s);
+    s.flow_idle_timeout = IDLE;
+    s.max_flows = big ? 8192 : 4096;
+    env_init_s(&e, &s);
+    for (i = 0; i < 4; i++) {
+      tu_spec h = hdr(IP_A, IP_B, p[i].dqpn, OP_WRITE_ONLY, p[i].psn);
+      build(&f[i], &h, 64, 0, 64);
+      memset(&pis[i], 0, sizeof(pis[i]));
+      pis[i].ts = p[i].ts;
+      pis[i].obs = e.obs;
+      pis[i].port = 1;
+      pkts[i] = f[i].b;
+      lens[i] = f[i].n;
+    }
+    ck_assert_int_eq(rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 4), 4);
+    ck_assert_str_eq(e.c.ev, "MFMMF");
+    ck_assert_uint_eq(e.c.nfl, 2);
+    fr_init(&x, IP_A, IP_B, QB);
+    x.end = RTEL_END_IDLE;
+    x.first_ts = x.last_ts = T0;
+    x.bytes = 64;
+    x.packets = 1;
+    x.messages = 1;
+    fr_check(&e.c.fl[0], &x, "QB");
+    fr_init(&x, IP_A, IP_B, QB2);
+    x.end = RTEL_END_IDLE;
+    x.first_ts = T0 + 500;
+    x.last_ts = T0 + IDLE + 100;
+    x.fct = IDLE - 400;
+    x.bytes = 128;
+    x.packets = 2;
+    x.messages = 2;
+    /* FET: the second packet's frame (14 + 20 IP + UDP 8 + 12 + 16 RETH +
+     * 64 + 4 ICRC = 138) + 24 = 162 bytes over IDLE - 400 ns */
+    x.fet_bps = UINT64_C(162) * 8 * 1000000000u / (IDLE - 400);
+    fr_check(&e.c.fl[1], &x, "QB2");
+    ck_assert_uint_eq(stats(&e).flows_active, 1); /* the new QB2 */
+    ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 2 * IDLE + 600 + IDLE);
+    env_free(&e);
+  }
+}
+END_TEST
+
 /* IPv6 with two VLAN tags (802.1ad outer VID 200, 802.1Q inner VID 100),
  * DSCP 46: the VLAN attribute is the outermost VID. */
 START_TEST(t01_ipv6_qinq) {
@@ -2951,6 +3020,71 @@ END_TEST
 
 /* A failing on_flow / on_message makes the call fail and the context
  * unusable. */
+/* A callback that fails inside a burst: the count returned is the packets
+ * before the one whose processing (or, timed, whose timers) called it; the
+ * context has failed. By hand: the third packet is QB's after an idle gap,
+ * so QB ends there, its message first (on_message fails); with the timers
+ * the idle timers of QB and QB2 run before that packet and fail the same
+ * way. Each for the plain loop and the look-ahead path (8192 flows), for
+ * rtel_ctx_read_pkts and rtel_ctx_read_pkts_timed, and with the failing
+ * packet first in its burst (the error itself). */
+START_TEST(t18_burst_failure) {
+  static const struct {
+    rtel_tstamp ts;
+    uint32_t dqpn, psn;
+  } p[5] = {{T0, QB, 10},
+            {T0 + 1, QB2, 20},
+            {T0 + IDLE + 10, QB, 11},
+            {T0 + IDLE + 20, QB2, 21},
+            {T0 + IDLE + 30, QB, 12}};
+  int v;
+  for (v = 0; v < 8; v++) {
+    int big = v & 1, timed = (v >> 1) & 1, split = (v >> 2) & 1;
+    env e;
+    rtel_settings s;
+    tb f[5];
+    rtel_pkt_info pis[5];
+    const uint8_t *pkts[5];
+    size_t lens[5], i;
+    rtel_ssize n;
+    rtel_settings_default(&s);
+    s.flow_idle_timeout = IDLE;
+    s.max_flows = big ? 8192 : 4096;
+    env_init_s(&e, &s);
+    e.c.fail_msg = 1;
+    for (i = 0; i < 5; i++) {
+      tu_spec h = hdr(IP_A, IP_B, p[i].dqpn, OP_WRITE_ONLY, p[i].psn);
+      build(&f[i], &h, 64, 0, 64);
+      memset(&pis[i], 0, sizeof(pis[i]));
+      pis[i].ts = p[i].ts;
+      pis[i].obs = e.obs;
+      pkts[i] = f[i].b;
+      lens[i] = f[i].n;
+    }
+    if (split) { /* the first two alone, then the failing one first */
+      n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 2)
+                : rtel_ctx_read_pkts(e.ctx, pis, pkts, lens, 2);
+      ck_assert_int_eq(n, 2);
+      n = timed
+              ? rtel_ctx_read_pkts_timed(e.ctx, pis + 2, pkts + 2, lens + 2, 3)
+              : rtel_ctx_read_pkts(e.ctx, pis + 2, pkts + 2, lens + 2, 3);
+      ck_assert_msg(n == RTEL_ERR_CALLBACK_FAILURE, "case %d: %td", v, n);
+    } else {
+      n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 5)
+                : rtel_ctx_read_pkts(e.ctx, pis, pkts, lens, 5);
+      ck_assert_msg(n == 2, "case %d: returned %td, want 2", v, n);
+    }
+    ck_assert_uint_eq(e.c.nms, 1);
+    ck_assert_uint_eq(e.c.ms[0].dqpn, QB);
+    ck_assert_uint_eq(e.c.nfl, 0);
+    n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis + 2, pkts + 2, lens + 2, 3)
+              : rtel_ctx_read_pkts(e.ctx, pis + 2, pkts + 2, lens + 2, 3);
+    ck_assert_int_eq(n, RTEL_ERR_INVALID_STATE);
+    env_free(&e);
+  }
+}
+END_TEST
+
 START_TEST(t18_callback_failure) {
   env e;
   tb f;
@@ -3015,6 +3149,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t01_idle_boundary);
   tcase_add_test(tc, t01_idle_by_packet);
   tcase_add_test(tc, t01_expiry_two_flows);
+  tcase_add_test(tc, t01_idle_in_timed_burst);
   tcase_add_test(tc, t01_ipv6_qinq);
   tcase_add_test(tc, t01_obs_in_key);
   tcase_add_test(tc, t01_timestamps_out_of_order);
@@ -3056,6 +3191,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t17_read_resp_loss_location);
   tcase_add_test(tc, t17_cnp_read_responses);
   tcase_add_test(tc, t18_callback_failure);
+  tcase_add_test(tc, t18_burst_failure);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -505,11 +505,14 @@ static size_t fs_mem_bound(const rtel_settings *s) {
   size_t nk = s->max_alarm_keys ? s->max_alarm_keys : 1024;
   size_t b = 64 * 1024 + npt * 128 + nk * 128;
   if (!(s->flow_flags & RTEL_FLOW_DISABLE)) {
-    /* rocetel.h's max_flows: a 320-byte entry, 64 bytes of PSN index, a
-     * bucket; the pairing entries; the open messages (128 bytes each);
-     * each table 64-byte aligned inside its block */
+    /* rocetel.h's max_flows (measured by bench_flow): a 320-byte entry,
+     * its bucket (4 bytes, buckets a power of two >= 2 x max_flows: at
+     * most 16 per flow), the PSN index (16-byte slots, a power of two >=
+     * 4 x max_flows: at most 128 per flow); a 112-byte pairing entry and
+     * its bucket (<= 16); the 128-byte open messages; each table aligned
+     * to 64 bytes inside its block */
     size_t nm = s->max_open_msgs ? s->max_open_msgs : 2 * nf;
-    b += nf * (320 + 64 + 16) + np * (112 + 16) + nm * 128 + 4 * 64;
+    b += nf * (320 + 16 + 128) + np * (112 + 16) + nm * 128 + 8 * 64;
   }
   if (!(s->nvme_flags & RTEL_NVME_DISABLE)) {
     b += ni * (232 + 16) + nj * (456 - 232 + 16) + na * (34 * 1024 + 64) +
