@@ -1692,6 +1692,75 @@ static rtel_ctx **file_contexts(const run *r, const rtel_settings *set) {
   return f;
 }
 
+/* Packets gathered for one rtel_ctx_read_pkts_timed() call, copied (a
+ * capfile packet lives until the next read of its file): when nothing
+ * needs a packet's frame number or time while the library handles it (no
+ * --packets, IPFIX, --report, --summary or per-file contexts), the burst
+ * lets the library prefetch the tables of the packets to come; its timers
+ * run before each packet exactly as the per-packet loop runs them. */
+#define BURST_PKTS 32
+#define BURST_BYTES (256 * 1024)
+
+typedef struct burst {
+  size_t n, used;
+  rtel_pkt_info pi[BURST_PKTS];
+  const uint8_t *pkt[BURST_PKTS];
+  size_t len[BURST_PKTS];
+  const char *path[BURST_PKTS];
+  uint64_t frame[BURST_PKTS];
+  uint8_t *bytes; /* BURST_BYTES */
+} burst;
+
+/* Hands the gathered packets to |ctx|. Returns 0, or 1 after reporting
+ * the packet that failed (the packets before it were processed; its error
+ * in |*rv|). */
+static int burst_flush(rtel_ctx *ctx, burst *b, int *rv) {
+  size_t done = 0;
+  int status = 0;
+  while (done < b->n) {
+    rtel_ssize k = rtel_ctx_read_pkts_timed(ctx, b->pi + done, b->pkt + done,
+                                            b->len + done, b->n - done);
+    if (k < 0) {
+      /* (a count short of the burst: this call reports the error) */
+      fprintf(stderr, PROG ": %s: frame %" PRIu64 ": %s\n", b->path[done],
+              b->frame[done], rtel_strerror((int)k));
+      *rv = (int)k;
+      status = 1;
+      break;
+    }
+    done += (size_t)k;
+  }
+  b->n = b->used = 0;
+  return status;
+}
+
+/* Adds a packet; flushes first when it does not fit. Returns as
+ * burst_flush(). */
+static int burst_add(rtel_ctx *ctx, burst *b, const rtel_pkt_info *pi,
+                     const input *in, int *rv) {
+  size_t len = in->pk.caplen;
+  int status = 0;
+  if (b->n == BURST_PKTS || len > BURST_BYTES - b->used) {
+    if ((status = burst_flush(ctx, b, rv)) != 0) {
+      return status;
+    }
+  }
+  b->pi[b->n] = *pi;
+  b->len[b->n] = len;
+  b->path[b->n] = in->path;
+  b->frame[b->n] = in->frame;
+  if (len > BURST_BYTES) { /* larger than the whole buffer: alone */
+    b->pkt[b->n++] = in->pk.data;
+    return burst_flush(ctx, b, rv);
+  }
+  if (len) {
+    memcpy(b->bytes + b->used, in->pk.data, len);
+  }
+  b->pkt[b->n++] = b->bytes + b->used;
+  b->used += len;
+  return 0;
+}
+
 /* One context sees every input; each input, or with --split-interfaces
  * each interface of a pcapng input, is an observation point (ids in the
  * order the points are first met: the inputs in their order, and their
@@ -1707,11 +1776,13 @@ static int analyze(const options *opt, input *in, size_t nin) {
   rtel_pkt_info pi;
   rtel_tstamp last = 0;
   run r;
+  burst b;
   size_t i, k;
-  int rv = 0, status = 0, started = 0;
+  int rv = 0, status = 0, started = 0, bursty;
   size_t nopen = 0;
 
   memset(&r, 0, sizeof(r));
+  memset(&b, 0, sizeof(b));
   r.opt = opt;
   r.in = in;
   r.nin = nin;
@@ -1823,6 +1894,10 @@ static int analyze(const options *opt, input *in, size_t nin) {
     point_setup(&r, (uint32_t)i);
   }
   points_on(&r, 0);
+  /* packets in bursts when nothing reads a packet's frame or time while
+   * the library handles it (see burst) */
+  bursty = !opt->packets && r.ipfix == NULL && r.rep == NULL && !r.fl.on &&
+           r.fctx == NULL && (b.bytes = malloc(BURST_BYTES)) != NULL;
   memset(&pi, 0, sizeof(pi));
   for (;;) {
     input *next = NULL;
@@ -1870,12 +1945,28 @@ static int analyze(const options *opt, input *in, size_t nin) {
       }
     }
     /* a point met later (an interface described after the first packets):
-     * its role, and a port from its first packet on */
+     * its role, and a port from its first packet on, after the packets
+     * before it */
+    if (r.nports < r.npt && b.n && burst_flush(r.ctx, &b, &rv) != 0) {
+      status = 1;
+      break;
+    }
     points_on(&r, pi.ts);
     if (pi.ts > last) {
       last = pi.ts;
     }
     r.now = last;
+    if (bursty) {
+      /* the same timers, run by the library before each packet */
+      if (burst_add(r.ctx, &b, &pi, next, &rv) != 0) {
+        status = 1;
+        break;
+      }
+      if (read_ahead(next) != 0) {
+        status = 1;
+      }
+      continue;
+    }
     /* the timer loop an embedder runs: due timers before the packet */
     if (rtel_ctx_get_expiry(r.ctx) <= pi.ts) {
       if ((rv = rtel_ctx_handle_expiry(r.ctx, pi.ts)) != 0) {
@@ -1913,6 +2004,9 @@ static int analyze(const options *opt, input *in, size_t nin) {
     if (read_ahead(next) != 0) {
       status = 1;
     }
+  }
+  if (b.n && burst_flush(r.ctx, &b, &rv) != 0) {
+    status = 1;
   }
   /* end of the captures: report what is still open */
   if (!rtel_err_is_fatal(rv) && (rv = rtel_ctx_flush(r.ctx, last)) != 0) {
@@ -1973,6 +2067,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
     }
   }
 out:
+  free(b.bytes);
   report_free(r.rep);
   rtel_ctx_del(r.ctx);
   for (i = 0; r.fctx && i < nin; i++) {
