@@ -624,9 +624,11 @@ static rtel__inline int read_timers(rtel_ctx *ctx, rtel_tstamp ts) {
  * order, as read_one() would: what runs ahead reads no state that an earlier
  * packet can change, except the prefetched addresses, which are hints. Returns
  * as rtel_ctx_read_pkts(). */
-static rtel_ssize read_burst(rtel_ctx *ctx, const rtel_pkt_info *pis,
-                             const uint8_t *const *pkts, const size_t *pktlens,
-                             size_t n, int timed) {
+static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
+                                          const rtel_pkt_info *pis,
+                                          const uint8_t *const *pkts,
+                                          const size_t *pktlens, size_t n,
+                                          int timed) {
   rtel__ahead *a = ctx->ahead_pkts;
   size_t i;
 
@@ -705,10 +707,11 @@ int rtel_ctx_read_pkt_versioned(rtel_ctx *ctx, int pkt_info_version,
 }
 
 /* rtel_ctx_read_pkts() and, with |timed|, rtel_ctx_read_pkts_timed(). */
-static rtel_ssize read_pkts(rtel_ctx *ctx, int pkt_info_version,
-                            const rtel_pkt_info *pis,
-                            const uint8_t *const *pkts, const size_t *pktlens,
-                            size_t n, int timed) {
+static rtel__inline rtel_ssize read_pkts(rtel_ctx *ctx, int pkt_info_version,
+                                         const rtel_pkt_info *pis,
+                                         const uint8_t *const *pkts,
+                                         const size_t *pktlens, size_t n,
+                                         int timed) {
   size_t len = rtel__pkt_info_len(pkt_info_version);
   /* the caller's array has the stride of its struct version */
   size_t stride =
