@@ -650,20 +650,35 @@ static int msg_acked(rtel__flowtab *ft, flow *f, uint32_t psn) {
 
 /* Delivers the open messages of |f| that settled by |now|: the flow's data
  * is settle_psns past their end, settle_ns after their last packet. */
-static int msg_settle(rtel__flowtab *ft, flow *f, rtel_tstamp now) {
+/* Whether the flow's oldest open message has settled. */
+static rtel__inline int msg_settled(const rtel__flowtab *ft, const flow *f,
+                                    rtel_tstamp now) {
+  const rtel__omsg *o;
+  if (f->msg_head == RTEL__NIL) {
+    return 0;
+  }
+  o = msg_at(ft, f->msg_head);
+  return (o->fl & M_END) &&
+         rtel__psn_diff(f->highest, o->end_psn) >= (int32_t)ft->settle_psns &&
+         now >= o->last_ts && now - o->last_ts >= ft->settle_ns;
+}
+
+static rtel__noinline int msg_settle_deliver(rtel__flowtab *ft, flow *f,
+                                             rtel_tstamp now) {
   int rv;
-  while (f->msg_head != RTEL__NIL) {
-    const rtel__omsg *o = msg_at(ft, f->msg_head);
-    if (!(o->fl & M_END) ||
-        rtel__psn_diff(f->highest, o->end_psn) < (int32_t)ft->settle_psns ||
-        now < o->last_ts || now - o->last_ts < ft->settle_ns) {
-      break;
-    }
+  do {
     if ((rv = deliver_head(ft, f, RTEL_END_SETTLED)) != 0) {
       return rv;
     }
-  }
+  } while (msg_settled(ft, f, now));
   return 0;
+}
+
+/* Delivers the flow's settled messages, oldest first (the test inline:
+ * it runs for every data packet). */
+static rtel__inline int msg_settle(rtel__flowtab *ft, flow *f,
+                                   rtel_tstamp now) {
+  return msg_settled(ft, f, now) ? msg_settle_deliver(ft, f, now) : 0;
 }
 
 /* ------------------------------------------------------------ FIFO */
