@@ -531,12 +531,33 @@ static rtel__inline int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
   }
 }
 
+/* Whether a decoded packet (|rv|) goes to the flow table or NVMe-oF (CM
+ * packets go to the CM tracker alone). */
+static rtel__inline int to_modules(const rtel_ctx *ctx, int rv,
+                                   const rtel_pkt_hd *hd) {
+  return rv == 0 && !(hd->flags & RTEL_HD_F_CM) &&
+         (!(ctx->ft.flags & RTEL_FLOW_DISABLE) ||
+          !(ctx->nvme.flags & RTEL_NVME_DISABLE));
+}
+
+/* The hash of a packet's key (observation point, source, destination,
+ * destination QPN): every table the modules look a packet up in by that
+ * key (flows, QP pairs, NVMe-oF queues and their reverse index) uses
+ * rtel__qkey_hash_parts() with the context's seed, so it is computed once
+ * here and handed to them. */
+static rtel__inline uint32_t pkt_hash(const rtel_ctx *ctx, uint32_t obs,
+                                      const rtel_pkt_hd *hd) {
+  return rtel__qkey_hash_parts(ctx->settings.hash_seed, obs, hd->src, hd->dst,
+                               hd->dqpn);
+}
+
 /* A decoded packet (|rv| from read_decode()) through the modules; |hint|
- * is what rtel__flow_hint() gave for it, or NULL. */
+ * is pkt_hash() of it, or NULL (then computed here if needed). */
 static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
                                  const rtel_pkt_hd *hd, int rv,
                                  const uint8_t *pkt, size_t pktlen,
                                  const uint32_t *hint) {
+  uint32_t pk;
   count(ctx, rv, hd);
   if (rv != 0) {
     return 0; /* not RoCE, or malformed: counted */
@@ -563,9 +584,14 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
     return 0;
   }
+  if ((ctx->ft.flags & RTEL_FLOW_DISABLE) &&
+      (ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    return 0; /* decode and counters only */
+  }
+  pk = hint ? *hint : pkt_hash(ctx, pi->obs, hd);
   /* (the disabled checks here save the modules' call setup) */
   if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
-    rv = rtel__flow_packet(&ctx->ft, pi, hd, hint);
+    rv = rtel__flow_packet(&ctx->ft, pi, hd, &pk);
   } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
     /* no flow table to learn the QP pairs NVMe-oF queues need */
     rtel__pair_packet(&ctx->pairs, pi->obs, hd);
@@ -578,7 +604,7 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     /* the join's clock of this point first: its waits end before the
      * packet completes another I/O */
     rtel__join_clock(&ctx->join, pi->obs, pi->ts);
-    if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt)) != 0) {
+    if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt, pk)) != 0) {
       ctx->failed = 1;
       return rv;
     }
@@ -658,26 +684,30 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
     if (i < n) { /* into the slot just freed */
       const rtel_pkt_info *pi = &pis[i];
       rtel__ahead *s = &a[i % RTEL__AHEAD];
-      s->has = 0;
+      s->has = s->pf = 0;
       s->rv = RTEL_ERR_INVALID_ARGUMENT;
       if (rtel__likely(pkts[i] != NULL || pktlens[i] == 0)) {
         s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i],
                             pi->wire_len ? pi->wire_len : pktlens[i]);
-        s->hint = rtel__flow_hint(&ctx->ft, pi->obs, &s->hd, s->rv, &s->has);
+        if (to_modules(ctx, s->rv, &s->hd)) {
+          s->hint = pkt_hash(ctx, pi->obs, &s->hd);
+          s->has = 1;
+          s->pf = rtel__flow_hint(&ctx->ft, &s->hd, s->rv, s->hint);
+        }
       }
     }
     /* the entries of the packets due in RTEL__AHEAD / 2 iterations, the
      * open messages of those due in RTEL__AHEAD / 4 */
     if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
       const rtel__ahead *m = &a[(i - RTEL__AHEAD / 2) % RTEL__AHEAD];
-      if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0);
+      if (m->pf) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->pf, 0);
       }
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
       const rtel__ahead *m = &a[(i - 3 * RTEL__AHEAD / 4) % RTEL__AHEAD];
-      if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1);
+      if (m->pf) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->pf, 1);
       }
     }
   }

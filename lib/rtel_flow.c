@@ -76,6 +76,17 @@
  * are a flow of their own even on the same QP. */
 #define KEY_RESP 0x01000000u
 #define QPN_MASK 0x00ffffffu /* the QPN of a key */
+/* The hash of a READ RESPONSE flow's key is that of the key without
+ * KEY_RESP (the packet's own key, which the hub hashes once per packet)
+ * XOR this (odd: never the bucket of that key): flow_hash(). */
+#define RESP_SALT 0x9E3779B9u
+
+/* The hash of flow key |k| (see RESP_SALT). */
+static uint32_t flow_hash(const rtel__flowtab *ft, const rtel__qkey *k) {
+  return rtel__qkey_hash_parts(ft->flows.seed, k->obs, k->src, k->dst,
+                               k->qpn & ~KEY_RESP) ^
+         (k->qpn & KEY_RESP ? RESP_SALT : 0u);
+}
 
 /* A packet with the PSN of the flow's previous packet, seen less than this
  * after it, is a duplicate copy (a mirror's), not a retransmission: a
@@ -706,7 +717,7 @@ static void fifo_unlink(rtel__flowtab *ft, flow *f) {
 /* ------------------------------------------------------------ pairing */
 
 static flow *flow_find(rtel__flowtab *ft, const rtel__qkey *k) {
-  uint32_t h = rtel__qkey_hash(&ft->flows, k);
+  uint32_t h = flow_hash(ft, k);
   return (flow *)(void *)rtel__qtab_find(&ft->flows, k, h);
 }
 
@@ -1018,7 +1029,7 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
-  h = hint ? *hint : rtel__qkey_hash(&ft->flows, &k);
+  h = hint ? *hint ^ (resp ? RESP_SALT : 0u) : flow_hash(ft, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
@@ -1376,11 +1387,10 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   return 0;
 }
 
-uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
-                         const rtel_pkt_hd *hd, int rv, int *has) {
+int rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd, int rv,
+                    uint32_t pk) {
   uint16_t cls;
 
-  *has = 0;
   if (rv != 0 || (ft->flags & RTEL_FLOW_DISABLE) ||
       (hd->flags &
        (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
@@ -1388,26 +1398,24 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
   }
   cls = rtel__op_class[hd->opcode];
   if (cls & RTEL__K_DATA) {
-    uint32_t h = rtel__qkey_hash_parts(
-        ft->flows.seed, obs, hd->src, hd->dst,
-        hd->dqpn |
-            (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? KEY_RESP : 0u));
+    int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
+    uint32_t h = pk ^ (resp ? RESP_SALT : 0u);
     rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
-    *has = RTEL__HINT_DATA;
-    return h;
+    return resp ? RTEL__HINT_RESP : RTEL__HINT_DATA;
   }
   if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
     /* the pairing entry of its QP first, then the flow it names */
-    *has = RTEL__HINT_CTRL;
-    return rtel__pair_hash(ft->pairs, obs, hd->src, hd->dst, hd->dqpn);
+    rtel__pair_prefetch(ft->pairs, pk);
+    return RTEL__HINT_CTRL;
   }
   return 0;
 }
 
-void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t pk, int has,
                          int step) {
   const flow *f = NULL;
-  if (has == RTEL__HINT_DATA) {
+  uint32_t hint = pk ^ (has == RTEL__HINT_RESP ? RESP_SALT : 0u);
+  if (has == RTEL__HINT_DATA || has == RTEL__HINT_RESP) {
     uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
     if (i == RTEL__NIL) {
       return;

@@ -43,8 +43,10 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
                     rtel__pairtab *pairs, const rtel__env *env);
 void rtel__flow_free(rtel__flowtab *ft);
 
-/* Handles one decoded RoCE packet; |hint|: what rtel__flow_hint() gave
- * for it, or NULL. Returns 0 or a fatal error. */
+/* Handles one decoded RoCE packet; |hint|: the hash of its key (pi->obs,
+ * hd->src, hd->dst, hd->dqpn) by rtel__qkey_hash_parts() with the
+ * context's seed (the hub hashes it once for every module), or NULL.
+ * Returns 0 or a fatal error. */
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint32_t *hint);
 
@@ -56,18 +58,20 @@ static inline int rtel__flow_big(const rtel__flowtab *ft) {
          (uint64_t)ft->flows.cap * ft->flows.stride >= RTEL__FLOW_BIG;
 }
 
-/* For a packet decoded ahead of its turn (|rv|: the decoder's result) at
- * observation point |obs|: for data, the hash of its flow's key with the
- * bucket prefetched and *has = RTEL__HINT_DATA; for an ACK, NAK or CNP,
- * the hash of its QP's pairing key, bucket prefetched, *has =
- * RTEL__HINT_CTRL; else *has = 0. Reads only the tables' settings, so it
- * may run before earlier packets are handled. */
+/* For a packet decoded ahead of its turn (|rv|: the decoder's result)
+ * whose key hash is |pk| (rtel__flow_packet()'s hint): for data, prefetches
+ * its flow's bucket and returns RTEL__HINT_DATA (RTEL__HINT_RESP for READ
+ * RESPONSE data); for an ACK, NAK or CNP, prefetches its QP's pairing
+ * bucket and returns RTEL__HINT_CTRL; else returns 0. Reads only the
+ * tables' settings, so it may run before earlier packets are handled. */
 #define RTEL__HINT_DATA 1
 #define RTEL__HINT_CTRL 2
-uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t obs,
-                         const rtel_pkt_hd *hd, int rv, int *has);
+#define RTEL__HINT_RESP 3
+int rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd, int rv,
+                    uint32_t pk);
 
-/* Prefetches for a packet whose rtel__flow_hint() gave |hint| and |has|:
+/* Prefetches for a packet whose key hash is |hint| and for which
+ * rtel__flow_hint() returned |has| (not 0):
  * at |step| 0 (some packets later, when the bucket is in cache) the entry
  * the bucket names first (flow or pairing entry); at |step| 1 (later
  * again, when that entry is in cache) what it leads to: a flow's open

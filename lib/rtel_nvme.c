@@ -205,10 +205,11 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
   if (n->flags & RTEL_NVME_DISABLE) {
     return 0;
   }
-  if ((rv = rtel__qtab_init(&n->queues, nq_cap, sizeof(nq),
-                            s->hash_seed ^ 0x27d4eb2fu, mem)) != 0 ||
-      (rv = rtel__qtab_init(&n->rev, nq_cap, sizeof(nrev),
-                            s->hash_seed ^ 0x165667b1u, mem)) != 0) {
+  /* the context's seed: a packet's key is hashed once, by the hub */
+  if ((rv = rtel__qtab_init(&n->queues, nq_cap, sizeof(nq), s->hash_seed,
+                            mem)) != 0 ||
+      (rv = rtel__qtab_init(&n->rev, nq_cap, sizeof(nrev), s->hash_seed,
+                            mem)) != 0) {
     rtel__nvme_free(n);
     return rv;
   }
@@ -260,32 +261,14 @@ static uint64_t word(const uint8_t *p) {
   return w;
 }
 
-/*
- * The queue and reverse tables are looked up for nearly every packet, so
- * they are hashed here, inline, rather than by rtel__qkey_hash() (a call,
- * a copied key and five dependent multiply rounds): each of the five words
- * of the key, offset by the table's seed (so that crafted collisions need
- * the seed), is multiplied by its own odd constant; the products, rotated
- * apart (a flipped top bit of two words would otherwise cancel), are
- * folded by XOR (independent multiplies) and mixed once. Every insert and
- * lookup of these two tables uses it (the table only stores and compares
- * the hash).
- */
-static rtel__inline uint64_t rotl(uint64_t x, unsigned r) {
-  return x << r | x >> (64 - r);
-}
-
+/* The hash of a key of the queue or reverse table: rtel__qkey_hash_parts()
+ * with the context's seed, the hash the hub computed for the packet when
+ * the key is the packet's own (obs, source, destination, destination QP):
+ * rtel__nvme_packet()'s |pk|. */
 static rtel__inline uint32_t qhash(const rtel__qtab *t, uint32_t obs,
                                    const uint8_t *src, const uint8_t *dst,
                                    uint32_t qpn) {
-  uint64_t s = t->seed, r = rotl(s, 32);
-  uint64_t x =
-      (word(src) + s) * 0x9E3779B97F4A7C15ull ^
-      rotl((word(src + 8) + r) * 0xC2B2AE3D27D4EB4Full, 13) ^
-      rotl((word(dst) - s) * 0x165667B19E3779F9ull, 26) ^
-      rotl((word(dst + 8) - r) * 0x27D4EB2F165667C5ull, 39) ^
-      rotl((((uint64_t)obs << 32 | qpn) ^ s) * 0xD6E8FEB86659FD93ull, 52);
-  return (uint32_t)((x ^ x >> 29) * 0xFF51AFD7ED558CCDull >> 32);
+  return rtel__qkey_hash_parts(t->seed, obs, src, dst, qpn);
 }
 
 static rtel__inline int qkey_is(const rtel__qkey *k, uint32_t obs,
@@ -497,12 +480,12 @@ static nio *io_by_key(const rtel__nvme *n, uint32_t queue, uint32_t key,
 static rtel__noinline nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
                                              const rtel_pkt_hd *hd);
 
-/* The queue a target -> host packet belongs to, learning the pair from
- * the pairing table (CM, ACK PSNs) or from keyed data when the NVMe side does
- * not know it yet. */
+/* The queue a target -> host packet (its key's hash |pk|) belongs to,
+ * learning the pair from the pairing table (CM, ACK PSNs) or from keyed
+ * data when the NVMe side does not know it yet. */
 static rtel__inline nq *find_t2h(rtel__nvme *n, uint32_t obs,
-                                 const rtel_pkt_hd *hd) {
-  nrev *r = rev_find(n, obs, hd->src, hd->dst, hd->dqpn);
+                                 const rtel_pkt_hd *hd, uint32_t pk) {
+  nrev *r = (nrev *)(void *)qfind(&n->rev, pk, obs, hd->src, hd->dst, hd->dqpn);
   return r ? queue_at(n, r->queue) : find_t2h_unindexed(n, obs, hd);
 }
 
@@ -1015,8 +998,10 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
  * is off - has the shape of an SQE. NULL when there is none (or, with
  * *prv set, when making room for it failed). */
 static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
-                         const rtel_pkt_hd *hd, const uint8_t *b, int *prv) {
-  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+                         const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *b,
+                         int *prv) {
+  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
+                              hd->dqpn);
   int connect;
 
   *prv = 0;
@@ -1145,14 +1130,15 @@ static void io_link(rtel__nvme *n, nq *q, uint32_t ioi, nio *io) {
 /* A command capsule (SEND FIRST or, when |only|, SEND ONLY, an SQE first):
  * a new outstanding I/O on its queue. */
 static int command(rtel__nvme *n, const rtel_pkt_info *pi,
-                   const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+                   const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *pkt,
+                   int only) {
   const uint8_t *b = pkt + hd->payload_off;
   uint32_t ioi;
   nq *q;
   nio *io;
   int rv;
 
-  if ((q = command_queue(n, pi, hd, b, &rv)) == NULL) {
+  if ((q = command_queue(n, pi, hd, pk, b, &rv)) == NULL) {
     return rv;
   }
   if (!only) {
@@ -1208,8 +1194,9 @@ static int release_held(rtel__nvme *n, nq *q) {
 /* find_t2h(), then the completion held for that queue, if any (|*prv|: 0
  * or the error delivering it returned). */
 static rtel__inline nq *queue_of_t2h(rtel__nvme *n, uint32_t obs,
-                                     const rtel_pkt_hd *hd, int *prv) {
-  nq *q = find_t2h(n, obs, hd);
+                                     const rtel_pkt_hd *hd, uint32_t pk,
+                                     int *prv) {
+  nq *q = find_t2h(n, obs, hd, pk);
   *prv = q && q->cand_n != 0 ? release_held(n, q) : 0;
   return q;
 }
@@ -1288,13 +1275,13 @@ static int complete(rtel__nvme *n, nq *q, uint16_t cid, rtel_tstamp ts,
 }
 
 static int response(rtel__nvme *n, const rtel_pkt_info *pi,
-                    const rtel_pkt_hd *hd, const uint8_t *pkt) {
+                    const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *pkt) {
   const uint8_t *c = pkt + hd->payload_off;
   uint16_t cid = rtel__get16le(c + RTEL__CQE_CID);
   uint16_t status = (uint16_t)(rtel__get16le(c + RTEL__CQE_STATUS) >> 1);
   uint32_t flags = (hd->flags & RTEL_HD_F_IETH) ? RTEL_IO_F_INVALIDATE : 0u;
   int rv;
-  nq *q = queue_of_t2h(n, pi->obs, hd, &rv);
+  nq *q = queue_of_t2h(n, pi->obs, hd, pk, &rv);
 
   if (rv != 0) {
     return rv;
@@ -1418,12 +1405,13 @@ static int cqe_capsule(const rtel_pkt_hd *hd) {
  * an SQE (host -> target), a response capsule if it is a SEND ONLY of
  * exactly a CQE (target -> host). */
 static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, const uint8_t *pkt, int only) {
+                      const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *pkt,
+                      int only) {
   if (hd->payload_cap >= RTEL__SQE_LEN && hd->payload_len >= RTEL__SQE_LEN) {
-    return command(n, pi, hd, pkt, only);
+    return command(n, pi, hd, pk, pkt, only);
   }
   if (only && cqe_capsule(hd)) {
-    return response(n, pi, hd, pkt);
+    return response(n, pi, hd, pk, pkt);
   }
   return 0;
 }
@@ -1431,8 +1419,9 @@ static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
 /* A SEND MIDDLE, or LAST when |last|: the rest of the command capsule a
  * SEND FIRST began (its last packet's time is the I/O's t_cap_last). */
 static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
-                         const rtel_pkt_hd *hd, int last) {
-  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+                         const rtel_pkt_hd *hd, uint32_t pk, int last) {
+  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
+                              hd->dqpn);
   if (q == NULL) {
     return;
   }
@@ -1455,8 +1444,9 @@ static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
  * REQUEST: the target fetches write data), whose PSN, if later, becomes
  * the queue's highest target -> host request PSN. */
 static rtel__inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
-                                    const rtel_pkt_hd *hd, int *prv) {
-  nq *q = queue_of_t2h(n, pi->obs, hd, prv);
+                                    const rtel_pkt_hd *hd, uint32_t pk,
+                                    int *prv) {
+  nq *q = queue_of_t2h(n, pi->obs, hd, pk, prv);
   if (q && (rtel__psn_diff(hd->psn, q->t2h_psn) > 0 || !q->t2h_valid)) {
     q->t2h_psn = hd->psn;
     q->t2h_valid = 1;
@@ -1468,22 +1458,22 @@ static rtel__inline nq *t2h_request(rtel__nvme *n, const rtel_pkt_info *pi,
  * that the dispatch needs no stack frame (it jumps to them) and each
  * saves only the registers it uses. */
 static rtel__noinline int on_send_first(rtel__nvme *n, const rtel_pkt_info *pi,
-                                        const rtel_pkt_hd *hd,
+                                        const rtel_pkt_hd *hd, uint32_t pk,
                                         const uint8_t *pkt) {
-  return send_first(n, pi, hd, pkt, hd->opcode == RTEL__RC_SEND_ONLY);
+  return send_first(n, pi, hd, pk, pkt, hd->opcode == RTEL__RC_SEND_ONLY);
 }
 
 static rtel__noinline int on_send_rest(rtel__nvme *n, const rtel_pkt_info *pi,
-                                       const rtel_pkt_hd *hd) {
-  capsule_rest(n, pi, hd, hd->opcode == RTEL__RC_SEND_LAST);
+                                       const rtel_pkt_hd *hd, uint32_t pk) {
+  capsule_rest(n, pi, hd, pk, hd->opcode == RTEL__RC_SEND_LAST);
   return 0;
 }
 
 static rtel__noinline int on_write(rtel__nvme *n, const rtel_pkt_info *pi,
-                                   const rtel_pkt_hd *hd) {
+                                   const rtel_pkt_hd *hd, uint32_t pk) {
   uint8_t op = hd->opcode;
   int rv;
-  nq *q = t2h_request(n, pi, hd, &rv);
+  nq *q = t2h_request(n, pi, hd, pk, &rv);
   if (q != NULL) {
     if (op == RTEL__RC_WRITE_FIRST || op == RTEL__RC_WRITE_ONLY) {
       t2h_msg_start(q, hd->psn);
@@ -1495,9 +1485,9 @@ static rtel__noinline int on_write(rtel__nvme *n, const rtel_pkt_info *pi,
 
 static rtel__noinline int on_read_request(rtel__nvme *n,
                                           const rtel_pkt_info *pi,
-                                          const rtel_pkt_hd *hd) {
+                                          const rtel_pkt_hd *hd, uint32_t pk) {
   int rv;
-  nq *q = t2h_request(n, pi, hd, &rv);
+  nq *q = t2h_request(n, pi, hd, pk, &rv);
   if (q != NULL) {
     t2h_msg_start(q, hd->psn);
     read_request(n, pi, hd, q);
@@ -1507,8 +1497,9 @@ static rtel__noinline int on_read_request(rtel__nvme *n,
 
 static rtel__noinline int on_read_response(rtel__nvme *n,
                                            const rtel_pkt_info *pi,
-                                           const rtel_pkt_hd *hd) {
-  nq *q = queue_find(n, pi->obs, hd->src, hd->dst, hd->dqpn);
+                                           const rtel_pkt_hd *hd, uint32_t pk) {
+  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
+                              hd->dqpn);
   if (q) {
     read_response(n, pi, hd, q, hd->opcode);
   }
@@ -1516,7 +1507,7 @@ static rtel__noinline int on_read_response(rtel__nvme *n,
 }
 
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, const uint8_t *pkt) {
+                      const rtel_pkt_hd *hd, const uint8_t *pkt, uint32_t pk) {
   uint8_t op = hd->opcode;
 
   if (n->flags & RTEL_NVME_DISABLE) {
@@ -1530,24 +1521,24 @@ int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
   switch (op) {
   case RTEL__RC_SEND_FIRST:
   case RTEL__RC_SEND_ONLY:
-    return on_send_first(n, pi, hd, pkt);
+    return on_send_first(n, pi, hd, pk, pkt);
   case RTEL__RC_SEND_ONLY_INV:
-    return cqe_capsule(hd) ? response(n, pi, hd, pkt) : 0;
+    return cqe_capsule(hd) ? response(n, pi, hd, pk, pkt) : 0;
   case RTEL__RC_SEND_MIDDLE:
   case RTEL__RC_SEND_LAST:
-    return on_send_rest(n, pi, hd);
+    return on_send_rest(n, pi, hd, pk);
   case RTEL__RC_WRITE_FIRST:
   case RTEL__RC_WRITE_ONLY:
   case RTEL__RC_WRITE_MIDDLE:
   case RTEL__RC_WRITE_LAST:
-    return on_write(n, pi, hd);
+    return on_write(n, pi, hd, pk);
   case RTEL__RC_READ_REQUEST:
-    return on_read_request(n, pi, hd);
+    return on_read_request(n, pi, hd, pk);
   case RTEL__RC_READ_RESP_FIRST:
   case RTEL__RC_READ_RESP_ONLY:
   case RTEL__RC_READ_RESP_MIDDLE:
   case RTEL__RC_READ_RESP_LAST:
-    return on_read_response(n, pi, hd);
+    return on_read_response(n, pi, hd, pk);
   default:
     return 0;
   }

@@ -50,9 +50,12 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
                     const rtel__pairtab *pairs, const rtel__env *env);
 void rtel__nvme_free(rtel__nvme *n);
 
-/* Handles one decoded RoCE packet. Returns 0 or a fatal error. */
+/* Handles one decoded RoCE packet; |pk| is the hash of its key (pi->obs,
+ * hd->src, hd->dst, hd->dqpn) by rtel__qkey_hash_parts() with the
+ * context's seed (rtel_settings.hash_seed), which the hub computes once
+ * for every module. Returns 0 or a fatal error. */
 int rtel__nvme_packet(rtel__nvme *n, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, const uint8_t *pkt);
+                      const rtel_pkt_hd *hd, const uint8_t *pkt, uint32_t pk);
 
 /* A connection seen in RDMA CM: an NVMe-oF queue if its service ID names
  * an NVMe-oF port. Returns 0, or the fatal error of a delivery (a full

@@ -45,8 +45,10 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
   while (npsn < nflows * 4u && npsn < (1u << 24)) {
     npsn <<= 1;
   }
+  /* the context's seed: the hub hashes a packet's key once for every
+   * table (rtel__flow_packet()'s hint) */
   if ((rv = rtel__qtab_init(&pt->pairs, npairs, sizeof(rtel__pair),
-                            s->hash_seed ^ 0x5bd1e995u, pt->env.mem)) != 0) {
+                            s->hash_seed, pt->env.mem)) != 0) {
     rtel__pair_free(pt);
     return rv;
   }

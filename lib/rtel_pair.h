@@ -85,21 +85,19 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
                     const rtel__env *env);
 void rtel__pair_free(rtel__pairtab *pt);
 
-/* The entry of |k|, or NULL; with the key's hash |h| (rtel__pair_hash()). */
+/* The entry of |k|, or NULL; with the key's hash |h| (rtel__qkey_hash()
+ * with the table's seed, the context's: the hub's hash of a packet's
+ * key). */
 rtel__pair *rtel__pair_find(const rtel__pairtab *pt, const rtel__qkey *k);
 static inline rtel__pair *rtel__pair_find_h(const rtel__pairtab *pt,
                                             const rtel__qkey *k, uint32_t h) {
   return (rtel__pair *)(void *)rtel__qtab_find(&pt->pairs, k, h);
 }
 
-/* The hash of the key (|obs|, |src|, |dst|, |qpn|) in the table, with the
- * bucket prefetched (for a packet handled a few packets later). */
-static inline uint32_t rtel__pair_hash(const rtel__pairtab *pt, uint32_t obs,
-                                       const uint8_t *src, const uint8_t *dst,
-                                       uint32_t qpn) {
-  uint32_t h = rtel__qkey_hash_parts(pt->pairs.seed, obs, src, dst, qpn);
+/* Prefetches the bucket of the key hash |h| (for a packet handled a few
+ * packets later). */
+static inline void rtel__pair_prefetch(const rtel__pairtab *pt, uint32_t h) {
   rtel__prefetch(&pt->pairs.buckets[h & pt->pairs.mask]);
-  return h;
 }
 
 /* The entry that the bucket of |h| names first, or NULL (for a prefetch:
