@@ -176,7 +176,7 @@ static void add_to(aggent *e, const rtel_io_record *r, const addend *p) {
 }
 
 void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
-  int per_ns = r->nsid != RTEL_NSID_ALL;
+  int per_ns = r->nsid != RTEL_NSID_ALL, want;
   rtel__aggslot *sl;
   addend p;
 
@@ -186,7 +186,15 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
       (r->state != RTEL_IO_COMPLETE && r->state != RTEL_IO_TIMEOUT)) {
     return;
   }
-  addend_of(r, &p);
+  /* Without on_io_aggregate an aggregate's figures are never read (the
+   * report hands them to it alone), but which keys the table holds is:
+   * aggregates_dropped counts the records of the keys it refused. So
+   * the keys are kept (below) and the figures, the histograms above
+   * all, are not: empty, they are reported to nobody. */
+  want = (a->env.sink->want & RTEL__WANT_AGG) != 0;
+  if (want) {
+    addend_of(r, &p);
+  }
   /* Within a period entries are only added, never moved or removed, and
    * a key the full table refused stays out of it: a slot filled in this
    * period for this key still names both entries, or their absence. */
@@ -218,6 +226,9 @@ void rtel__agg_io(rtel__agg *a, const rtel_io_record *r) {
     sl->ns = e ? rtel__qtab_idx(&a->keys, &e->q) : RTEL__NIL;
     sl->all = all ? rtel__qtab_idx(&a->keys, &all->q) : RTEL__NIL;
     sl->gen = a->gen;
+  }
+  if (!want) {
+    return;
   }
   if (per_ns && sl->ns != RTEL__NIL) {
     /* the pair's all-namespaces aggregate, if any, adds it up at the

@@ -307,7 +307,8 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   ctx->env.stats = &ctx->stats;
   ctx->env.sink = &ctx->sink;
   ctx->sink.hub = ctx;
-  ctx->sink.want = ctx->cb.on_message ? RTEL__WANT_MSG : 0u;
+  ctx->sink.want = (ctx->cb.on_message ? RTEL__WANT_MSG : 0u) |
+                   (ctx->cb.on_io_aggregate ? RTEL__WANT_AGG : 0u);
   ctx->sink.flow = sink_flow;
   ctx->sink.msg = sink_msg;
   ctx->sink.io = sink_io;

@@ -25,6 +25,10 @@
  * for flows). A module may skip building a record nobody wants, but still
  * hands it up (with a NULL record) so that the hub counts it. */
 #define RTEL__WANT_MSG 0x1u
+/* Aggregates (on_io_aggregate): without it the aggregates keep only which
+ * keys they hold, for the statistics (aggregates_dropped), not the figures
+ * nothing would read. */
+#define RTEL__WANT_AGG 0x2u
 
 typedef struct rtel__sink {
   void *hub;
