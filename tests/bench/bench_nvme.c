@@ -60,10 +60,18 @@
  * max_nvme_queues. The same allocator checks that the timed loops allocate
  * nothing (abort if they do).
  *
- * Usage: bench_nvme [-q QUEUES] [-j MAX_IO_JOINS] [SECONDS_PER_CASE]
+ * The nvme context holds an aggregate for every (host, target, namespace)
+ * of the arena (max_aggregates; aggregates_dropped must stay 0). Without
+ * -a it has no on_io_aggregate callback, so it keeps the aggregates' keys
+ * but not their figures (rtel_agg.c); with -a a callback takes them at
+ * the end (rtel_ctx_flush(), untimed), so the timed passes add every I/O
+ * to its aggregates.
+ *
+ * Usage: bench_nvme [-a] [-q QUEUES] [-j MAX_IO_JOINS] [SECONDS_PER_CASE]
  *        (default 1.0: CPU seconds of the nvme context's timed passes, at
  *        least 3 passes)
  *   -q QUEUES        one case with QUEUES queues instead of 64 and 4096
+ *   -a               an on_io_aggregate callback on the nvme context
  *   -j MAX_IO_JOINS  the join table's capacity (default: max_ios, which
  *                    is twice the outstanding I/Os); -j 1 nearly removes
  *                    it, to measure what it costs
@@ -603,17 +611,38 @@ static int memory(uint32_t nq) {
 static double secs_per_case = 1.0;
 static long fixed_passes;
 static long io_joins = -1; /* -j: max_io_joins; -1: = max_ios */
+static int agg_cb;         /* -a: on_io_aggregate */
+
+/* -a: counts the aggregates the nvme context reports and the I/Os in them
+ * (reads and writes of namespace 1: every I/O of the arena once). */
+typedef struct agg_tally {
+  uint64_t n;
+  uint64_t ios;
+} agg_tally;
+
+static int on_agg(rtel_ctx *ctx, const rtel_io_aggregate *a, void *user) {
+  agg_tally *t = user;
+  (void)ctx;
+  t->n++;
+  if (a->nsid == 1) {
+    t->ios += a->count;
+  }
+  return 0;
+}
 
 static int stats_ok(const rtel_ctx_stats *st, uint64_t want_complete) {
   return st->ios_complete == want_complete && st->ios_timeout == 0 &&
          st->ios_orphan == 0 && st->ios_evicted == 0 &&
          st->ios_untracked == 0 && st->nvme_data_unmatched == 0 &&
-         st->nvme_capsule_dups == 0 && st->pkts_roce == st->pkts;
+         st->nvme_capsule_dups == 0 && st->pkts_roce == st->pkts &&
+         st->aggregates_dropped == 0;
 }
 
 static int run_case(uint32_t nq) {
   bench b;
   rtel_settings sd, sb, sf;
+  rtel_callbacks cbs;
+  agg_tally tally = {0, 0};
   rtel_ctx *cd = NULL, *cb = NULL, *cf = NULL;
   rtel_ctx_stats st;
   bench_alloc_log lg;
@@ -623,7 +652,7 @@ static int run_case(uint32_t nq) {
   double t_dec = 0, t_base = 0, t_full = 0, base_ns, ppio;
   double t_ffloor = 0, t_floor = 0, full_ns, ffloor_ns, floor_ns;
   uint64_t pass = 0, npass = 0, ios_pass;
-  uint32_t q;
+  uint32_t q, npairs = (nq + QUEUES_PER_PAIR - 1) / QUEUES_PER_PAIR;
   char note_[160];
   int rv;
 
@@ -649,9 +678,17 @@ static int run_case(uint32_t nq) {
   sf.max_nvme_queues = nq;
   sf.max_ios = 2 * nq * DEPTH; /* twice what is outstanding */
   sf.max_io_joins = io_joins < 0 ? 0u : (uint32_t)io_joins; /* 0: max_ios */
+  /* per (host, target): namespace 1 and all namespaces */
+  sf.max_aggregates = 2 * npairs;
+  if (sf.max_aggregates < 128) {
+    sf.max_aggregates = 128;
+  }
+  memset(&cbs, 0, sizeof(cbs));
+  cbs.on_io_aggregate = on_agg;
   if ((rv = bench_ctx_new(&cd, &sd, &lg)) != 0 ||
       (rv = bench_ctx_new(&cb, &sb, &lg)) != 0 ||
-      (rv = bench_ctx_new(&cf, &sf, &lg)) != 0) {
+      (rv = bench_ctx_new_cb(&cf, &sf, agg_cb ? &cbs : NULL, &tally, &lg)) !=
+          0) {
     fprintf(stderr, "bench_nvme: rtel_ctx_new: %s\n", rtel_strerror(rv));
     return 1;
   }
@@ -661,9 +698,11 @@ static int run_case(uint32_t nq) {
          nq, b.n, (unsigned long long)ios_pass, b.nreads, b.nwrites,
          IO_PKTS * PAYLOAD / 1024, b.nio, DEPTH, ppio, b.n * SLOT >> 20);
   printf("settings  max_flows %u, max_qp_pairs %u; nvme: max_nvme_queues %u, "
-         "max_ios %u, max_io_joins %u; nvme context: %.1f MB\n",
+         "max_ios %u, max_io_joins %u, max_aggregates %u%s; nvme context: "
+         "%.1f MB\n",
          sb.max_flows, sb.max_qp_pairs, sf.max_nvme_queues, sf.max_ios,
-         sf.max_io_joins ? sf.max_io_joins : sf.max_ios,
+         sf.max_io_joins ? sf.max_io_joins : sf.max_ios, sf.max_aggregates,
+         agg_cb ? " (on_io_aggregate)" : "",
          (double)lg.bytes / 1e6);
 
   /* queues: RDMA CM REQ/REP, to every context (not timed) */
@@ -769,13 +808,28 @@ static int run_case(uint32_t nq) {
          floor_ns > ffloor_ns ? (full_ns - base_ns) / (floor_ns - ffloor_ns)
                               : 0.0);
   bench_print_allocs();
+  /* the aggregates (untimed): with -a every I/O of every pass in one */
+  if (rtel_ctx_flush(cf, ts) != 0 ||
+      (agg_cb && (tally.n != 4 * (uint64_t)npairs ||
+                  tally.ios != pass * ios_pass))) {
+    fprintf(stderr,
+            "bench_nvme: %llu aggregates (want %llu: reads, writes of "
+            "namespace 1 and of all, per host and target) of %llu I/Os "
+            "(want %llu)\n",
+            (unsigned long long)tally.n, 4 * (unsigned long long)npairs,
+            (unsigned long long)tally.ios,
+            (unsigned long long)(pass * ios_pass));
+    return 1;
+  }
   printf("check     ios_complete %llu (%llu per pass), timeout %llu, orphan "
-         "%llu, evicted %llu, data unmatched %llu; flows %llu, "
-         "io_join_unmatched %llu; allocator calls in timed loops 0\n",
+         "%llu, evicted %llu, data unmatched %llu, aggregates_dropped %llu; "
+         "flows %llu, io_join_unmatched %llu; allocator calls in timed "
+         "loops 0\n",
          (unsigned long long)st.ios_complete, (unsigned long long)ios_pass,
          (unsigned long long)st.ios_timeout, (unsigned long long)st.ios_orphan,
          (unsigned long long)st.ios_evicted,
          (unsigned long long)st.nvme_data_unmatched,
+         (unsigned long long)st.aggregates_dropped,
          (unsigned long long)st.flows_active,
          (unsigned long long)st.io_join_unmatched);
   rtel_ctx_del(cd);
@@ -798,13 +852,15 @@ int main(int argc, char **argv) {
       fixed_passes = atol(argv[++i]);
     } else if (strcmp(argv[i], "-q") == 0 && i + 1 < argc) {
       one = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "-a") == 0) {
+      agg_cb = 1;
     } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
       io_joins = atol(argv[++i]);
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
       fprintf(stderr,
-              "usage: bench_nvme [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
+              "usage: bench_nvme [-a] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
               "[SECONDS_PER_CASE]\n");
       return 2;
     }

@@ -97,10 +97,16 @@ const rtel_mem bench_mem = {&bench_cnt, c_malloc, c_free, c_calloc, c_realloc};
 
 int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
                   bench_alloc_log *lg) {
+  return bench_ctx_new_cb(pctx, s, NULL, NULL, lg);
+}
+
+int bench_ctx_new_cb(rtel_ctx **pctx, const rtel_settings *s,
+                     const rtel_callbacks *cb, void *user_data,
+                     bench_alloc_log *lg) {
   uint64_t b0 = bench_cnt.bytes;
   int rv;
   bench_cnt.nlog = 0;
-  rv = rtel_ctx_new(pctx, s, NULL, &bench_mem, NULL);
+  rv = rtel_ctx_new(pctx, s, cb, &bench_mem, user_data);
   lg->bytes = bench_cnt.bytes - b0;
   lg->n = bench_cnt.nlog;
   memcpy(lg->a, bench_cnt.log, sizeof(lg->a));

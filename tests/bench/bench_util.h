@@ -54,6 +54,10 @@ typedef struct bench_alloc_log {
 /* rtel_ctx_new() with bench_mem, logging its allocations in |lg|. */
 int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
                   bench_alloc_log *lg);
+/* The same with callbacks |cb| (may be NULL) and |user_data|. */
+int bench_ctx_new_cb(rtel_ctx **pctx, const rtel_settings *s,
+                     const rtel_callbacks *cb, void *user_data,
+                     bench_alloc_log *lg);
 
 /* ------------------------------------------------------------ timed passes */
 
