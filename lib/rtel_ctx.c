@@ -532,15 +532,6 @@ static rtel__inline int read_decode(const rtel_ctx *ctx, rtel_pkt_hd *hd,
   }
 }
 
-/* Whether a decoded packet (|rv|) goes to the flow table or NVMe-oF (CM
- * packets go to the CM tracker alone). */
-static rtel__inline int to_modules(const rtel_ctx *ctx, int rv,
-                                   const rtel_pkt_hd *hd) {
-  return rv == 0 && !(hd->flags & RTEL_HD_F_CM) &&
-         (!(ctx->ft.flags & RTEL_FLOW_DISABLE) ||
-          !(ctx->nvme.flags & RTEL_NVME_DISABLE));
-}
-
 /* The hash of a packet's key (observation point, source, destination,
  * destination QPN): every table the modules look a packet up in by that
  * key (flows, QP pairs, NVMe-oF queues and their reverse index) uses
@@ -675,8 +666,8 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       }
       if (read_begin(ctx, pk, pktlens[k],
                      pk->wire_len ? pk->wire_len : pktlens[k])) {
-        rv = read_end(ctx, pk, &s->hd, s->rv, pkts[k], pktlens[k],
-                      s->has ? &s->hint : NULL);
+        /* (s->pk is read only when s->rv is 0) */
+        rv = read_end(ctx, pk, &s->hd, s->rv, pkts[k], pktlens[k], &s->pk);
       }
       if (rv != 0) {
         return k == 0 ? rv : (rtel_ssize)k;
@@ -685,15 +676,15 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
     if (i < n) { /* into the slot just freed */
       const rtel_pkt_info *pi = &pis[i];
       rtel__ahead *s = &a[i % RTEL__AHEAD];
-      s->has = s->pf = 0;
+      s->has = 0;
       s->rv = RTEL_ERR_INVALID_ARGUMENT;
       if (rtel__likely(pkts[i] != NULL || pktlens[i] == 0)) {
         s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i],
                             pi->wire_len ? pi->wire_len : pktlens[i]);
-        if (to_modules(ctx, s->rv, &s->hd)) {
-          s->hint = pkt_hash(ctx, pi->obs, &s->hd);
-          s->has = 1;
-          s->pf = rtel__flow_hint(&ctx->ft, &s->hd, s->rv, s->hint);
+        /* (a burst has a flow table: ctx->ahead) */
+        if (rtel__likely(s->rv == 0)) {
+          s->pk = pkt_hash(ctx, pi->obs, &s->hd);
+          s->hint = rtel__flow_hint(&ctx->ft, &s->hd, s->pk, &s->has);
         }
       }
     }
@@ -701,14 +692,14 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
      * open messages of those due in RTEL__AHEAD / 4 */
     if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
       const rtel__ahead *m = &a[(i - RTEL__AHEAD / 2) % RTEL__AHEAD];
-      if (m->pf) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->pf, 0);
+      if (m->has) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0);
       }
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
       const rtel__ahead *m = &a[(i - 3 * RTEL__AHEAD / 4) % RTEL__AHEAD];
-      if (m->pf) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->pf, 1);
+      if (m->has) {
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1);
       }
     }
   }

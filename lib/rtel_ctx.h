@@ -38,9 +38,9 @@ enum {
 typedef struct rtel__ahead {
   rtel_pkt_hd hd;
   int rv;        /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
-  int has;       /* hint is set (the packet goes to the modules) */
-  int pf;        /* rtel__flow_hint(): what to prefetch, 0: nothing */
-  uint32_t hint; /* the hash of its key: read_end() */
+  int has;       /* hint is set */
+  uint32_t hint; /* rtel__flow_hint() */
+  uint32_t pk;   /* the hash of its key (read_end()), when rv is 0 */
 } rtel__ahead;
 
 struct rtel_ctx {

@@ -1029,7 +1029,7 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
-  h = hint ? *hint ^ (resp ? RESP_SALT : 0u) : flow_hash(ft, &k);
+  h = hint ? *hint ^ (RESP_SALT & -(uint32_t)resp) : flow_hash(ft, &k);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
@@ -1387,35 +1387,37 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   return 0;
 }
 
-int rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd, int rv,
-                    uint32_t pk) {
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
+                         uint32_t pk, int *has) {
   uint16_t cls;
 
-  if (rv != 0 || (ft->flags & RTEL_FLOW_DISABLE) ||
+  *has = 0;
+  if ((ft->flags & RTEL_FLOW_DISABLE) ||
       (hd->flags &
        (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
     return 0;
   }
   cls = rtel__op_class[hd->opcode];
   if (cls & RTEL__K_DATA) {
-    int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
-    uint32_t h = pk ^ (resp ? RESP_SALT : 0u);
+    uint32_t h =
+        pk ^ (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? RESP_SALT : 0u);
     rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
-    return resp ? RTEL__HINT_RESP : RTEL__HINT_DATA;
+    *has = RTEL__HINT_DATA;
+    return h;
   }
   if (cls & (RTEL__K_ACK | RTEL__K_CNP)) {
     /* the pairing entry of its QP first, then the flow it names */
     rtel__pair_prefetch(ft->pairs, pk);
-    return RTEL__HINT_CTRL;
+    *has = RTEL__HINT_CTRL;
+    return pk;
   }
   return 0;
 }
 
-void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t pk, int has,
+void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
                          int step) {
   const flow *f = NULL;
-  uint32_t hint = pk ^ (has == RTEL__HINT_RESP ? RESP_SALT : 0u);
-  if (has == RTEL__HINT_DATA || has == RTEL__HINT_RESP) {
+  if (has == RTEL__HINT_DATA) {
     uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
     if (i == RTEL__NIL) {
       return;

@@ -58,20 +58,18 @@ static inline int rtel__flow_big(const rtel__flowtab *ft) {
          (uint64_t)ft->flows.cap * ft->flows.stride >= RTEL__FLOW_BIG;
 }
 
-/* For a packet decoded ahead of its turn (|rv|: the decoder's result)
- * whose key hash is |pk| (rtel__flow_packet()'s hint): for data, prefetches
- * its flow's bucket and returns RTEL__HINT_DATA (RTEL__HINT_RESP for READ
- * RESPONSE data); for an ACK, NAK or CNP, prefetches its QP's pairing
- * bucket and returns RTEL__HINT_CTRL; else returns 0. Reads only the
- * tables' settings, so it may run before earlier packets are handled. */
+/* For a packet decoded ahead of its turn (without error) whose key hash
+ * is |pk| (rtel__flow_packet()'s hint): for data, the hash of its flow's
+ * key with the bucket prefetched and *has = RTEL__HINT_DATA; for an ACK,
+ * NAK or CNP, the hash of its QP's pairing key (|pk|), bucket prefetched,
+ * *has = RTEL__HINT_CTRL; else *has = 0. Reads only the tables' settings,
+ * so it may run before earlier packets are handled. */
 #define RTEL__HINT_DATA 1
 #define RTEL__HINT_CTRL 2
-#define RTEL__HINT_RESP 3
-int rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd, int rv,
-                    uint32_t pk);
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
+                         uint32_t pk, int *has);
 
-/* Prefetches for a packet whose key hash is |hint| and for which
- * rtel__flow_hint() returned |has| (not 0):
+/* Prefetches for a packet whose rtel__flow_hint() gave |hint| and |has|:
  * at |step| 0 (some packets later, when the bucket is in cache) the entry
  * the bucket names first (flow or pairing entry); at |step| 1 (later
  * again, when that entry is in cache) what it leads to: a flow's open
