@@ -42,10 +42,8 @@ int rtel__join_init(rtel__join *j, const rtel_settings *s,
   for (i = 0; i < nb; i++) {
     j->buckets[i] = RTEL__NIL;
   }
-  for (i = 0; i < n; i++) {
-    j->ents[i].hnext = i + 1 < n ? i + 1 : RTEL__NIL;
-  }
-  j->free = 0;
+  /* no free list to write: entries are taken in order (fresh) */
+  j->fresh = 0;
   return 0;
 }
 
@@ -247,12 +245,17 @@ static void give_up_oldest(rtel__join *j) {
 static void join_wait(rtel__join *j, const rtel_io_record *r, uint32_t h) {
   uint32_t i;
   rtel__joinent *e;
-  if (j->free == RTEL__NIL) {
+  if (j->free == RTEL__NIL && j->fresh == j->cap) {
     give_up_oldest(j); /* full: the oldest waiter gives up */
   }
-  i = j->free;
-  e = &j->ents[i];
-  j->free = e->hnext;
+  if (j->free != RTEL__NIL) {
+    i = j->free;
+    e = &j->ents[i];
+    j->free = e->hnext;
+  } else {
+    i = j->fresh++;
+    e = &j->ents[i];
+  }
   j->used++;
   jrec_of(r, &e->rec);
   e->expire = r->t_rsp + j->window;

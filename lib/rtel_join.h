@@ -66,7 +66,9 @@ typedef struct rtel__join {
   uint32_t mask;
   uint32_t cap; /* 0: not allocated (NVMe-oF disabled) */
   uint32_t used;
-  uint32_t free;
+  uint32_t free;  /* entries freed, a list through hnext */
+  uint32_t fresh; /* entries [fresh, cap) never used: taken in order,
+                     their pages untouched until then */
   uint32_t fifo_head;
   uint32_t fifo_tail;
   /* of the FIFO head (RTEL_TSTAMP_NONE when empty), so that the clock

@@ -228,10 +228,9 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     n->io_buckets[i] = RTEL__NIL;
     n->key_buckets[i] = RTEL__NIL;
   }
-  for (i = 0; i < nios; i++) {
-    io_at(n, i)->hnext = i + 1 < nios ? i + 1 : RTEL__NIL;
-  }
-  n->io_free = 0;
+  /* no free list to write: entries are taken in order (io_fresh) */
+  n->io_free = RTEL__NIL;
+  n->io_fresh = 0;
   return 0;
 }
 
@@ -485,7 +484,8 @@ static rtel__noinline nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
  * data when the NVMe side does not know it yet. */
 static rtel__inline nq *find_t2h(rtel__nvme *n, uint32_t obs,
                                  const rtel_pkt_hd *hd, uint32_t pk) {
-  nrev *r = (nrev *)(void *)qfind(&n->rev, pk, obs, hd->src, hd->dst, hd->dqpn);
+  nrev *r =
+      (nrev *)(void *)qfind(&n->rev, pk, obs, hd->src, hd->dst, hd->dqpn);
   return r ? queue_at(n, r->queue) : find_t2h_unindexed(n, obs, hd);
 }
 
@@ -1000,8 +1000,8 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
 static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *b,
                          int *prv) {
-  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
-                              hd->dqpn);
+  nq *q =
+      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
   int connect;
 
   *prv = 0;
@@ -1057,7 +1057,7 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
                      queue_at(n, qi)->state == Q_CONFIRMED)) != 0) {
     return NULL;
   }
-  if (n->io_free == RTEL__NIL) {
+  if (n->io_free == RTEL__NIL && n->io_fresh == n->io_cap) {
     nio *old = io_at(n, n->io_fifo_head);
     n->env.stats->ios_untracked++;
     if ((*prv = end_io(n, old, RTEL_IO_EVICTED,
@@ -1065,9 +1065,14 @@ static nio *io_alloc(rtel__nvme *n, uint32_t qi, uint16_t cid, uint32_t *pioi,
       return NULL;
     }
   }
-  ioi = n->io_free;
-  io = io_at(n, ioi);
-  n->io_free = io->hnext;
+  if (n->io_free != RTEL__NIL) {
+    ioi = n->io_free;
+    io = io_at(n, ioi);
+    n->io_free = io->hnext;
+  } else {
+    ioi = n->io_fresh++;
+    io = io_at(n, ioi);
+  }
   n->io_used++;
   n->env.stats->ios_created++;
   n->env.stats->ios_active = n->io_used;
@@ -1420,8 +1425,8 @@ static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
  * SEND FIRST began (its last packet's time is the I/O's t_cap_last). */
 static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, uint32_t pk, int last) {
-  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
-                              hd->dqpn);
+  nq *q =
+      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
   if (q == NULL) {
     return;
   }
@@ -1497,9 +1502,10 @@ static rtel__noinline int on_read_request(rtel__nvme *n,
 
 static rtel__noinline int on_read_response(rtel__nvme *n,
                                            const rtel_pkt_info *pi,
-                                           const rtel_pkt_hd *hd, uint32_t pk) {
-  nq *q = (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
-                              hd->dqpn);
+                                           const rtel_pkt_hd *hd,
+                                           uint32_t pk) {
+  nq *q =
+      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
   if (q) {
     read_response(n, pi, hd, q, hd->opcode);
   }

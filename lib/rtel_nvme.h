@@ -38,7 +38,9 @@ typedef struct rtel__nvme {
   uint32_t io_mask;
   uint32_t io_cap;
   uint32_t io_used;
-  uint32_t io_free;
+  uint32_t io_free;  /* entries freed, a list through hnext */
+  uint32_t io_fresh; /* entries [io_fresh, io_cap) never used: taken in
+                        order, their pages untouched until then */
   uint32_t io_fifo_head;
   uint32_t io_fifo_tail;
   /* keyed SGL index: hash on (queue, key) -> (io << 2 | descriptor) */
