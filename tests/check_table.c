@@ -19,9 +19,9 @@
 /* How |n| keys fall into |m| buckets (a power of two, h & (m - 1) as the
  * tables do). */
 typedef struct spread {
-  double empty;  /* fraction of empty buckets */
-  double sumsq;  /* sum of squared bucket counts */
-  unsigned max;  /* longest chain */
+  double empty; /* fraction of empty buckets */
+  double sumsq; /* sum of squared bucket counts */
+  unsigned max; /* longest chain */
 } spread;
 
 /* Key |i| of the set |set|: 0 sequential QPNs between two hosts, 1

@@ -702,8 +702,7 @@ static int run_case(uint32_t nq) {
          "%.1f MB\n",
          sb.max_flows, sb.max_qp_pairs, sf.max_nvme_queues, sf.max_ios,
          sf.max_io_joins ? sf.max_io_joins : sf.max_ios, sf.max_aggregates,
-         agg_cb ? " (on_io_aggregate)" : "",
-         (double)lg.bytes / 1e6);
+         agg_cb ? " (on_io_aggregate)" : "", (double)lg.bytes / 1e6);
 
   /* queues: RDMA CM REQ/REP, to every context (not timed) */
   {
@@ -810,8 +809,8 @@ static int run_case(uint32_t nq) {
   bench_print_allocs();
   /* the aggregates (untimed): with -a every I/O of every pass in one */
   if (rtel_ctx_flush(cf, ts) != 0 ||
-      (agg_cb && (tally.n != 4 * (uint64_t)npairs ||
-                  tally.ios != pass * ios_pass))) {
+      (agg_cb &&
+       (tally.n != 4 * (uint64_t)npairs || tally.ios != pass * ios_pass))) {
     fprintf(stderr,
             "bench_nvme: %llu aggregates (want %llu: reads, writes of "
             "namespace 1 and of all, per host and target) of %llu I/Os "
@@ -859,9 +858,10 @@ int main(int argc, char **argv) {
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
-      fprintf(stderr,
-              "usage: bench_nvme [-a] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
-              "[SECONDS_PER_CASE]\n");
+      fprintf(
+          stderr,
+          "usage: bench_nvme [-a] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
+          "[SECONDS_PER_CASE]\n");
       return 2;
     }
   }
