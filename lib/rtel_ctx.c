@@ -576,15 +576,21 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     }
     return 0;
   }
-  if ((ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-      (ctx->nvme.flags & RTEL_NVME_DISABLE)) {
-    return 0; /* decode and counters only */
+  /* (the disabled checks here save the modules' call setup) */
+  if (ctx->nvme.flags & RTEL_NVME_DISABLE) {
+    /* the flow table alone hashes only what it looks up: the hub's hash
+     * only if a burst computed it ahead */
+    if (!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
+        (rv = rtel__flow_packet(&ctx->ft, pi, hd, hint)) != 0) {
+      ctx->failed = 1;
+      return rv;
+    }
+    return 0;
   }
   pk = hint ? *hint : pkt_hash(ctx, pi->obs, hd);
-  /* (the disabled checks here save the modules' call setup) */
   if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
     rv = rtel__flow_packet(&ctx->ft, pi, hd, &pk);
-  } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+  } else {
     /* no flow table to learn the QP pairs NVMe-oF queues need */
     rtel__pair_packet(&ctx->pairs, pi->obs, hd);
   }
@@ -592,14 +598,12 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->failed = 1;
     return rv;
   }
-  if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
-    /* the join's clock of this point first: its waits end before the
-     * packet completes another I/O */
-    rtel__join_clock(&ctx->join, pi->obs, pi->ts);
-    if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt, pk)) != 0) {
-      ctx->failed = 1;
-      return rv;
-    }
+  /* the join's clock of this point first: its waits end before the
+   * packet completes another I/O */
+  rtel__join_clock(&ctx->join, pi->obs, pi->ts);
+  if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt, pk)) != 0) {
+    ctx->failed = 1;
+    return rv;
   }
   return 0;
 }
