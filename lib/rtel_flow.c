@@ -1029,7 +1029,10 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
-  h = hint ? *hint ^ (RESP_SALT & -(uint32_t)resp) : flow_hash(ft, &k);
+  h = (hint ? *hint
+            : rtel__qkey_hash_parts(ft->flows.seed, pi->obs, hd->src, hd->dst,
+                                    hd->dqpn)) ^
+      (RESP_SALT & -(uint32_t)resp); /* flow_hash() */
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
