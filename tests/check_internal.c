@@ -12,6 +12,7 @@ int main(void) {
   SRunner *sr = srunner_create(rtel_test_icrc_suite());
   int failed;
   srunner_add_suite(sr, rtel_test_ahead_suite());
+  srunner_add_suite(sr, rtel_test_fastpath_suite());
   srunner_run_all(sr, CK_ENV);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -34,6 +34,7 @@ Suite *rtel_test_shard_suite(void);
 Suite *rtel_test_names_suite(void);
 Suite *rtel_test_icrc_suite(void);
 Suite *rtel_test_ahead_suite(void);
+Suite *rtel_test_fastpath_suite(void);
 #endif
 
 /* ------------------------------------------------------- field values */
