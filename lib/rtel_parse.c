@@ -734,14 +734,16 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                                 const uint8_t *p, size_t cap, size_t wire,
                                 size_t off, size_t vl, const int v4,
                                 const int full) {
-  const uint8_t *ip = p + off, *udp, *bth;
-  size_t l4, ip_end, end, ext, poff, plen, c;
-  uint32_t fl, b0, pad;
+  /* the IP header's length, and so the offsets of UDP and BTH from it */
+  const size_t iph = v4 ? 20 : 40;
+  const uint8_t *ip = p + off, *bth = ip + iph + 8;
+  size_t ip_end, end, poff, plen, c;
+  uint32_t fl, b0;
   uint16_t h;
 
-  /* Phase 1, the checks, with as few values as possible live across them
-   * (phase 2 reads the packet again where that costs less than keeping a
-   * value in a register or on the stack) */
+  /* Phase 1, the checks, with as few values as possible live across them:
+   * what phase 2 needs again it reads again from the packet or the opcode
+   * table (a load), which costs less than a register spilled to the stack */
   if (v4) {
     /* version 4, IHL 5, UDP, no MF, no fragment offset */
     if (rtel__unlikely(cap < off + 20 + 8 + BTH_LEN || ip[0] != 0x45 ||
@@ -750,7 +752,6 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
       return 0;
     }
     ip_end = off + rtel__get16(ip + 2);
-    l4 = off + 20;
   } else {
     /* version 6, UDP next (no extension header) */
     if (rtel__unlikely(cap < off + 40 + 8 + BTH_LEN || (ip[0] >> 4) != 6 ||
@@ -758,39 +759,33 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
       return 0;
     }
     ip_end = off + 40 + rtel__get16(ip + 4);
-    l4 = off + 40;
   }
-  udp = p + l4;
-  end = l4 + rtel__get16(udp + 4); /* of the UDP datagram, the RoCE packet */
+  /* the end of the UDP datagram and of the RoCE packet */
+  end = off + iph + rtel__get16(ip + iph + 4);
   /* the IP packet within the wire, the datagram within the IP packet, room
    * for the BTH and the ICRC, the RoCEv2 port */
   if (rtel__unlikely(ip_end > wire || end > ip_end ||
-                     end < l4 + 8 + BTH_LEN + ICRC_LEN ||
-                     rtel__get16(udp + 2) != cfg->roce_port)) {
+                     end < off + iph + 8 + BTH_LEN + ICRC_LEN ||
+                     rtel__get16(ip + iph + 2) != cfg->roce_port)) {
     return 0;
   }
-  bth = udp + 8;
   b0 = rtel__get32(bth);
   h = rtel__opcodes[b0 >> 24].hdrs;
-  ext = rtel__ext_len[b0 >> 24];
-  poff = l4 + 8 + BTH_LEN + ext;
-  pad = (b0 >> 20) & 3;
+  poff = off + iph + 8 + BTH_LEN + rtel__ext_len[b0 >> 24];
   /* a known opcode, TVer 0, the extended headers captured and within the
    * packet, the pad within the payload, no MAD to QP0/QP1 */
   if (rtel__unlikely(h == 0 || (b0 & 0x000f0000u) != 0 || poff > cap ||
-                     poff + ICRC_LEN + pad > end ||
+                     poff + ICRC_LEN + ((b0 >> 20) & 3) > end ||
                      ((b0 >> 24) == 0x64 && rtel__get24b(bth + 5) <= 1))) {
     return 0;
   }
-  plen = end - poff - ICRC_LEN - pad;
-  c = cap - poff;
-
-  /* Phase 2, the stores, in the struct's order */
   fl = RTEL_HD_F_ETH | RTEL_HD_F_UDP | RTEL_HD_F_BTH | RTEL_HD_F_ROCE |
        (v4 ? RTEL_HD_F_IPV4 : RTEL_HD_F_IPV6) |
        (uint32_t)(h & RTEL__H_CNP) << 9 | (uint32_t)vl << 4 |
        (cap < wire ? RTEL_HD_F_TRUNCATED : 0) |
        (end <= cap ? RTEL_HD_F_ICRC : 0);
+
+  /* Phase 2, the stores, in the struct's order */
   hd->malformed = RTEL_MALFORMED_NONE;
   hd->wire_len = (uint32_t)(wire > UINT32_MAX ? UINT32_MAX : wire);
   if (full) {
@@ -832,21 +827,21 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   }
   hd->ip_len = (uint32_t)(ip_end - off);
   hd->l3_off = (uint16_t)off;
-  hd->l4_off = (uint16_t)l4;
-  hd->sport = rtel__get16(udp);
+  hd->l4_off = (uint16_t)(off + iph);
+  hd->sport = rtel__get16(ip + iph);
   if (full) {
     hd->dport = cfg->roce_port;
   }
-  hd->udp_len = (uint16_t)(end - l4);
+  hd->udp_len = (uint16_t)(end - off - iph);
   if (full) {
-    hd->udp_csum = rtel__get16(udp + 6);
+    hd->udp_csum = rtel__get16(ip + iph + 6);
   }
-  hd->bth_off = (uint16_t)(l4 + 8);
+  hd->bth_off = (uint16_t)(off + iph + 8);
   hd->opcode = (uint8_t)(b0 >> 24);
   if (full) {
     hd->se = (uint8_t)(b0 >> 23 & 1);
     hd->m = (uint8_t)(b0 >> 22 & 1);
-    hd->pad = (uint8_t)pad;
+    hd->pad = (uint8_t)(b0 >> 20 & 3);
     hd->tver = 0;
   }
   hd->fecn = (uint8_t)(bth[4] >> 7);
@@ -859,12 +854,16 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   }
   hd->dqpn = rtel__get24b(bth + 5);
   hd->psn = rtel__get24b(bth + 9);
+  plen = end - poff - ICRC_LEN - (b0 >> 20 & 3);
+  c = cap - poff;
   hd->payload_off = (uint32_t)poff;
   hd->payload_len = (uint32_t)plen;
   hd->payload_cap = (uint32_t)(c < plen ? c : plen);
   hd->icrc_status = RTEL_ICRC_UNCHECKED;
-  if (ext) { /* all captured: no RTEL_HD_F_HDR_TRUNC */
-    fl |= decode_ext_call(hd, bth + BTH_LEN, p + cap, h);
+  if (poff > off + iph + 8 + BTH_LEN) {
+    /* extended headers, all captured (no RTEL_HD_F_HDR_TRUNC) */
+    fl |= decode_ext_call(hd, bth + BTH_LEN, p + cap,
+                          rtel__opcodes[b0 >> 24].hdrs);
   }
   hd->flags = fl;
   if (cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
