@@ -1063,10 +1063,12 @@ size_t rtel__pkt_hd_len(int version) {
                            cm_priv_len);
 }
 
-int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
-                              int opts_version, const rtel_decode_opts *opts,
-                              const uint8_t *pkt, size_t caplen,
-                              size_t wire_len) {
+/* rtel_pkt_decode_versioned() for everything but its common case: other
+ * struct versions, NULL options, bad arguments. */
+static rtel__noinline int
+decode_versioned_other(int hd_version, rtel_pkt_hd *hd, int opts_version,
+                       const rtel_decode_opts *opts, const uint8_t *pkt,
+                       size_t caplen, size_t wire_len) {
   rtel__decode_cfg cfg;
   size_t hdlen = rtel__pkt_hd_len(hd_version);
   size_t optlen = rtel__version_len(opts_version, RTEL_DECODE_OPTS_VERSION,
@@ -1076,24 +1078,6 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
 
   if (hd == NULL || (pkt == NULL && caplen != 0)) {
     return RTEL_ERR_INVALID_ARGUMENT;
-  }
-  if (rtel__likely(
-          hd_version == RTEL_PKT_HD_VERSION &&
-          (opts == NULL || opts_version == RTEL_DECODE_OPTS_VERSION))) {
-    /* the caller's versions are the library's: the decoder inline, on the
-     * caller's rtel_pkt_hd */
-    if (opts == NULL) {
-      cfg.flags = 0;
-      cfg.linktype = RTEL_LINK_ETHERNET;
-      cfg.roce_port = RTEL_ROCEV2_UDP_PORT;
-      cfg.vxlan_port = RTEL_VXLAN_UDP_PORT;
-      cfg.crc_impl = RTEL__CRC_BUILD;
-    } else if ((rv = rtel__decode_cfg_init(&cfg, opts->flags, opts->linktype,
-                                           opts->roce_udp_port,
-                                           opts->vxlan_udp_port)) != 0) {
-      return rv;
-    }
-    return decode_entry(hd, &cfg, pkt, caplen, wire_len, 1);
   }
   if (hdlen == 0 || (opts && optlen == 0)) {
     return RTEL_ERR_UNSUPPORTED_VERSION;
@@ -1130,6 +1114,41 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
     memcpy(hd, &full, hdlen);
     return rv;
   }
+}
+
+int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
+                              int opts_version, const rtel_decode_opts *opts,
+                              const uint8_t *pkt, size_t caplen,
+                              size_t wire_len) {
+  /* The common case: the library's struct versions, options valid (or
+   * none), no other link type than Ethernet: the decoder inline, on the
+   * caller's rtel_pkt_hd. The rest (and every error) as before. */
+  if (rtel__likely(
+          hd_version == RTEL_PKT_HD_VERSION && hd != NULL &&
+          (pkt != NULL || caplen == 0) &&
+          (opts == NULL || opts_version == RTEL_DECODE_OPTS_VERSION))) {
+    uint32_t fl = 0, lt = 0, rp = 0, vp = 0;
+    if (opts != NULL) {
+      fl = opts->flags;
+      lt = opts->linktype;
+      rp = opts->roce_udp_port;
+      vp = opts->vxlan_udp_port;
+    }
+    if (rtel__likely(
+            !(fl & ~(uint32_t)(RTEL_DECODE_VERIFY_ICRC | RTEL_DECODE_NO_DECAP |
+                               RTEL_DECODE_NO_ROCEV1)) &&
+            (rp | vp) <= 0xffff && (lt == 0 || lt == RTEL_LINK_ETHERNET))) {
+      rtel__decode_cfg cfg;
+      cfg.flags = fl;
+      cfg.linktype = RTEL_LINK_ETHERNET;
+      cfg.roce_port = (uint16_t)(rp ? rp : RTEL_ROCEV2_UDP_PORT);
+      cfg.vxlan_port = (uint16_t)(vp ? vp : RTEL_VXLAN_UDP_PORT);
+      cfg.crc_impl = RTEL__CRC_BUILD;
+      return decode_entry(hd, &cfg, pkt, caplen, wire_len, 1);
+    }
+  }
+  return decode_versioned_other(hd_version, hd, opts_version, opts, pkt,
+                                caplen, wire_len);
 }
 
 int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,
