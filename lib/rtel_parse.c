@@ -95,75 +95,84 @@ static void cut_copy(dstate *s, size_t end) {
 
 /* ------------------------------------------------------------------ BTH */
 
-/* Decodes the extended headers that follow the BTH, in wire order, as far
- * as the capture holds them: a header cut by the capture, and those after
- * it, are left out (RTEL_HD_F_HDR_TRUNC). */
+/* Decodes the extended headers of header mask |h| at |p|, in wire order,
+ * as far as the capture (ending at |end|) holds them: a header cut by the
+ * capture, and those after it, are left out. Returns the RTEL_HD_F_* bits
+ * of the headers decoded, with RTEL_HD_F_HDR_TRUNC if one was cut. */
 #define EXT(bit, len)                                                         \
   if (h & (bit)) {                                                            \
     if (rtel__unlikely(p + (len) > end)) {                                    \
-      hd->flags |= RTEL_HD_F_HDR_TRUNC;                                       \
-      return;                                                                 \
+      return fl | RTEL_HD_F_HDR_TRUNC;                                        \
     }
 #define EXT_END(len)                                                          \
   p += (len);                                                                 \
   }
 
-static void decode_ext(dstate *s, uint16_t h) {
-  rtel_pkt_hd *hd = s->hd;
-  const uint8_t *p = s->pkt + s->off;
-  const uint8_t *end = s->pkt + s->cap;
+static rtel__inline uint32_t decode_ext(rtel_pkt_hd *hd, const uint8_t *p,
+                                        const uint8_t *end, uint16_t h) {
+  uint32_t fl = 0;
 
   EXT(RTEL__H_RDETH, 4)
   hd->rdeth_eecnxt = rtel__get24b(p + 1);
-  hd->flags |= RTEL_HD_F_RDETH;
+  fl |= RTEL_HD_F_RDETH;
   EXT_END(4)
   EXT(RTEL__H_DETH, 8)
   hd->deth_qkey = rtel__get32(p);
   hd->deth_sqpn = rtel__get24b(p + 5);
-  hd->flags |= RTEL_HD_F_DETH;
+  fl |= RTEL_HD_F_DETH;
   EXT_END(8)
   EXT(RTEL__H_XRCETH, 4)
   hd->xrc_srqn = rtel__get24b(p + 1);
-  hd->flags |= RTEL_HD_F_XRCETH;
+  fl |= RTEL_HD_F_XRCETH;
   EXT_END(4)
   EXT(RTEL__H_FETH, 4)
   hd->feth = rtel__get32(p);
-  hd->flags |= RTEL_HD_F_FETH;
+  fl |= RTEL_HD_F_FETH;
   EXT_END(4)
   EXT(RTEL__H_RETH, 16)
   hd->reth_va = rtel__get64(p);
   hd->reth_rkey = rtel__get32(p + 8);
   hd->reth_dmalen = rtel__get32(p + 12);
-  hd->flags |= RTEL_HD_F_RETH;
+  fl |= RTEL_HD_F_RETH;
   EXT_END(16)
   EXT(RTEL__H_ATOMIC, 28)
   hd->atomic_va = rtel__get64(p);
   hd->atomic_rkey = rtel__get32(p + 8);
   hd->atomic_swap = rtel__get64(p + 12);
   hd->atomic_cmp = rtel__get64(p + 20);
-  hd->flags |= RTEL_HD_F_ATOMICETH;
+  fl |= RTEL_HD_F_ATOMICETH;
   EXT_END(28)
   EXT(RTEL__H_AETH, 4)
   hd->aeth_syndrome = p[0];
   hd->aeth_msn = rtel__get24b(p + 1);
-  hd->flags |= RTEL_HD_F_AETH;
+  fl |= RTEL_HD_F_AETH;
   EXT_END(4)
   EXT(RTEL__H_ATOMICACK, 8)
   hd->atomicack_orig = rtel__get64(p);
-  hd->flags |= RTEL_HD_F_ATOMICACKETH;
+  fl |= RTEL_HD_F_ATOMICACKETH;
   EXT_END(8)
   EXT(RTEL__H_IMM, 4)
   hd->imm = rtel__get32(p);
-  hd->flags |= RTEL_HD_F_IMMDT;
+  fl |= RTEL_HD_F_IMMDT;
   EXT_END(4)
   EXT(RTEL__H_IETH, 4)
   hd->ieth_rkey = rtel__get32(p);
-  hd->flags |= RTEL_HD_F_IETH;
+  fl |= RTEL_HD_F_IETH;
   EXT_END(4)
+  return fl;
 }
 
 #undef EXT
 #undef EXT_END
+
+/* decode_ext() out of line, for the fast path: a call on a quarter of the
+ * packets costs less than the registers the inlined walk takes from all. */
+static rtel__noinline uint32_t decode_ext_call(rtel_pkt_hd *hd,
+                                               const uint8_t *p,
+                                               const uint8_t *end,
+                                               uint16_t h) {
+  return decode_ext(hd, p, end, h);
+}
 
 /* The BTH starts at s->off; the RoCE packet (BTH .. ICRC) ends at s->end
  * on the wire. |full|: fill every field (0: not those rtel__decode_lite()
@@ -232,7 +241,7 @@ static rtel__inline int decode_bth(dstate *s, const int full) {
 
   s->off += BTH_LEN;
   if (ext) {
-    decode_ext(s, h);
+    hd->flags |= decode_ext(hd, s->pkt + s->off, s->pkt + s->cap, h);
   }
   if (h & RTEL__H_CNP) {
     hd->flags |= RTEL_HD_F_CNP;
@@ -699,61 +708,208 @@ static int decode_link(dstate *s) {
 
 /* ------------------------------------------------------------ fast path */
 
-/* The common case straight through: Ethernet II with at most one 802.1Q
- * tag, IPv4 without options or fragmentation, UDP to the RoCEv2 port, all
- * captured up to the end of the BTH. Returns 1 with s->off at the BTH, or
- * 0 - having written nothing - so that the general walk takes the packet
- * and reports whatever is wrong with it. */
-static rtel__inline int decode_fast(dstate *s, const int full) {
-  const uint8_t *p = s->pkt, *ip, *udp;
-  rtel_pkt_hd *hd = s->hd;
-  size_t off = 14, tot, ulen;
-  uint16_t et, tci = 0;
+/* The CNP flag is its header bit, shifted. */
+RTEL__STATIC_ASSERT((uint32_t)RTEL__H_CNP << 9 == RTEL_HD_F_CNP,
+                    "the CNP bit is its flag shifted");
 
-  if (s->cap < 14 + 20 + 8 + BTH_LEN) {
-    return 0;
-  }
-  et = rtel__get16(p + 12);
-  if (et == ETH_P_8021Q) {
-    if (s->cap < 18 + 20 + 8 + BTH_LEN) {
+/* The 16 bytes of an IPv4-mapped address (::ffff:a.b.c.d) from the 4 at
+ * |a|, as two 8-byte stores. */
+static rtel__inline void put_v4mapped(uint8_t *dst, const uint8_t *a) {
+  uint32_t v;
+  uint64_t lo = 0, hi;
+  memcpy(&v, a, 4);
+#ifdef WORDS_BIGENDIAN
+  hi = (uint64_t)0xffffu << 32 | v;
+#else
+  hi = (uint64_t)v << 32 | 0xffff0000u;
+#endif
+  memcpy(dst, &lo, 8);
+  memcpy(dst + 8, &hi, 8);
+}
+
+/* The fast path from the IP header at |off| (after |vl| 802.1Q tags, 0 or
+ * 1) on, for IPv4 (|v4|) or IPv6: decode_fast(). |v4| and |full| are
+ * constants: each of the four copies is straight-line code. */
+static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                                const uint8_t *p, size_t cap, size_t wire,
+                                size_t off, size_t vl, const int v4,
+                                const int full) {
+  /* the IP header's length, and so the offsets of UDP and BTH from it */
+  const size_t iph = v4 ? 20 : 40;
+  const uint8_t *ip = p + off, *bth = ip + iph + 8;
+  size_t ip_end, end, poff, plen, c;
+  uint32_t fl, b0;
+  uint16_t h;
+
+  /* Phase 1, the checks, with as few values as possible live across them:
+   * what phase 2 needs again it reads again from the packet or the opcode
+   * table (a load), which costs less than a register spilled to the stack */
+  if (v4) {
+    /* version 4, IHL 5, UDP, no MF, no fragment offset */
+    if (rtel__unlikely(cap < off + 20 + 8 + BTH_LEN || ip[0] != 0x45 ||
+                       ip[9] != IPPROTO_UDP_ ||
+                       (rtel__get16(ip + 6) & 0x3fff) != 0)) {
       return 0;
     }
-    tci = rtel__get16(p + 14);
-    et = rtel__get16(p + 16);
-    off = 18;
+    ip_end = off + rtel__get16(ip + 2);
+  } else {
+    /* version 6, UDP next (no extension header) */
+    if (rtel__unlikely(cap < off + 40 + 8 + BTH_LEN || (ip[0] >> 4) != 6 ||
+                       ip[6] != IPPROTO_UDP_)) {
+      return 0;
+    }
+    ip_end = off + 40 + rtel__get16(ip + 4);
   }
-  ip = p + off;
-  if (et != ETH_P_IPV4 || ip[0] != 0x45 || ip[9] != IPPROTO_UDP_ ||
-      (rtel__get16(ip + 6) & 0x3fff) != 0) {
+  /* the end of the UDP datagram and of the RoCE packet */
+  end = off + iph + rtel__get16(ip + iph + 4);
+  /* the IP packet within the wire, the datagram within the IP packet, room
+   * for the BTH and the ICRC, the RoCEv2 port */
+  if (rtel__unlikely(ip_end > wire || end > ip_end ||
+                     end < off + iph + 8 + BTH_LEN + ICRC_LEN ||
+                     rtel__get16(ip + iph + 2) != cfg->roce_port)) {
     return 0;
   }
-  tot = rtel__get16(ip + 2);
-  udp = ip + 20;
-  ulen = rtel__get16(udp + 4);
-  if (tot < 28 || off + tot > s->lim || ulen < 8 || 20 + ulen > tot ||
-      rtel__get16(udp + 2) != s->cfg->roce_port) {
+  b0 = rtel__get32(bth);
+  h = rtel__opcodes[b0 >> 24].hdrs;
+  poff = off + iph + 8 + BTH_LEN + rtel__ext_len[b0 >> 24];
+  /* a known opcode, TVer 0, the extended headers captured and within the
+   * packet, the pad within the payload, no MAD to QP0/QP1 */
+  if (rtel__unlikely(h == 0 || (b0 & 0x000f0000u) != 0 || poff > cap ||
+                     poff + ICRC_LEN + ((b0 >> 20) & 3) > end ||
+                     ((b0 >> 24) == 0x64 && rtel__get24b(bth + 5) <= 1))) {
     return 0;
   }
+  fl = RTEL_HD_F_ETH | RTEL_HD_F_UDP | RTEL_HD_F_BTH | RTEL_HD_F_ROCE |
+       (v4 ? RTEL_HD_F_IPV4 : RTEL_HD_F_IPV6) |
+       (uint32_t)(h & RTEL__H_CNP) << 9 | (uint32_t)vl << 4 |
+       (cap < wire ? RTEL_HD_F_TRUNCATED : 0) |
+       (end <= cap ? RTEL_HD_F_ICRC : 0);
+
+  /* Phase 2, the stores, in the struct's order */
+  hd->malformed = RTEL_MALFORMED_NONE;
+  hd->wire_len = (uint32_t)(wire > UINT32_MAX ? UINT32_MAX : wire);
   if (full) {
-    memcpy(hd->eth_dst, p, 6);
-    memcpy(hd->eth_src, p + 6, 6);
-    hd->ethertype = ETH_P_IPV4;
+    hd->cap_len = (uint32_t)cap;
   }
-  if (off == 18) {
+  hd->encap = 0;
+  hd->roce = 2;
+  hd->nencap = 0;
+  if (full) {
+    memcpy(hd->eth_dst, p, 12); /* and eth_src */
+    hd->ethertype = v4 ? ETH_P_IPV4 : ETH_P_IPV6;
+  }
+  hd->nvlan = (uint16_t)vl;
+  if (vl) {
     if (full) {
       hd->vlan_tpid[0] = ETH_P_8021Q;
     }
-    hd->vlan_tci[0] = tci;
-    hd->nvlan = 1;
-    hd->flags |= RTEL_HD_F_VLAN;
+    hd->vlan_tci[0] = rtel__get16(p + 14);
   }
-  hd->flags |= RTEL_HD_F_ETH;
-  fill_ipv4(hd, ip, off, tot, full);
-  fill_udp(hd, udp, off + 20, full);
-  hd->roce = 2;
-  s->off = off + 28;
-  s->end = off + 20 + ulen;
+  if (v4) {
+    put_v4mapped(hd->src, ip + 12);
+    put_v4mapped(hd->dst, ip + 16);
+    hd->dscp = (uint8_t)(ip[1] >> 2);
+    hd->ecn = (uint8_t)(ip[1] & 3);
+    if (full) {
+      hd->ttl = ip[8];
+    }
+  } else {
+    memcpy(hd->src, ip + 8, 32); /* and dst */
+    hd->dscp = (uint8_t)((rtel__get16(ip) >> 6) & 0x3f);
+    hd->ecn = (uint8_t)((ip[1] >> 4) & 3);
+    if (full) {
+      hd->ttl = ip[7];
+      hd->flow_label = rtel__get24(ip + 1) & 0xfffffu;
+    }
+  }
+  if (full) {
+    hd->ip_proto = IPPROTO_UDP_;
+  }
+  hd->ip_len = (uint32_t)(ip_end - off);
+  hd->l3_off = (uint16_t)off;
+  hd->l4_off = (uint16_t)(off + iph);
+  hd->sport = rtel__get16(ip + iph);
+  if (full) {
+    hd->dport = cfg->roce_port;
+  }
+  hd->udp_len = (uint16_t)(end - off - iph);
+  if (full) {
+    hd->udp_csum = rtel__get16(ip + iph + 6);
+  }
+  hd->bth_off = (uint16_t)(off + iph + 8);
+  hd->opcode = (uint8_t)(b0 >> 24);
+  if (full) {
+    hd->se = (uint8_t)(b0 >> 23 & 1);
+    hd->m = (uint8_t)(b0 >> 22 & 1);
+    hd->pad = (uint8_t)(b0 >> 20 & 3);
+    hd->tver = 0;
+  }
+  hd->fecn = (uint8_t)(bth[4] >> 7);
+  hd->becn = (uint8_t)(bth[4] >> 6 & 1);
+  if (full) {
+    hd->ackreq = (uint8_t)(bth[8] >> 7);
+    hd->resv6 = (uint8_t)(bth[4] & 0x3f);
+    hd->resv7 = (uint8_t)(bth[8] & 0x7f);
+    hd->pkey = (uint16_t)b0;
+  }
+  hd->dqpn = rtel__get24b(bth + 5);
+  hd->psn = rtel__get24b(bth + 9);
+  plen = end - poff - ICRC_LEN - (b0 >> 20 & 3);
+  c = cap - poff;
+  hd->payload_off = (uint32_t)poff;
+  hd->payload_len = (uint32_t)plen;
+  hd->payload_cap = (uint32_t)(c < plen ? c : plen);
+  hd->icrc_status = RTEL_ICRC_UNCHECKED;
+  if (poff > off + iph + 8 + BTH_LEN) {
+    /* extended headers, all captured (no RTEL_HD_F_HDR_TRUNC) */
+    fl |= decode_ext_call(hd, bth + BTH_LEN, p + cap,
+                          rtel__opcodes[b0 >> 24].hdrs);
+  }
+  hd->flags = fl;
+  if (cfg->flags & RTEL_DECODE_VERIFY_ICRC) {
+    if (end <= cap) {
+      hd->icrc = rtel__get32le(p + end - ICRC_LEN);
+      hd->icrc_calc = rtel__icrc(hd, p, cfg->crc_impl);
+      hd->icrc_status =
+          hd->icrc_calc == hd->icrc ? RTEL_ICRC_OK : RTEL_ICRC_BAD;
+    } else {
+      hd->icrc_status = RTEL_ICRC_TRUNCATED;
+    }
+  }
   return 1;
+}
+
+/* The common case in one pass: Ethernet II with at most one 802.1Q tag,
+ * IPv4 without options or fragmentation or IPv6 without extension
+ * headers, UDP to the RoCEv2 port, a BTH of transport version 0 with a
+ * known opcode (not a MAD to QP0/QP1), its extended headers captured, the
+ * lengths consistent and the IP packet within the wire length. |cap| and
+ * |wire| are as decode_entry() has clamped them. Every condition is
+ * checked before the first store; if one fails, returns 0 having written
+ * nothing, and the general walk takes the packet (and reports whatever is
+ * wrong with it). Otherwise fills |hd| exactly as the walk would (the same
+ * fields, the same values: tests/check_fastpath.c) and returns 1: the
+ * packet is RoCE. */
+static rtel__inline int decode_fast(rtel_pkt_hd *hd,
+                                    const rtel__decode_cfg *cfg,
+                                    const uint8_t *p, size_t cap, size_t wire,
+                                    const int full) {
+  size_t vl, off;
+  uint16_t et;
+
+  if (rtel__unlikely(cap < 14 + 20 + 8 + BTH_LEN)) {
+    return 0; /* Ethernet + IPv4 + UDP + BTH, the shortest */
+  }
+  vl = rtel__get16(p + 12) == ETH_P_8021Q;
+  off = 14 + 4 * vl;
+  et = rtel__get16(p + off - 2); /* the tag's ethertype, or the frame's */
+  if (rtel__likely(et == ETH_P_IPV4)) {
+    return fast_ip(hd, cfg, p, cap, wire, off, vl, 1, full);
+  }
+  if (et == ETH_P_IPV6) {
+    return fast_ip(hd, cfg, p, cap, wire, off, vl, 0, full);
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------ entry */
@@ -809,26 +965,20 @@ static rtel__noinline int decode_walk(dstate *s) {
   return rv;
 }
 
-static rtel__inline int decode_entry(rtel_pkt_hd *hd,
-                                     const rtel__decode_cfg *cfg,
-                                     const uint8_t *pkt, size_t caplen,
-                                     size_t wire_len, const int full) {
+/* The general walk from the start, for what the fast path did not take
+ * (|cap| and |wire| clamped by the caller). */
+static rtel__inline int decode_general(rtel_pkt_hd *hd,
+                                       const rtel__decode_cfg *cfg,
+                                       const uint8_t *pkt, size_t cap,
+                                       size_t wire, const int full) {
   dstate s;
   int rv;
 
-  /* Offsets are 16-bit in places (l3_off...): longer inputs are cut to
-   * 64 KiB, the largest IP packet plus any link header anyway. */
-  if (caplen > 0xffff) {
-    caplen = 0xffff;
-  }
-  if (wire_len < caplen) {
-    wire_len = caplen;
-  }
-  hd->flags = caplen < wire_len ? RTEL_HD_F_TRUNCATED : 0;
+  hd->flags = cap < wire ? RTEL_HD_F_TRUNCATED : 0;
   hd->malformed = RTEL_MALFORMED_NONE;
-  hd->wire_len = (uint32_t)(wire_len > UINT32_MAX ? UINT32_MAX : wire_len);
+  hd->wire_len = (uint32_t)(wire > UINT32_MAX ? UINT32_MAX : wire);
   if (full) {
-    hd->cap_len = (uint32_t)caplen;
+    hd->cap_len = (uint32_t)cap;
   }
   hd->encap = 0;
   hd->nencap = 0;
@@ -838,16 +988,51 @@ static rtel__inline int decode_entry(rtel_pkt_hd *hd,
   s.hd = hd;
   s.cfg = cfg;
   s.pkt = pkt;
-  s.cap = caplen;
-  s.lim = wire_len;
+  s.cap = cap;
+  s.lim = wire;
   s.off = 0;
-  s.end = wire_len;
-  if (rtel__likely(cfg->linktype == RTEL_LINK_ETHERNET) &&
-      rtel__likely(decode_fast(&s, full))) {
-    return decode_bth(&s, full);
-  }
+  s.end = wire;
   rv = decode_walk(&s);
   return rv == NEXT_BTH ? decode_bth(&s, full) : rv;
+}
+
+/* Out of line, so that the fast path's function keeps only what it needs
+ * (registers, stack frame). */
+static rtel__noinline int decode_general_full(rtel_pkt_hd *hd,
+                                              const rtel__decode_cfg *cfg,
+                                              const uint8_t *pkt, size_t cap,
+                                              size_t wire) {
+  return decode_general(hd, cfg, pkt, cap, wire, 1);
+}
+
+static rtel__noinline int decode_general_lite(rtel_pkt_hd *hd,
+                                              const rtel__decode_cfg *cfg,
+                                              const uint8_t *pkt, size_t cap,
+                                              size_t wire) {
+  return decode_general(hd, cfg, pkt, cap, wire, 0);
+}
+
+/* The decoder: the fast path for the common case, the general walk for
+ * the rest. |full|: fill every field (0: not those rtel__decode_lite()
+ * leaves alone). */
+static rtel__inline int decode_entry(rtel_pkt_hd *hd,
+                                     const rtel__decode_cfg *cfg,
+                                     const uint8_t *pkt, size_t caplen,
+                                     size_t wire_len, const int full) {
+  /* Offsets are 16-bit in places (l3_off...): longer inputs are cut to
+   * 64 KiB, the largest IP packet plus any link header anyway. */
+  if (caplen > 0xffff) {
+    caplen = 0xffff;
+  }
+  if (wire_len < caplen) {
+    wire_len = caplen;
+  }
+  if (rtel__likely(cfg->linktype == RTEL_LINK_ETHERNET) &&
+      rtel__likely(decode_fast(hd, cfg, pkt, caplen, wire_len, full))) {
+    return 0;
+  }
+  return full ? decode_general_full(hd, cfg, pkt, caplen, wire_len)
+              : decode_general_lite(hd, cfg, pkt, caplen, wire_len);
 }
 
 int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
@@ -860,15 +1045,30 @@ int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   return decode_entry(hd, cfg, pkt, caplen, wire_len, 0);
 }
 
+int rtel__decode_general(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                         const uint8_t *pkt, size_t caplen, size_t wire_len,
+                         int full) {
+  if (caplen > 0xffff) {
+    caplen = 0xffff;
+  }
+  if (wire_len < caplen) {
+    wire_len = caplen;
+  }
+  return full ? decode_general_full(hd, cfg, pkt, caplen, wire_len)
+              : decode_general_lite(hd, cfg, pkt, caplen, wire_len);
+}
+
 size_t rtel__pkt_hd_len(int version) {
   return rtel__version_len(version, RTEL_PKT_HD_VERSION, rtel_pkt_hd,
                            cm_priv_len);
 }
 
-int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
-                              int opts_version, const rtel_decode_opts *opts,
-                              const uint8_t *pkt, size_t caplen,
-                              size_t wire_len) {
+/* rtel_pkt_decode_versioned() for everything but its common case: other
+ * struct versions, NULL options, bad arguments. */
+static rtel__noinline int
+decode_versioned_other(int hd_version, rtel_pkt_hd *hd, int opts_version,
+                       const rtel_decode_opts *opts, const uint8_t *pkt,
+                       size_t caplen, size_t wire_len) {
   rtel__decode_cfg cfg;
   size_t hdlen = rtel__pkt_hd_len(hd_version);
   size_t optlen = rtel__version_len(opts_version, RTEL_DECODE_OPTS_VERSION,
@@ -914,6 +1114,41 @@ int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
     memcpy(hd, &full, hdlen);
     return rv;
   }
+}
+
+int rtel_pkt_decode_versioned(int hd_version, rtel_pkt_hd *hd,
+                              int opts_version, const rtel_decode_opts *opts,
+                              const uint8_t *pkt, size_t caplen,
+                              size_t wire_len) {
+  /* The common case: the library's struct versions, options valid (or
+   * none), no other link type than Ethernet: the decoder inline, on the
+   * caller's rtel_pkt_hd. The rest (and every error) as before. */
+  if (rtel__likely(
+          hd_version == RTEL_PKT_HD_VERSION && hd != NULL &&
+          (pkt != NULL || caplen == 0) &&
+          (opts == NULL || opts_version == RTEL_DECODE_OPTS_VERSION))) {
+    uint32_t fl = 0, lt = 0, rp = 0, vp = 0;
+    if (opts != NULL) {
+      fl = opts->flags;
+      lt = opts->linktype;
+      rp = opts->roce_udp_port;
+      vp = opts->vxlan_udp_port;
+    }
+    if (rtel__likely(
+            !(fl & ~(uint32_t)(RTEL_DECODE_VERIFY_ICRC | RTEL_DECODE_NO_DECAP |
+                               RTEL_DECODE_NO_ROCEV1)) &&
+            (rp | vp) <= 0xffff && (lt == 0 || lt == RTEL_LINK_ETHERNET))) {
+      rtel__decode_cfg cfg;
+      cfg.flags = fl;
+      cfg.linktype = RTEL_LINK_ETHERNET;
+      cfg.roce_port = (uint16_t)(rp ? rp : RTEL_ROCEV2_UDP_PORT);
+      cfg.vxlan_port = (uint16_t)(vp ? vp : RTEL_VXLAN_UDP_PORT);
+      cfg.crc_impl = RTEL__CRC_BUILD;
+      return decode_entry(hd, &cfg, pkt, caplen, wire_len, 1);
+    }
+  }
+  return decode_versioned_other(hd_version, hd, opts_version, opts, pkt,
+                                caplen, wire_len);
 }
 
 int rtel_icrc_compute_versioned(int hd_version, const rtel_pkt_hd *hd,

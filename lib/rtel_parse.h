@@ -33,7 +33,6 @@ void rtel__decode_cfg_keep(rtel__decode_cfg *cfg);
 int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                  const uint8_t *pkt, size_t caplen, size_t wire_len);
 
-/* Size of the prefix of rtel_pkt_hd that |version| has; 0 if unknown. */
 /* rtel__decode() for a context's packet path when no one sees the whole
  * rtel_pkt_hd (no on_packet): the fields that no module reads are left
  * as they were (Ethernet addresses and ethertype, VLAN TPIDs, TTL, IP
@@ -43,6 +42,14 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
 int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                       const uint8_t *pkt, size_t caplen, size_t wire_len);
 
+/* rtel__decode() (|full|) or rtel__decode_lite() (0) without the fast
+ * path: every packet through the general walk. For the tests, which check
+ * that the fast path gives what the walk gives (tests/check_fastpath.c). */
+int rtel__decode_general(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                         const uint8_t *pkt, size_t caplen, size_t wire_len,
+                         int full);
+
+/* Size of the prefix of rtel_pkt_hd that |version| has; 0 if unknown. */
 size_t rtel__pkt_hd_len(int version);
 
 #endif /* RTEL_PARSE_H */

@@ -2022,6 +2022,34 @@ START_TEST(test_decode_args) {
     uint32_t v;
     ck_assert_int_lt(rtel_icrc_compute_versioned(999, &hd, t.b, t.n, &v), 0);
   }
+  /* options out of range (rtel_pkt_decode(3)): an unknown flag, a port
+   * beyond 16 bits; each alone, the others valid */
+  memset(&o, 0, sizeof(o));
+  o.flags = 0x80000000u;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b, t.n, t.n),
+                   RTEL_ERR_INVALID_ARGUMENT);
+  memset(&o, 0, sizeof(o));
+  o.roce_udp_port = 0x10000;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b, t.n, t.n),
+                   RTEL_ERR_INVALID_ARGUMENT);
+  memset(&o, 0, sizeof(o));
+  o.vxlan_udp_port = 0x10000;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b, t.n, t.n),
+                   RTEL_ERR_INVALID_ARGUMENT);
+  /* the largest port is valid: the packet (to 4791) is then not RoCE */
+  memset(&o, 0, sizeof(o));
+  o.roce_udp_port = 0xffff;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b, t.n, t.n), RTEL_ERR_NOT_ROCE);
+  /* Ethernet given explicitly is the default */
+  memset(&o, 0, sizeof(o));
+  o.linktype = RTEL_LINK_ETHERNET;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b, t.n, t.n), 0);
+  ck_assert_uint_eq(hd.payload_len, 16);
+  /* raw IP: the same packet without its 14 Ethernet bytes */
+  o.linktype = RTEL_LINK_RAW;
+  ck_assert_int_eq(rtel_pkt_decode(&hd, &o, t.b + 14, t.n - 14, t.n - 14), 0);
+  ck_assert_uint_eq(hd.l3_off, 0);
+  ck_assert_uint_eq(hd.payload_len, 16);
 }
 END_TEST
 

@@ -13,6 +13,7 @@ int main(void) {
   int failed;
   srunner_add_suite(sr, rtel_test_ahead_suite());
   srunner_add_suite(sr, rtel_test_table_suite());
+  srunner_add_suite(sr, rtel_test_fastpath_suite());
   srunner_run_all(sr, CK_ENV);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

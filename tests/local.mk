@@ -35,6 +35,7 @@ tests_check_internal_SOURCES = \
 	tests/check_icrc.c \
 	tests/check_ahead.c \
 	tests/check_table.c \
+	tests/check_fastpath.c \
 	tests/icrc_cases.c tests/icrc_cases.h tests/icrc_vectors.h
 tests_check_internal_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 tests_check_internal_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS)

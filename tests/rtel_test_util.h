@@ -35,6 +35,7 @@ Suite *rtel_test_names_suite(void);
 Suite *rtel_test_icrc_suite(void);
 Suite *rtel_test_ahead_suite(void);
 Suite *rtel_test_table_suite(void);
+Suite *rtel_test_fastpath_suite(void);
 #endif
 
 /* ------------------------------------------------------- field values */

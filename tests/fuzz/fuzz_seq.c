@@ -206,7 +206,8 @@
 
 #include <rocetel/rocetel.h>
 
-#include "rtel_ctx.h" /* the shadow's burst path forced on (SH.ctx->ahead) */
+#include "rtel_ctx.h"   /* the shadow's burst path forced on (SH.ctx->ahead) */
+#include "rtel_parse.h" /* the decoder's fast path against its walk */
 
 #include "rtel_test_util.h"
 
@@ -2117,6 +2118,51 @@ static void fs_flush_batch(void) {
   F.n_pkts += n;
 }
 
+/* The decoder's fast path against its general walk on every packet of the
+ * sequence (tests/check_fastpath.c does it on built shapes): the entries
+ * the library uses (rtel__decode(), rtel__decode_lite()) and
+ * rtel__decode_general() must give the same result and the same
+ * rtel_pkt_hd, byte for byte from the same starting pattern (the lite
+ * entry: but for the fields it leaves alone). */
+static void fs_decode_diff(const uint8_t *pkt, size_t caplen, size_t wire,
+                           uint32_t linktype) {
+  static rtel_pkt_hd a, b;
+  rtel__decode_cfg cfg;
+  int full;
+  FS_CHECK(rtel__decode_cfg_init(
+               &cfg, (F.hflags & 0x10) ? RTEL_DECODE_VERIFY_ICRC : 0, linktype,
+               0, 0) == 0);
+  for (full = 1; full >= 0; full--) {
+    int ra, rb;
+    memset(&a, 0x5a, sizeof(a));
+    memset(&b, 0x5a, sizeof(b));
+    ra = full ? rtel__decode(&a, &cfg, pkt, caplen, wire)
+              : rtel__decode_lite(&a, &cfg, pkt, caplen, wire);
+    rb = rtel__decode_general(&b, &cfg, pkt, caplen, wire, full);
+    FS_CHECK(ra == rb);
+    if (!full) { /* what the lite entry leaves alone */
+      a.cap_len = b.cap_len;
+      memcpy(a.eth_dst, b.eth_dst, 12); /* and eth_src */
+      a.ethertype = b.ethertype;
+      memcpy(a.vlan_tpid, b.vlan_tpid, sizeof(a.vlan_tpid));
+      a.ttl = b.ttl;
+      a.ip_proto = b.ip_proto;
+      a.flow_label = b.flow_label;
+      a.dport = b.dport;
+      a.udp_csum = b.udp_csum;
+      a.se = b.se;
+      a.m = b.m;
+      a.pad = b.pad;
+      a.tver = b.tver;
+      a.pkey = b.pkey;
+      a.resv6 = b.resv6;
+      a.ackreq = b.ackreq;
+      a.resv7 = b.resv7;
+    }
+    FS_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+  }
+}
+
 static void fs_packet(const uint8_t *e) {
   static fs_pkt p;
   rtel_pkt_info *pi;
@@ -2142,6 +2188,7 @@ static void fs_packet(const uint8_t *e) {
       p.caplen = cut;
     }
   }
+  fs_decode_diff(p.t->b, p.caplen, p.wire, p.linktype);
   FS_TRACE("  packet kind %u ts %llu obs %u port %u opcode %02x dqpn %06x "
            "psn %06x len %zu/%zu\n",
            e[1] & 15u, (unsigned long long)ts, obs_ids[(e[0] >> 4) & 3], port,
