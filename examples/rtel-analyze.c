@@ -413,6 +413,11 @@ static void addf(char *b, size_t n, size_t *len, const char *fmt, ...) {
 /* snprintf(b, n, "%" PRIu64, v) */
 static const char *u64s(char *b, size_t n, uint64_t v) {
   char t[RJ_U64_MAX];
+  if (v < 10u && n >= 2) { /* most counters */
+    b[0] = (char)('0' + (unsigned)v);
+    b[1] = '\0';
+    return b;
+  }
   return put_cut(b, n, t, (size_t)(rj_fmt_u64(t, v) - t));
 }
 

@@ -27,6 +27,14 @@
 
 #define OBS(n, id) ((id) < (n)->nobs ? (n)->obs[id] : "?")
 
+/* The member writers below are inlined into each record's printer, where
+ * their names are literals: their lengths and copies become constants. */
+#if defined(__GNUC__)
+#  define RJ_INLINE static inline __attribute__((always_inline))
+#else
+#  define RJ_INLINE static inline
+#endif
+
 /* ------------------------------------------------------------ buffer */
 
 void rj_init(rj_buf *b) { memset(b, 0, sizeof(*b)); }
@@ -59,14 +67,23 @@ static int grow(rj_buf *b, size_t n) {
   return 0;
 }
 
-char *rj_room(rj_buf *b, size_t n) {
+/* rj_room(), inlined: the test of the room left first */
+RJ_INLINE char *room(rj_buf *b, size_t n) {
+  if (b->len + n + 1 <= b->cap) {
+    return b->p + b->len;
+  }
   return grow(b, n) == 0 ? b->p + b->len : NULL;
 }
 
-void rj_commit(rj_buf *b, char *end) {
+char *rj_room(rj_buf *b, size_t n) { return room(b, n); }
+
+/* rj_commit(), inlined */
+RJ_INLINE void commit(rj_buf *b, char *end) {
   b->len = (size_t)(end - b->p);
   *end = '\0';
 }
+
+void rj_commit(rj_buf *b, char *end) { commit(b, end); }
 
 void rj_put(rj_buf *b, const char *s, size_t n) {
   if (grow(b, n) == 0) {
@@ -103,7 +120,7 @@ void rj_pad(rj_buf *b, const char *s, int width) {
     memset(p, ' ', fill);
     p += fill;
   }
-  rj_commit(b, p);
+  commit(b, p);
 }
 
 void rj_printf(rj_buf *b, const char *fmt, ...) {
@@ -166,12 +183,25 @@ char *rj_fmt_u64(char *p, uint64_t v) {
   return p + n;
 }
 
+/* rj_fmt_u64(), inlined, with the short values (most counters) first */
+RJ_INLINE char *fmt_u64(char *p, uint64_t v) {
+  if (v < 10u) {
+    *p = (char)('0' + (unsigned)v);
+    return p + 1;
+  }
+  if (v < 100u) {
+    memcpy(p, digits2 + 2 * (unsigned)v, 2);
+    return p + 2;
+  }
+  return rj_fmt_u64(p, v);
+}
+
 char *rj_fmt_i64(char *p, int64_t v) {
   if (v < 0) {
     *p++ = '-';
-    return rj_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+    return fmt_u64(p, (uint64_t)0 - (uint64_t)v);
   }
-  return rj_fmt_u64(p, (uint64_t)v);
+  return fmt_u64(p, (uint64_t)v);
 }
 
 char *rj_fmt_u64_zero(char *p, uint64_t v, int width) {
@@ -355,13 +385,13 @@ static char *put_json_str(char *p, const char *s) {
 static void json_str(rj_buf *b, const char *s) {
   char *p = rj_room(b, 6 * strlen(s) + 2);
   if (p) {
-    rj_commit(b, put_json_str(p, s));
+    commit(b, put_json_str(p, s));
   }
 }
 
 /* ,"name": at |p| (every member but the first, "type", starts so); |n|:
  * strlen(name). Member names are the printers' own: no escapes. */
-static char *put_member(char *p, const char *name, size_t n) {
+RJ_INLINE char *put_member(char *p, const char *name, size_t n) {
   *p++ = ',';
   *p++ = '"';
   memcpy(p, name, n);
@@ -373,60 +403,60 @@ static char *put_member(char *p, const char *name, size_t n) {
 
 /* Room for member |name| and a value of at most |vmax| bytes, the member
  * written: where the value goes, or NULL. */
-static char *member_room(rj_buf *b, const char *name, size_t vmax) {
+RJ_INLINE char *member_room(rj_buf *b, const char *name, size_t vmax) {
   size_t n = strlen(name);
-  char *p = rj_room(b, n + 4 + vmax);
+  char *p = room(b, n + 4 + vmax);
   return p ? put_member(p, name, n) : NULL;
 }
 
-static void member(rj_buf *b, const char *name) {
+RJ_INLINE void member(rj_buf *b, const char *name) {
   char *p = member_room(b, name, 0);
   if (p) {
-    rj_commit(b, p);
+    commit(b, p);
   }
 }
 
 /* An integer of at most 32 bits: a JSON number. */
-static void u32(rj_buf *b, const char *name, uint32_t v) {
+RJ_INLINE void u32(rj_buf *b, const char *name, uint32_t v) {
   char *p = member_room(b, name, RJ_U64_MAX);
   if (p) {
-    rj_commit(b, rj_fmt_u64(p, v));
+    commit(b, fmt_u64(p, v));
   }
 }
 
 /* A 64-bit integer or a counter: a string of decimal digits. */
-static void u64(rj_buf *b, const char *name, uint64_t v) {
+RJ_INLINE void u64(rj_buf *b, const char *name, uint64_t v) {
   char *p = member_room(b, name, RJ_U64_MAX + 2);
   if (p) {
     *p++ = '"';
-    p = rj_fmt_u64(p, v);
+    p = fmt_u64(p, v);
     *p++ = '"';
-    rj_commit(b, p);
+    commit(b, p);
   }
 }
 
-static void i64(rj_buf *b, const char *name, int64_t v) {
+RJ_INLINE void i64(rj_buf *b, const char *name, int64_t v) {
   char *p = member_room(b, name, RJ_I64_MAX + 2);
   if (p) {
     *p++ = '"';
     p = rj_fmt_i64(p, v);
     *p++ = '"';
-    rj_commit(b, p);
+    commit(b, p);
   }
 }
 
-static void str(rj_buf *b, const char *name, const char *v) {
+RJ_INLINE void str(rj_buf *b, const char *name, const char *v) {
   char *p = member_room(b, name, 6 * strlen(v) + 2);
   if (p) {
-    rj_commit(b, put_json_str(p, v));
+    commit(b, put_json_str(p, v));
   }
 }
 
-static void boolean(rj_buf *b, const char *name, int v) {
+RJ_INLINE void boolean(rj_buf *b, const char *name, int v) {
   char *p = member_room(b, name, 5);
   if (p) {
     memcpy(p, v ? "true" : "false", v ? 4 : 5);
-    rj_commit(b, p + (v ? 4 : 5));
+    commit(b, p + (v ? 4 : 5));
   }
 }
 
@@ -436,40 +466,40 @@ static void real(rj_buf *b, const char *name, double v) {
   if (isfinite(v)) {
     char *p = member_room(b, name, RJ_REAL_MAX);
     if (p) {
-      rj_commit(b, rj_fmt_real9(p, v));
+      commit(b, rj_fmt_real9(p, v));
     }
   }
 }
 
 /* A timestamp, a duration, a QP: left out when there is none. */
-static void ts(rj_buf *b, const char *name, rtel_tstamp t) {
+RJ_INLINE void ts(rj_buf *b, const char *name, rtel_tstamp t) {
   if (t != RTEL_TSTAMP_NONE) {
     u64(b, name, t);
   }
 }
 
-static void dur(rj_buf *b, const char *name, int64_t d) {
+RJ_INLINE void dur(rj_buf *b, const char *name, int64_t d) {
   if (d != RTEL_DURATION_NONE) {
     i64(b, name, d);
   }
 }
 
-static void qpn(rj_buf *b, const char *name, uint32_t q) {
+RJ_INLINE void qpn(rj_buf *b, const char *name, uint32_t q) {
   if (q != RTEL_QPN_NONE) {
     u32(b, name, q);
   }
 }
 
 /* An address as a JSON string (its text has nothing to escape). */
-static void addr(rj_buf *b, const char *name, uint32_t flow_flags,
-                 const uint8_t *a) {
+RJ_INLINE void addr(rj_buf *b, const char *name, uint32_t flow_flags,
+                    const uint8_t *a) {
   char *p = member_room(b, name, RJ_ADDR_MAX + 2);
   if (p) {
     *p++ = '"';
     p = (flow_flags & RTEL_FLOW_F_IPV6) ? rj_fmt_ipv6(p, a)
                                         : rj_fmt_ipv4(p, a + 12);
     *p++ = '"';
-    rj_commit(b, p);
+    commit(b, p);
   }
 }
 
@@ -483,11 +513,11 @@ static void raw_u64(rj_buf *b, const char *prefix, uint64_t v, int quoted) {
     if (quoted) {
       *p++ = '"';
     }
-    p = rj_fmt_u64(p, v);
+    p = fmt_u64(p, v);
     if (quoted) {
       *p++ = '"';
     }
-    rj_commit(b, p);
+    commit(b, p);
   }
 }
 
@@ -512,7 +542,7 @@ static void print_addr(rj_buf *b, const rtel_pkt_hd *hd, const uint8_t *a) {
     p = rj_fmt_ipv6(p, a);
   }
   *p++ = '"';
-  rj_commit(b, p);
+  commit(b, p);
 }
 
 const char *rj_icrc_str(uint32_t st) {
