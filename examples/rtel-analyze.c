@@ -237,6 +237,18 @@ static void tab_line(rj_buf *b, const tab *t, const char *const *cell,
   rj_reset(b);
   p = rj_room(b, room);
   if (p == NULL) {
+    /* no memory for the line: through stdio, piece by piece */
+    for (i = 0; i < t->ncols; i++) {
+      printf("%s%*s", i ? " " : "", t->col[i].width,
+             cell ? cell[i] : t->col[i].name);
+    }
+    if (has_tail) {
+      printf(" %s", cell ? tail : t->tail);
+    }
+    if (tail2) {
+      printf("   (%s)", tail2);
+    }
+    putchar('\n');
     return;
   }
   for (i = 0; i < t->ncols; i++) {
