@@ -200,40 +200,134 @@ static void tab_init(tab *t, const tcol *cols, size_t n, const char *tail,
   t->note = note;
 }
 
-/* The header (|cell| NULL) or a row. */
-static void tab_line(const tab *t, const char *const *cell, const char *tail) {
+/* The header (|cell| NULL) or a row (the lengths of its cells in |len|),
+ * made in |b| as printf("%*s") would print it and written in one. */
+static void tab_line(rj_buf *b, const tab *t, const char *const *cell,
+                     const size_t *len, const char *tail) {
+  size_t clen[TAB_COLS], tl = 0, room = 1;
+  const char *tail2 = NULL;
+  int has_tail = 0; /* " TAIL" */
+  char *p;
   int i;
+  if (cell == NULL) {
+    for (i = 0; i < t->ncols; i++) {
+      clen[i] = strlen(t->col[i].name);
+    }
+    len = clen;
+  } else if (tail && *tail) {
+    tl = strlen(tail);
+    has_tail = 1;
+  }
   for (i = 0; i < t->ncols; i++) {
-    printf("%s%*s", i ? " " : "", t->col[i].width,
-           cell ? cell[i] : t->col[i].name);
+    int w = t->col[i].width;
+    size_t aw = w < 0 ? (size_t)0 - (size_t)w : (size_t)w;
+    room += 1 + (len[i] > aw ? len[i] : aw);
   }
   if (cell == NULL) {
     if (t->tail) {
-      printf(" %s", t->tail);
+      tl = strlen(t->tail);
+      has_tail = 1;
     }
     if (t->note) {
-      printf("   (%s)", t->note);
+      tail2 = t->note;
+      room += 5 + strlen(tail2);
     }
-  } else if (tail && *tail) {
-    printf(" %s", tail);
   }
-  putchar('\n');
+  room += 1 + tl;
+  rj_reset(b);
+  p = rj_room(b, room);
+  if (p == NULL) {
+    /* no memory for the line: through stdio, piece by piece */
+    for (i = 0; i < t->ncols; i++) {
+      printf("%s%*s", i ? " " : "", t->col[i].width,
+             cell ? cell[i] : t->col[i].name);
+    }
+    if (has_tail) {
+      printf(" %s", cell ? tail : t->tail);
+    }
+    if (tail2) {
+      printf("   (%s)", tail2);
+    }
+    putchar('\n');
+    return;
+  }
+  for (i = 0; i < t->ncols; i++) {
+    int w = t->col[i].width;
+    size_t aw = w < 0 ? (size_t)0 - (size_t)w : (size_t)w;
+    size_t fill = len[i] < aw ? aw - len[i] : 0;
+    if (i) {
+      *p++ = ' ';
+    }
+    if (w > 0) {
+      memset(p, ' ', fill);
+      p += fill;
+    }
+    memcpy(p, cell ? cell[i] : t->col[i].name, len[i]);
+    p += len[i];
+    if (w < 0) {
+      memset(p, ' ', fill);
+      p += fill;
+    }
+  }
+  if (has_tail) {
+    *p++ = ' ';
+    memcpy(p, cell ? tail : t->tail, tl);
+    p += tl;
+  }
+  if (tail2) {
+    size_t n = strlen(tail2);
+    memcpy(p, "   (", 4);
+    memcpy(p + 4, tail2, n);
+    p[4 + n] = ')';
+    p += 5 + n;
+  }
+  *p++ = '\n';
+  rj_commit(b, p);
+  fwrite(b->p, 1, b->len, stdout);
 }
 
-static void tab_row(tab *t, const char *const *cell, const char *tail) {
+/* A row of |t|, made in |b|. */
+static void tab_row(rj_buf *b, tab *t, const char *const *cell,
+                    const char *tail) {
+  size_t len[TAB_COLS];
   int i, header = !t->shown;
   for (i = 0; i < t->ncols; i++) {
-    int n = (int)strlen(cell[i]), w = t->col[i].width;
-    if (n > (w < 0 ? -w : w)) {
-      t->col[i].width = w < 0 ? -n : n;
+    int w = t->col[i].width;
+    size_t aw = w < 0 ? (size_t)0 - (size_t)w : (size_t)w;
+    len[i] = strlen(cell[i]);
+    if (len[i] > aw) {
+      t->col[i].width = w < 0 ? -(int)len[i] : (int)len[i];
       header = 1;
     }
   }
   if (header) {
-    tab_line(t, NULL, NULL);
+    tab_line(b, t, NULL, NULL, NULL);
     t->shown = 1;
   }
-  tab_line(t, cell, tail);
+  tab_line(b, t, cell, len, tail);
+}
+
+/* |s| (|len| bytes) into |b| of |n| bytes, cut to fit as snprintf cuts. */
+static const char *put_cut(char *b, size_t n, const char *s, size_t len) {
+  if (len >= n) {
+    len = n - 1;
+  }
+  memcpy(b, s, len);
+  b[len] = '\0';
+  return b;
+}
+
+/* "[-]A.BBB" of |a| thousandths: snprintf(b, n, "%s%" PRIu64 ".%03"
+ * PRIu64, neg ? "-" : "", a / 1000, a % 1000). */
+static const char *fixed3(char *b, size_t n, int neg, uint64_t a) {
+  char t[RJ_U64_MAX + 5], *p = t;
+  if (neg) {
+    *p++ = '-';
+  }
+  p = rj_fmt_u64(p, a / 1000u);
+  *p++ = '.';
+  p = rj_fmt_u64_zero(p, a % 1000u, 3);
+  return put_cut(b, n, t, (size_t)(p - t));
 }
 
 /* A duration in ns (or a difference of two, which may be negative) in us
@@ -244,22 +338,21 @@ static const char *fmt_us(char *b, size_t n, int64_t ns) {
     return "-";
   }
   a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  snprintf(b, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000u,
-           a % 1000u);
-  return b;
+  return fixed3(b, n, ns < 0, a);
 }
 
 /* A timestamp (ns since the Unix epoch) in s with nine decimals: exact. */
 static const char *fmt_ts(char *b, size_t n, rtel_tstamp ts) {
-  snprintf(b, n, "%" PRIu64 ".%09" PRIu64, ts / 1000000000u, ts % 1000000000u);
-  return b;
+  char t[RJ_U64_MAX + 11], *p = rj_fmt_u64(t, ts / 1000000000u);
+  *p++ = '.';
+  p = rj_fmt_u64_zero(p, ts % 1000000000u, 9);
+  return put_cut(b, n, t, (size_t)(p - t));
 }
 
 /* A rate in bit/s as Gbit/s with three decimals (rounded to Mbit/s). */
 static const char *fmt_gbps(char *b, size_t n, uint64_t bps) {
   uint64_t mbps = bps / 1000000u + (bps % 1000000u >= 500000u);
-  snprintf(b, n, "%" PRIu64 ".%03" PRIu64, mbps / 1000u, mbps % 1000u);
-  return b;
+  return fixed3(b, n, 0, mbps);
 }
 
 /* A duration as the options take one: in the largest of s, ms, us and ns
@@ -329,10 +422,60 @@ static void addf(char *b, size_t n, size_t *len, const char *fmt, ...) {
   }
 }
 
-#define U64(buf, v)                                                           \
-  (snprintf((buf), sizeof(buf), "%" PRIu64, (uint64_t)(v)), (buf))
-#define HEX(buf, v)                                                           \
-  (snprintf((buf), sizeof(buf), "%#" PRIx32, (uint32_t)(v)), (buf))
+/* snprintf(b, n, "%" PRIu64, v) */
+static const char *u64s(char *b, size_t n, uint64_t v) {
+  char t[RJ_U64_MAX];
+  if (v < 10u && n >= 2) { /* most counters */
+    b[0] = (char)('0' + (unsigned)v);
+    b[1] = '\0';
+    return b;
+  }
+  return put_cut(b, n, t, (size_t)(rj_fmt_u64(t, v) - t));
+}
+
+/* snprintf(b, n, "%#" PRIx32, v) */
+static const char *hexs(char *b, size_t n, uint32_t v) {
+  char t[RJ_HEX_MAX];
+  return put_cut(b, n, t, (size_t)(rj_fmt_hex_alt(t, v) - t));
+}
+
+/* Appends |s| to the text |b| of |n| bytes, of which |*len| are used, as
+ * addf(b, n, len, "%s", s) does (cut to fit). */
+static void add_s(char *b, size_t n, size_t *len, const char *s) {
+  size_t k;
+  if (*len >= n) {
+    return;
+  }
+  k = strlen(s);
+  if (k > n - 1 - *len) {
+    k = n - 1 - *len;
+  }
+  memcpy(b + *len, s, k);
+  *len += k;
+  b[*len] = '\0';
+}
+
+/* Appends |v| as the formatter |fmt| writes it (rj_fmt_u64 & co.). */
+static void add_v(char *b, size_t n, size_t *len,
+                  char *(*fmt)(char *, uint64_t), uint64_t v) {
+  char t[RJ_HEX_MAX + RJ_U64_MAX + 1];
+  *fmt(t, v) = '\0';
+  add_s(b, n, len, t);
+}
+
+#define U64(buf, v) u64s((buf), sizeof(buf), (uint64_t)(v))
+#define HEX(buf, v) hexs((buf), sizeof(buf), (uint32_t)(v))
+
+/* snprintf(b, n, "%s%" PRIu64, lb ? ">=" : "", v) */
+static void lost_str(char *b, size_t n, int lb, uint64_t v) {
+  char t[RJ_U64_MAX + 2], *p = t;
+  if (lb) {
+    *p++ = '>';
+    *p++ = '=';
+  }
+  p = rj_fmt_u64(p, v);
+  (void)put_cut(b, n, t, (size_t)(p - t));
+}
 
 /* ------------------------------------------------------------ output */
 
@@ -352,61 +495,78 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
                                        0, 0, 0, 0, 0xff, 0xff};
     a = i ? hd->dst : hd->src;
     if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
-      inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
+      *rj_fmt_ipv4(out, a + 12) = '\0';
     } else {
-      inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
+      *rj_fmt_ipv6(out, a) = '\0';
     }
   }
   if (hd->flags & RTEL_HD_F_RETH) {
-    addf(info, sizeof(info), &il,
-         " va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32, hd->reth_va,
-         hd->reth_rkey, hd->reth_dmalen);
+    /* " va=0x%" PRIx64 " rkey=%#" PRIx32 " len=%" PRIu32 */
+    add_s(info, sizeof(info), &il, " va=0x");
+    add_v(info, sizeof(info), &il, rj_fmt_hex, hd->reth_va);
+    add_s(info, sizeof(info), &il, " rkey=");
+    add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->reth_rkey);
+    add_s(info, sizeof(info), &il, " len=");
+    add_v(info, sizeof(info), &il, rj_fmt_u64, hd->reth_dmalen);
   }
   if (hd->flags & RTEL_HD_F_AETH) {
     /* the syndrome's name, with the value that goes with it */
     const char *name = rtel_aeth_str(hd->aeth_syndrome);
-    addf(info, sizeof(info), &il, " %s", name);
+    add_s(info, sizeof(info), &il, " ");
+    add_s(info, sizeof(info), &il, name);
     if (strcmp(name, "ack") == 0) {
-      addf(info, sizeof(info), &il, " credits=%u",
-           RTEL_AETH_VALUE(hd->aeth_syndrome));
+      add_s(info, sizeof(info), &il, " credits=");
+      add_v(info, sizeof(info), &il, rj_fmt_u64,
+            RTEL_AETH_VALUE(hd->aeth_syndrome));
     } else if (strcmp(name, "rnr_nak") == 0) {
-      addf(info, sizeof(info), &il, " timer=%u",
-           RTEL_AETH_VALUE(hd->aeth_syndrome));
+      add_s(info, sizeof(info), &il, " timer=");
+      add_v(info, sizeof(info), &il, rj_fmt_u64,
+            RTEL_AETH_VALUE(hd->aeth_syndrome));
     } else if (strcmp(name, "nak_reserved") == 0 ||
                strcmp(name, "reserved") == 0) {
       addf(info, sizeof(info), &il, " syndrome=%#04x", hd->aeth_syndrome);
     }
-    addf(info, sizeof(info), &il, " msn=%" PRIu32, hd->aeth_msn);
+    add_s(info, sizeof(info), &il, " msn=");
+    add_v(info, sizeof(info), &il, rj_fmt_u64, hd->aeth_msn);
   }
   if (hd->flags & RTEL_HD_F_DETH) {
-    addf(info, sizeof(info), &il, " sqpn=%#" PRIx32 " qkey=%#" PRIx32,
-         hd->deth_sqpn, hd->deth_qkey);
+    add_s(info, sizeof(info), &il, " sqpn=");
+    add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->deth_sqpn);
+    add_s(info, sizeof(info), &il, " qkey=");
+    add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->deth_qkey);
   }
   if (hd->flags & RTEL_HD_F_IMMDT) {
-    addf(info, sizeof(info), &il, " imm=%#" PRIx32, hd->imm);
+    add_s(info, sizeof(info), &il, " imm=");
+    add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->imm);
   }
   if (hd->flags & RTEL_HD_F_IETH) {
-    addf(info, sizeof(info), &il, " inv_rkey=%#" PRIx32, hd->ieth_rkey);
+    add_s(info, sizeof(info), &il, " inv_rkey=");
+    add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->ieth_rkey);
   }
   if (hd->flags & RTEL_HD_F_CM) {
     const char *name = rj_cm_attr_name(hd->cm_attr);
-    addf(info, sizeof(info), &il, " CM:%s", name ? name : "?");
+    add_s(info, sizeof(info), &il, " CM:");
+    add_s(info, sizeof(info), &il, name ? name : "?");
     if (hd->cm_fields & RTEL_CM_F_LOCAL_QPN) {
-      addf(info, sizeof(info), &il, " local_qpn=%#" PRIx32, hd->cm_local_qpn);
+      add_s(info, sizeof(info), &il, " local_qpn=");
+      add_v(info, sizeof(info), &il, rj_fmt_hex_alt, hd->cm_local_qpn);
     }
   }
-  if (hd->fecn || hd->becn) {
-    addf(info, sizeof(info), &il, "%s%s", hd->fecn ? " FECN" : "",
-         hd->becn ? " BECN" : "");
+  if (hd->fecn) {
+    add_s(info, sizeof(info), &il, " FECN");
+  }
+  if (hd->becn) {
+    add_s(info, sizeof(info), &il, " BECN");
   }
   if (hd->ecn == 3) {
-    addf(info, sizeof(info), &il, " CE");
+    add_s(info, sizeof(info), &il, " CE");
   }
   if (hd->icrc_status != RTEL_ICRC_UNCHECKED) {
-    addf(info, sizeof(info), &il, " icrc=%s", rj_icrc_str(hd->icrc_status));
+    add_s(info, sizeof(info), &il, " icrc=");
+    add_s(info, sizeof(info), &il, rj_icrc_str(hd->icrc_status));
   }
   if (hd->flags & RTEL_HD_F_HDR_TRUNC) {
-    addf(info, sizeof(info), &il, " [truncated]");
+    add_s(info, sizeof(info), &il, " [truncated]");
   }
   cell[0] = OBS(r, pi->obs);
   cell[1] = U64(frame, r->frame);
@@ -417,7 +577,7 @@ static void text_packet(run *r, const rtel_pkt_info *pi,
   cell[6] = HEX(dqpn, hd->dqpn);
   cell[7] = U64(psn, hd->psn);
   cell[8] = U64(len, hd->payload_len);
-  tab_row(&r->t_pkt, cell, info[0] ? info + 1 : "");
+  tab_row(&r->jb, &r->t_pkt, cell, info[0] ? info + 1 : "");
 }
 
 static int on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
@@ -453,20 +613,20 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   if (!r->opt->flows) {
     return 0;
   }
-  rj_format_addr(src, f->flags, f->src);
-  rj_format_addr(dst, f->flags, f->dst);
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_flow(&r->jb, &r->names, f));
     return 0;
   }
+  rj_format_addr(src, f->flags, f->src);
+  rj_format_addr(dst, f->flags, f->dst);
   if (paired) {
-    snprintf(fnr, sizeof(fnr), "%.4f", f->fnr);
+    (void)rj_fmt_fixed4(fnr, sizeof(fnr), f->fnr);
   } else {
     strcpy(fnr, "?");
   }
   /* ">=" before a lower bound: the digits stay in line */
-  snprintf(lost, sizeof(lost), "%s%" PRIu64,
-           (f->flags & RTEL_FLOW_F_LOST_LB) ? ">=" : "", f->lost_upstream);
+  lost_str(lost, sizeof(lost), (f->flags & RTEL_FLOW_F_LOST_LB) != 0,
+           f->lost_upstream);
   cell[0] = OBS(r, f->obs);
   cell[1] = src;
   cell[2] = dst;
@@ -485,7 +645,7 @@ static int on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *user_data) {
   cell[15] = rj_end_str(f->end);
   cell[16] = lost;
   cell[17] = U64(orph, f->orphan_packets);
-  tab_row(&r->t_flow, cell, NULL);
+  tab_row(&r->jb, &r->t_flow, cell, NULL);
   return 0;
 }
 
@@ -507,14 +667,14 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   if (!r->opt->messages) {
     return 0;
   }
-  rj_format_addr(src, m->flags, m->src);
-  rj_format_addr(dst, m->flags, m->dst);
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_message(&r->jb, &r->names, m));
     return 0;
   }
-  snprintf(lost, sizeof(lost), "%s%" PRIu32,
-           (m->flags & RTEL_FLOW_F_LOST_LB) ? ">=" : "", m->lost_upstream);
+  rj_format_addr(src, m->flags, m->src);
+  rj_format_addr(dst, m->flags, m->dst);
+  lost_str(lost, sizeof(lost), (m->flags & RTEL_FLOW_F_LOST_LB) != 0,
+           m->lost_upstream);
   cell[0] = OBS(r, m->obs);
   cell[1] = src;
   cell[2] = dst;
@@ -532,7 +692,7 @@ static int on_message(rtel_ctx *ctx, const rtel_msg_record *m,
   cell[14] = fmt_gbps(fet, sizeof(fet), m->fet_bps);
   cell[15] = U64(naks, m->naks_seq + m->naks_rnr + m->naks_fatal);
   cell[16] = lost;
-  tab_row(&r->t_msg, cell, NULL);
+  tab_row(&r->jb, &r->t_msg, cell, NULL);
   return 0;
 }
 
@@ -729,12 +889,12 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   if (!r->opt->ios) {
     return 0;
   }
-  rj_format_addr(host, af, io->host);
-  rj_format_addr(target, af, io->target);
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_io(&r->jb, &r->names, io));
     return 0;
   }
+  rj_format_addr(host, af, io->host);
+  rj_format_addr(target, af, io->target);
   cell[0] = OBS(r, io->obs);
   cell[1] = host;
   cell[2] = target;
@@ -750,7 +910,7 @@ static int on_io(rtel_ctx *ctx, const rtel_io_record *io, void *user_data) {
   cell[12] = fmt_us(dpl, sizeof(dpl), io->dpl);
   cell[13] = fmt_us(xfer, sizeof(xfer), io->xfer);
   tab_row(
-      &r->t_io, cell,
+      &r->jb, &r->t_io, cell,
       text_nvme_status(status, sizeof(status), io->nvme_status, io->opcode));
   return 0;
 }
@@ -776,12 +936,12 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   if (!r->opt->segments) {
     return 0;
   }
-  rj_format_addr(host, af, sg->host);
-  rj_format_addr(target, af, sg->target);
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_segment(&r->jb, &r->names, sg));
     return 0;
   }
+  rj_format_addr(host, af, sg->host);
+  rj_format_addr(target, af, sg->target);
   cell[0] = host;
   cell[1] = target;
   cell[2] = HEX(tqpn, sg->target_qpn);
@@ -797,7 +957,7 @@ static int on_segment(rtel_ctx *ctx, const rtel_segment_record *sg,
   cell[10] = fmt_us(v[3], sizeof(v[3]), sg->compute);
   cell[11] = fmt_us(v[4], sizeof(v[4]), sg->network);
   cell[12] = fmt_us(v[5], sizeof(v[5]), sg->storage);
-  tab_row(&r->t_seg, cell, NULL);
+  tab_row(&r->jb, &r->t_seg, cell, NULL);
   return 0;
 }
 
@@ -819,7 +979,7 @@ static void text_summary_row(run *r, const rtel_io_aggregate *g,
   if (g->nsid == RTEL_NSID_ALL) {
     strcpy(ns, "*");
   } else {
-    snprintf(ns, sizeof(ns), "%" PRIu32, g->nsid);
+    (void)U64(ns, g->nsid);
   }
   if (!r->period_shown || g->period_start != r->period_start ||
       g->period_end != r->period_end) {
@@ -852,7 +1012,7 @@ static void text_summary_row(run *r, const rtel_io_aggregate *g,
   cell[18] = "|";
   cell[19] = text_lat(lat[7], sizeof(lat[7]), g->dpl.p50, g->dpl.count);
   cell[20] = text_lat(lat[8], sizeof(lat[8]), g->dpl.p99, g->dpl.count);
-  tab_row(&r->t_sum, cell, NULL);
+  tab_row(&r->jb, &r->t_sum, cell, NULL);
 }
 
 static int on_io_aggregate(rtel_ctx *ctx, const rtel_io_aggregate *g,
@@ -976,12 +1136,12 @@ static int on_alarm(rtel_ctx *ctx, const rtel_alarm *al, void *user_data) {
   } else if (al->io && (al->io->flags & RTEL_IO_F_IPV6)) {
     af = RTEL_FLOW_F_IPV6;
   }
-  rj_format_addr(src, af, al->src);
-  rj_format_addr(dst, af, al->dst);
   if (r->opt->format == FMT_JSON) {
     json_out(r, rj_alarm(&r->jb, &r->names, al));
     return 0;
   }
+  rj_format_addr(src, af, al->src);
+  rj_format_addr(dst, af, al->dst);
   printf("!! alarm %s: %s %s %s (limit %s) at %s", state,
          rj_metric_name(al->metric),
          al->kind == RTEL_ALARM_BASELINE ? "baseline" : "threshold",

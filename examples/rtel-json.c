@@ -18,7 +18,6 @@
 
 #include "rtel-json.h"
 
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -27,6 +26,14 @@
 #include <string.h>
 
 #define OBS(n, id) ((id) < (n)->nobs ? (n)->obs[id] : "?")
+
+/* The member writers below are inlined into each record's printer, where
+ * their names are literals: their lengths and copies become constants. */
+#if defined(__GNUC__)
+#  define RJ_INLINE static inline __attribute__((always_inline))
+#else
+#  define RJ_INLINE static inline
+#endif
 
 /* ------------------------------------------------------------ buffer */
 
@@ -60,19 +67,60 @@ static int grow(rj_buf *b, size_t n) {
   return 0;
 }
 
-void rj_puts(rj_buf *b, const char *s) {
-  size_t n = strlen(s);
+/* rj_room(), inlined: the test of the room left first */
+RJ_INLINE char *room(rj_buf *b, size_t n) {
+  if (b->len + n + 1 <= b->cap) {
+    return b->p + b->len;
+  }
+  return grow(b, n) == 0 ? b->p + b->len : NULL;
+}
+
+char *rj_room(rj_buf *b, size_t n) { return room(b, n); }
+
+/* rj_commit(), inlined */
+RJ_INLINE void commit(rj_buf *b, char *end) {
+  b->len = (size_t)(end - b->p);
+  *end = '\0';
+}
+
+void rj_commit(rj_buf *b, char *end) { commit(b, end); }
+
+void rj_put(rj_buf *b, const char *s, size_t n) {
   if (grow(b, n) == 0) {
-    memcpy(b->p + b->len, s, n + 1);
+    memcpy(b->p + b->len, s, n);
     b->len += n;
+    b->p[b->len] = '\0';
   }
 }
+
+void rj_puts(rj_buf *b, const char *s) { rj_put(b, s, strlen(s)); }
 
 void rj_putc(rj_buf *b, char c) {
   if (grow(b, 1) == 0) {
     b->p[b->len++] = c;
     b->p[b->len] = '\0';
   }
+}
+
+void rj_pad(rj_buf *b, const char *s, int width) {
+  size_t n = strlen(s),
+         w = width < 0 ? (size_t)0 - (size_t)width : (size_t)width;
+  size_t fill = n < w ? w - n : 0;
+  char *p = rj_room(b, n + fill);
+  if (p == NULL) {
+    return;
+  }
+  if (width > 0) {
+    memset(p, ' ', fill);
+    p += fill;
+  }
+  memcpy(p, s, n);
+  p += n;
+  if (width < 0) {
+    memset(p, ' ', fill);
+    p += fill;
+  }
+  commit(b, p);
 }
 
 void rj_printf(rj_buf *b, const char *fmt, ...) {
@@ -100,84 +148,377 @@ void rj_printf(rj_buf *b, const char *fmt, ...) {
   }
 }
 
+/* ------------------------------------------------------------ formatters */
+
+/* Two decimal digits of each value 0..99. */
+static const char digits2[201] = "00010203040506070809"
+                                 "10111213141516171819"
+                                 "20212223242526272829"
+                                 "30313233343536373839"
+                                 "40414243444546474849"
+                                 "50515253545556575859"
+                                 "60616263646566676869"
+                                 "70717273747576777879"
+                                 "80818283848586878889"
+                                 "90919293949596979899";
+
+char *rj_fmt_u64(char *p, uint64_t v) {
+  char t[RJ_U64_MAX];
+  char *e = t + sizeof(t), *q = e;
+  size_t n;
+  while (v >= 100u) {
+    unsigned d = (unsigned)(v % 100u);
+    v /= 100u;
+    q -= 2;
+    memcpy(q, digits2 + 2 * d, 2);
+  }
+  if (v >= 10u) {
+    q -= 2;
+    memcpy(q, digits2 + 2 * (unsigned)v, 2);
+  } else {
+    *--q = (char)('0' + (unsigned)v);
+  }
+  n = (size_t)(e - q);
+  memcpy(p, q, n);
+  return p + n;
+}
+
+/* rj_fmt_u64(), inlined, with the short values (most counters) first */
+RJ_INLINE char *fmt_u64(char *p, uint64_t v) {
+  if (v < 10u) {
+    *p = (char)('0' + (unsigned)v);
+    return p + 1;
+  }
+  if (v < 100u) {
+    memcpy(p, digits2 + 2 * (unsigned)v, 2);
+    return p + 2;
+  }
+  return rj_fmt_u64(p, v);
+}
+
+char *rj_fmt_i64(char *p, int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+  }
+  return fmt_u64(p, (uint64_t)v);
+}
+
+char *rj_fmt_u64_zero(char *p, uint64_t v, int width) {
+  char t[RJ_U64_MAX];
+  char *e = rj_fmt_u64(t, v);
+  size_t n = (size_t)(e - t);
+  while (width > 0 && (size_t)width > n) {
+    *p++ = '0';
+    width--;
+  }
+  memcpy(p, t, n);
+  return p + n;
+}
+
+char *rj_fmt_hex(char *p, uint64_t v) {
+  static const char hex[] = "0123456789abcdef";
+  char t[16];
+  char *e = t + sizeof(t), *q = e;
+  size_t n;
+  do {
+    *--q = hex[v & 0xfu];
+    v >>= 4;
+  } while (v);
+  n = (size_t)(e - q);
+  memcpy(p, q, n);
+  return p + n;
+}
+
+char *rj_fmt_hex_alt(char *p, uint64_t v) {
+  if (v == 0) {
+    *p++ = '0';
+    return p;
+  }
+  *p++ = '0';
+  *p++ = 'x';
+  return rj_fmt_hex(p, v);
+}
+
+char *rj_fmt_ipv4(char *p, const uint8_t *a) {
+  int i;
+  for (i = 0; i < 4; i++) {
+    unsigned v = a[i];
+    if (i) {
+      *p++ = '.';
+    }
+    if (v >= 100u) {
+      *p++ = (char)('0' + v / 100u);
+      memcpy(p, digits2 + 2 * (v % 100u), 2);
+      p += 2;
+    } else if (v >= 10u) {
+      memcpy(p, digits2 + 2 * v, 2);
+      p += 2;
+    } else {
+      *p++ = (char)('0' + v);
+    }
+  }
+  return p;
+}
+
+/* As glibc's inet_ntop(AF_INET6) (RFC 5952 zero compression): the longest
+ * run of two or more zero groups (the first of equal ones) is "::";
+ * groups in lowercase hexadecimal without leading zeros; an address whose
+ * first 96 bits are zero (and that is not "::" or "::" plus one group) or
+ * that is IPv4-mapped (::ffff:0:0/96) ends in dotted decimal. */
+char *rj_fmt_ipv6(char *p, const uint8_t *a) {
+  unsigned w[8];
+  int i, best = -1, bestlen = 0, cur = -1, curlen = 0;
+  for (i = 0; i < 8; i++) {
+    w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+  }
+  for (i = 0; i < 8; i++) {
+    if (w[i] == 0) {
+      if (cur < 0) {
+        cur = i;
+        curlen = 1;
+      } else {
+        curlen++;
+      }
+    } else if (cur >= 0) {
+      if (best < 0 || curlen > bestlen) {
+        best = cur;
+        bestlen = curlen;
+      }
+      cur = -1;
+    }
+  }
+  if (cur >= 0 && (best < 0 || curlen > bestlen)) {
+    best = cur;
+    bestlen = curlen;
+  }
+  if (best >= 0 && bestlen < 2) {
+    best = -1;
+  }
+  for (i = 0; i < 8; i++) {
+    if (best >= 0 && i >= best && i < best + bestlen) {
+      if (i == best) {
+        *p++ = ':';
+      }
+      continue;
+    }
+    if (i) {
+      *p++ = ':';
+    }
+    if (i == 6 && best == 0 &&
+        (bestlen == 6 || (bestlen == 5 && w[5] == 0xffffu))) {
+      return rj_fmt_ipv4(p, a + 12);
+    }
+    p = rj_fmt_hex(p, w[i]);
+  }
+  if (best >= 0 && best + bestlen == 8) {
+    *p++ = ':';
+  }
+  return p;
+}
+
+char *rj_fmt_real9(char *p, double v) {
+  if (v == 0.0) {
+    if (signbit(v)) {
+      *p++ = '-';
+    }
+    *p++ = '0';
+    return p;
+  }
+  if (v > -1e9 && v < 1e9 && v == (double)(int64_t)v) {
+    return rj_fmt_i64(p, (int64_t)v);
+  }
+  return p + snprintf(p, RJ_REAL_MAX, "%.9g", v);
+}
+
+char *rj_fmt_fixed4(char *p, size_t n, double v) {
+  int k;
+  if (n == 0) {
+    return p;
+  }
+  if (n >= 16 && v > -1e9 && v < 1e9 && v == (double)(int64_t)v) {
+    if (signbit(v)) {
+      *p++ = '-';
+    }
+    p = rj_fmt_u64(p, (uint64_t)(v < 0 ? -v : v));
+    memcpy(p, ".0000", 6);
+    return p + 5;
+  }
+  k = snprintf(p, n, "%.4f", v);
+  if (k < 0) {
+    *p = '\0';
+    return p;
+  }
+  return p + ((size_t)k < n ? (size_t)k : n - 1);
+}
+
+void rj_format_addr(char *out, uint32_t flags, const uint8_t *a) {
+  char *e = (flags & RTEL_FLOW_F_IPV6) ? rj_fmt_ipv6(out, a)
+                                       : rj_fmt_ipv4(out, a + 12);
+  *e = '\0';
+}
+
 /* ------------------------------------------------------------ values */
 
-static void json_str(rj_buf *b, const char *s) {
-  rj_putc(b, '"');
+/* |s| as a JSON string at |p| (room for 6 strlen(s) + 2 bytes). */
+static char *put_json_str(char *p, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  *p++ = '"';
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\') {
-      rj_putc(b, '\\');
-      rj_putc(b, (char)c);
+      *p++ = '\\';
+      *p++ = (char)c;
     } else if (c < 0x20) {
-      rj_printf(b, "\\u%04x", c);
+      memcpy(p, "\\u00", 4);
+      p[4] = hex[c >> 4];
+      p[5] = hex[c & 0xfu];
+      p += 6;
     } else {
-      rj_putc(b, (char)c);
+      *p++ = (char)c;
     }
   }
-  rj_putc(b, '"');
+  *p++ = '"';
+  return p;
 }
 
-/* ,"name": (every member but the first, "type", starts so) */
-static void member(rj_buf *b, const char *name) {
-  rj_printf(b, ",\"%s\":", name);
+static void json_str(rj_buf *b, const char *s) {
+  char *p = rj_room(b, 6 * strlen(s) + 2);
+  if (p) {
+    commit(b, put_json_str(p, s));
+  }
+}
+
+/* ,"name": at |p| (every member but the first, "type", starts so); |n|:
+ * strlen(name). Member names are the printers' own: no escapes. */
+RJ_INLINE char *put_member(char *p, const char *name, size_t n) {
+  *p++ = ',';
+  *p++ = '"';
+  memcpy(p, name, n);
+  p += n;
+  *p++ = '"';
+  *p++ = ':';
+  return p;
+}
+
+/* Room for member |name| and a value of at most |vmax| bytes, the member
+ * written: where the value goes, or NULL. */
+RJ_INLINE char *member_room(rj_buf *b, const char *name, size_t vmax) {
+  size_t n = strlen(name);
+  char *p = room(b, n + 4 + vmax);
+  return p ? put_member(p, name, n) : NULL;
+}
+
+RJ_INLINE void member(rj_buf *b, const char *name) {
+  char *p = member_room(b, name, 0);
+  if (p) {
+    commit(b, p);
+  }
 }
 
 /* An integer of at most 32 bits: a JSON number. */
-static void u32(rj_buf *b, const char *name, uint32_t v) {
-  rj_printf(b, ",\"%s\":%" PRIu32, name, v);
+RJ_INLINE void u32(rj_buf *b, const char *name, uint32_t v) {
+  char *p = member_room(b, name, RJ_U64_MAX);
+  if (p) {
+    commit(b, fmt_u64(p, v));
+  }
 }
 
 /* A 64-bit integer or a counter: a string of decimal digits. */
-static void u64(rj_buf *b, const char *name, uint64_t v) {
-  rj_printf(b, ",\"%s\":\"%" PRIu64 "\"", name, v);
+RJ_INLINE void u64(rj_buf *b, const char *name, uint64_t v) {
+  char *p = member_room(b, name, RJ_U64_MAX + 2);
+  if (p) {
+    *p++ = '"';
+    p = fmt_u64(p, v);
+    *p++ = '"';
+    commit(b, p);
+  }
 }
 
-static void i64(rj_buf *b, const char *name, int64_t v) {
-  rj_printf(b, ",\"%s\":\"%" PRId64 "\"", name, v);
+RJ_INLINE void i64(rj_buf *b, const char *name, int64_t v) {
+  char *p = member_room(b, name, RJ_I64_MAX + 2);
+  if (p) {
+    *p++ = '"';
+    p = rj_fmt_i64(p, v);
+    *p++ = '"';
+    commit(b, p);
+  }
 }
 
-static void str(rj_buf *b, const char *name, const char *v) {
-  member(b, name);
-  json_str(b, v);
+RJ_INLINE void str(rj_buf *b, const char *name, const char *v) {
+  char *p = member_room(b, name, 6 * strlen(v) + 2);
+  if (p) {
+    commit(b, put_json_str(p, v));
+  }
 }
 
-static void boolean(rj_buf *b, const char *name, int v) {
-  rj_printf(b, ",\"%s\":%s", name, v ? "true" : "false");
+RJ_INLINE void boolean(rj_buf *b, const char *name, int v) {
+  char *p = member_room(b, name, 5);
+  if (p) {
+    memcpy(p, v ? "true" : "false", v ? 4 : 5);
+    commit(b, p + (v ? 4 : 5));
+  }
 }
 
-/* A fraction or a rate: a JSON number of 9 significant digits; left out
- * if it is not finite (JSON has no NaN or infinity). */
+/* A fraction or a rate: a JSON number of 9 significant digits ("%.9g");
+ * left out if it is not finite (JSON has no NaN or infinity). */
 static void real(rj_buf *b, const char *name, double v) {
   if (isfinite(v)) {
-    rj_printf(b, ",\"%s\":%.9g", name, v);
+    char *p = member_room(b, name, RJ_REAL_MAX);
+    if (p) {
+      commit(b, rj_fmt_real9(p, v));
+    }
   }
 }
 
 /* A timestamp, a duration, a QP: left out when there is none. */
-static void ts(rj_buf *b, const char *name, rtel_tstamp t) {
+RJ_INLINE void ts(rj_buf *b, const char *name, rtel_tstamp t) {
   if (t != RTEL_TSTAMP_NONE) {
     u64(b, name, t);
   }
 }
 
-static void dur(rj_buf *b, const char *name, int64_t d) {
+RJ_INLINE void dur(rj_buf *b, const char *name, int64_t d) {
   if (d != RTEL_DURATION_NONE) {
     i64(b, name, d);
   }
 }
 
-static void qpn(rj_buf *b, const char *name, uint32_t q) {
+RJ_INLINE void qpn(rj_buf *b, const char *name, uint32_t q) {
   if (q != RTEL_QPN_NONE) {
     u32(b, name, q);
   }
 }
 
-static void addr(rj_buf *b, const char *name, uint32_t flow_flags,
-                 const uint8_t *a) {
-  char s[INET6_ADDRSTRLEN];
-  rj_format_addr(s, flow_flags, a);
-  str(b, name, s);
+/* An address as a JSON string (its text has nothing to escape). */
+RJ_INLINE void addr(rj_buf *b, const char *name, uint32_t flow_flags,
+                    const uint8_t *a) {
+  char *p = member_room(b, name, RJ_ADDR_MAX + 2);
+  if (p) {
+    *p++ = '"';
+    p = (flow_flags & RTEL_FLOW_F_IPV6) ? rj_fmt_ipv6(p, a)
+                                        : rj_fmt_ipv4(p, a + 12);
+    *p++ = '"';
+    commit(b, p);
+  }
+}
+
+/* |prefix|, then |v| in decimal (|quoted|: as a JSON string). */
+static void raw_u64(rj_buf *b, const char *prefix, uint64_t v, int quoted) {
+  size_t n = strlen(prefix);
+  char *p = rj_room(b, n + RJ_U64_MAX + 2);
+  if (p) {
+    memcpy(p, prefix, n);
+    p += n;
+    if (quoted) {
+      *p++ = '"';
+    }
+    p = fmt_u64(p, v);
+    if (quoted) {
+      *p++ = '"';
+    }
+    commit(b, p);
+  }
 }
 
 /* The port of a record and its coverage window (rtel_flow_record(3)). */
@@ -189,14 +530,19 @@ static void coverage(rj_buf *b, uint32_t port, rtel_tstamp start,
 }
 
 static void print_addr(rj_buf *b, const rtel_pkt_hd *hd, const uint8_t *a) {
-  char buf[INET6_ADDRSTRLEN];
   static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
-    inet_ntop(AF_INET, a + 12, buf, sizeof(buf));
-  } else {
-    inet_ntop(AF_INET6, a, buf, sizeof(buf));
+  char *p = rj_room(b, RJ_ADDR_MAX + 2);
+  if (p == NULL) {
+    return;
   }
-  json_str(b, buf);
+  *p++ = '"';
+  if ((hd->flags & RTEL_HD_F_IPV4) && memcmp(a, mapped, 12) == 0) {
+    p = rj_fmt_ipv4(p, a + 12);
+  } else {
+    p = rj_fmt_ipv6(p, a);
+  }
+  *p++ = '"';
+  commit(b, p);
 }
 
 const char *rj_icrc_str(uint32_t st) {
@@ -241,14 +587,6 @@ const char *rj_cm_attr_name(uint32_t attr) {
   }
 }
 
-void rj_format_addr(char *out, uint32_t flags, const uint8_t *a) {
-  if (!(flags & RTEL_FLOW_F_IPV6)) {
-    inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
-  } else {
-    inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
-  }
-}
-
 const char *rj_ops_str(uint32_t ops) {
   static const char *const names[8] = {"none",
                                        "send",
@@ -271,7 +609,8 @@ const char *rj_metric_name(uint32_t m) { return rtel_metric_str(m); }
 /* A latency distribution: count, then (when there was a value) min, mean,
  * the percentiles and max, in ns. */
 static void latency(rj_buf *b, const char *name, const rtel_latency *l) {
-  rj_printf(b, ",\"%s\":{\"count\":\"%" PRIu64 "\"", name, l->count);
+  member(b, name);
+  raw_u64(b, "{\"count\":", l->count, 1);
   if (l->count) {
     i64(b, "min_ns", l->min);
     i64(b, "mean_ns", l->mean);
@@ -317,7 +656,7 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
   rj_puts(b, ",\"vlans\":[");
   if (hd->flags & RTEL_HD_F_VLAN) {
     for (i = 0; i < hd->nvlan; i++) {
-      rj_printf(b, "%s%u", i ? "," : "", hd->vlan_tci[i] & 0x0fffu);
+      raw_u64(b, i ? "," : "", hd->vlan_tci[i] & 0x0fffu, 0);
     }
   }
   rj_puts(b, "],\"encap\":[");
@@ -325,7 +664,10 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
     size_t j;
     for (j = 0; j < sizeof(encaps) / sizeof(encaps[0]); j++) {
       if (hd->encap_list[i] == encaps[j].bit) {
-        rj_printf(b, "%s\"%s\"", k++ ? "," : "", encaps[j].name);
+        if (k++) {
+          rj_putc(b, ',');
+        }
+        json_str(b, encaps[j].name);
       }
     }
   }
@@ -345,39 +687,45 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
   u32(b, "a", hd->ackreq);
   u32(b, "psn", hd->psn);
   if (hd->flags & RTEL_HD_F_RDETH) {
-    rj_printf(b, ",\"rdeth\":{\"eecnxt\":%" PRIu32 "}", hd->rdeth_eecnxt);
+    raw_u64(b, ",\"rdeth\":{\"eecnxt\":", hd->rdeth_eecnxt, 0);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_DETH) {
-    rj_printf(b, ",\"deth\":{\"qkey\":%" PRIu32 ",\"sqpn\":%" PRIu32 "}",
-              hd->deth_qkey, hd->deth_sqpn);
+    raw_u64(b, ",\"deth\":{\"qkey\":", hd->deth_qkey, 0);
+    u32(b, "sqpn", hd->deth_sqpn);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_XRCETH) {
-    rj_printf(b, ",\"xrceth\":{\"xrcsrq\":%" PRIu32 "}", hd->xrc_srqn);
+    raw_u64(b, ",\"xrceth\":{\"xrcsrq\":", hd->xrc_srqn, 0);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_FETH) {
-    rj_printf(b, ",\"feth\":{\"sel\":%" PRIu32 ",\"plt\":%" PRIu32 "}",
-              (hd->feth >> 4) & 3u, hd->feth & 0xfu);
+    raw_u64(b, ",\"feth\":{\"sel\":", (hd->feth >> 4) & 3u, 0);
+    u32(b, "plt", hd->feth & 0xfu);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_RETH) {
-    rj_printf(b,
-              ",\"reth\":{\"va\":\"%" PRIu64 "\",\"rkey\":%" PRIu32
-              ",\"len\":%" PRIu32 "}",
-              hd->reth_va, hd->reth_rkey, hd->reth_dmalen);
+    raw_u64(b, ",\"reth\":{\"va\":", hd->reth_va, 1);
+    u32(b, "rkey", hd->reth_rkey);
+    u32(b, "len", hd->reth_dmalen);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_ATOMICETH) {
-    rj_printf(b,
-              ",\"atomic\":{\"va\":\"%" PRIu64 "\",\"rkey\":%" PRIu32
-              ",\"swap\":\"%" PRIu64 "\",\"cmp\":\"%" PRIu64 "\"}",
-              hd->atomic_va, hd->atomic_rkey, hd->atomic_swap, hd->atomic_cmp);
+    raw_u64(b, ",\"atomic\":{\"va\":", hd->atomic_va, 1);
+    u32(b, "rkey", hd->atomic_rkey);
+    u64(b, "swap", hd->atomic_swap);
+    u64(b, "cmp", hd->atomic_cmp);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_AETH) {
-    rj_printf(b, ",\"aeth\":{\"syndrome\":%u", hd->aeth_syndrome);
+    raw_u64(b, ",\"aeth\":{\"syndrome\":", hd->aeth_syndrome, 0);
     str(b, "syndrome_name", rtel_aeth_str(hd->aeth_syndrome));
-    rj_printf(b, ",\"msn\":%" PRIu32 "}", hd->aeth_msn);
+    u32(b, "msn", hd->aeth_msn);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_ATOMICACKETH) {
-    rj_printf(b, ",\"atomicack\":{\"orig\":\"%" PRIu64 "\"}",
-              hd->atomicack_orig);
+    raw_u64(b, ",\"atomicack\":{\"orig\":", hd->atomicack_orig, 1);
+    rj_putc(b, '}');
   }
   if (hd->flags & RTEL_HD_F_IMMDT) {
     u32(b, "imm", hd->imm);
@@ -391,7 +739,7 @@ void rj_packet(rj_buf *b, const rj_names *n, const rtel_pkt_info *pi,
   if (hd->flags & RTEL_HD_F_CM) {
     const char *name = rj_cm_attr_name(hd->cm_attr);
     uint32_t f = hd->cm_fields;
-    rj_printf(b, ",\"cm\":{\"attr_id\":%" PRIu32, hd->cm_attr);
+    raw_u64(b, ",\"cm\":{\"attr_id\":", hd->cm_attr, 0);
     if (name) {
       str(b, "attr", name);
     }
@@ -627,7 +975,7 @@ static void ports(rj_buf *b, const char *name, const rj_names *n,
     if (names) {
       json_str(b, OBS(n, ids[i]));
     } else {
-      rj_printf(b, "%" PRIu32, ids[i]);
+      raw_u64(b, "", ids[i], 0);
     }
   }
   rj_putc(b, ']');
@@ -748,9 +1096,11 @@ void rj_stats(rj_buf *b, const char *obs, const char *file,
   rj_puts(b, ",\"malformed_by_reason\":{");
   for (i = 0; i < RTEL_MALFORMED_SLOTS; i++) {
     if (st->malformed[i]) {
-      rj_printf(b, "%s", first ? "" : ",");
+      if (!first) {
+        rj_putc(b, ',');
+      }
       json_str(b, rtel_malformed_str((uint32_t)i));
-      rj_printf(b, ":\"%" PRIu64 "\"", st->malformed[i]);
+      raw_u64(b, ":", st->malformed[i], 1);
       first = 0;
     }
   }

@@ -30,12 +30,43 @@ void rj_init(rj_buf *b);
 void rj_free(rj_buf *b);
 void rj_reset(rj_buf *b);
 void rj_puts(rj_buf *b, const char *s);
+void rj_put(rj_buf *b, const char *s, size_t n);
 void rj_putc(rj_buf *b, char c);
 void rj_printf(rj_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* Room for |n| more bytes (and a NUL): where to write them, or NULL (the
+ * buffer could not grow; |oom| is set). rj_commit() then ends the text at
+ * |end| (within that room) and NUL-terminates it. */
+char *rj_room(rj_buf *b, size_t n);
+void rj_commit(rj_buf *b, char *end);
+/* |s| in a field of |width| columns, right-aligned (< 0: left-aligned),
+ * as printf's "%*s". */
+void rj_pad(rj_buf *b, const char *s, int width);
+
+/* The formatters of the records, text and JSON, in place of printf: each
+ * writes at |p| what the printf conversion named prints (no NUL) and
+ * returns the end. |p| needs room for the longest form (RJ_*_MAX). */
+#define RJ_U64_MAX 20  /* UINT64_MAX: 20 digits */
+#define RJ_I64_MAX 20  /* INT64_MIN: a sign and 19 digits */
+#define RJ_HEX_MAX 18  /* "0x" and 16 digits */
+#define RJ_ADDR_MAX 45 /* INET6_ADDRSTRLEN - 1 */
+#define RJ_REAL_MAX 24
+char *rj_fmt_u64(char *p, uint64_t v);                 /* "%" PRIu64 */
+char *rj_fmt_i64(char *p, int64_t v);                  /* "%" PRId64 */
+char *rj_fmt_u64_zero(char *p, uint64_t v, int width); /* "%0*" PRIu64 */
+char *rj_fmt_hex(char *p, uint64_t v);                 /* "%" PRIx64 */
+char *rj_fmt_hex_alt(char *p, uint64_t v);             /* "%#" PRIx64 */
+/* inet_ntop(AF_INET, a) and inet_ntop(AF_INET6, a) as glibc prints them */
+char *rj_fmt_ipv4(char *p, const uint8_t *a);
+char *rj_fmt_ipv6(char *p, const uint8_t *a);
+/* "%.9g" of a finite |v| */
+char *rj_fmt_real9(char *p, double v);
+/* snprintf(p, n, "%.4f", v): returns where its NUL is (n >= 1) */
+char *rj_fmt_fixed4(char *p, size_t n, double v);
 
 /* Names of observation points, by id. */
 typedef struct rj_names {

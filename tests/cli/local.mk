@@ -44,3 +44,10 @@ TESTS += $(CLI_TESTS)
 endif
 
 EXTRA_DIST += tests/cli/check_cli.py tests/cli/check_pcapng.py $(CLI_TESTS)
+
+# tests/cli/compare-builds.sh OLD_BUILD NEW_BUILD WORKDIR: the output of the
+# example programs of two builds byte for byte (every record kind, text and
+# JSON, the options that change how records are printed, write errors);
+# not in make check, as it needs two builds: for a change that must not
+# move any output (the record writer, examples/rtel-json.c).
+EXTRA_DIST += tests/cli/compare-builds.sh

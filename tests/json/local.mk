@@ -20,3 +20,17 @@ EXTRA_DIST += \
 	tests/json/check_json.py \
 	tests/json/json-schema.test \
 	tests/json/json-float.test
+
+# tests/json/check_writer: the record writer of the example programs
+# (examples/rtel-json.c, the formatters that replace printf and inet_ntop)
+# against hand-written strings and against printf and inet_ntop (Check).
+if HAVE_CHECK
+check_PROGRAMS += tests/json/check_writer
+TESTS += tests/json/check_writer
+tests_json_check_writer_SOURCES = tests/json/check_writer.c \
+	examples/rtel-json.c examples/rtel-json.h
+tests_json_check_writer_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples
+tests_json_check_writer_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS) \
+	-DRTEL_NO_DEPRECATED
+tests_json_check_writer_LDADD = lib/librocetel.la $(CHECK_LIBS) -lm
+endif
