@@ -123,8 +123,15 @@ typedef struct nq {
   uint16_t cand_status;
   uint8_t cand_inval;
 } nq;
-_Static_assert(offsetof(nq, rdreq_s) == 2 * 64,
-               "the table's header and the hot fields fill 128 bytes");
+RTEL__STATIC_ASSERT(offsetof(nq, rdreq_s) == 2 * 64,
+                    "the table's header and the hot fields fill 128 bytes");
+/* The table's stride: whole cache lines, so that with the table's 64-byte
+ * aligned array every queue's first two lines are the ones above. */
+#define NQ_STRIDE ((sizeof(nq) + 63u) & ~(size_t)63u)
+/* the rings' 16-bit occupancy masks and their rotation, and SLOTS_MANY
+ * (a slot number + 1 that is never a real one) */
+RTEL__STATIC_ASSERT(RTEL__RDREQ_RING == 16, "16-bit ring occupancy masks");
+RTEL__STATIC_ASSERT(RTEL__RDREQ_RING < SLOTS_MANY, "SLOTS_MANY is no slot");
 
 typedef struct nrev {
   rtel__qent q;
@@ -206,7 +213,7 @@ int rtel__nvme_init(rtel__nvme *n, const rtel_settings *s,
     return 0;
   }
   /* the context's seed: a packet's key is hashed once, by the hub */
-  if ((rv = rtel__qtab_init(&n->queues, nq_cap, sizeof(nq), s->hash_seed,
+  if ((rv = rtel__qtab_init(&n->queues, nq_cap, NQ_STRIDE, s->hash_seed,
                             mem)) != 0 ||
       (rv = rtel__qtab_init(&n->rev, nq_cap, sizeof(nrev), s->hash_seed,
                             mem)) != 0) {
