@@ -736,6 +736,53 @@ START_TEST(t01_expiry_two_flows) {
 }
 END_TEST
 
+/* A burst of WRITE ONLY packets A -> (B, dqpn) with 64 payload bytes, for
+ * rtel_ctx_read_pkts() / rtel_ctx_read_pkts_timed(), in a context with a
+ * 1 ms idle timeout and 4096 flows, or 8192 (|big|: >= 2 MiB of flow
+ * entries, the look-ahead path). */
+#define BURST_MAX 8
+
+typedef struct bpkt {
+  rtel_tstamp ts;
+  uint32_t dqpn, psn;
+} bpkt;
+
+typedef struct burst {
+  env e;
+  tb f[BURST_MAX];
+  rtel_pkt_info pis[BURST_MAX];
+  const uint8_t *pkts[BURST_MAX];
+  size_t lens[BURST_MAX];
+} burst;
+
+static void burst_init(burst *b, const bpkt *p, size_t n, int big) {
+  rtel_settings s;
+  size_t i;
+  ck_assert_uint_le(n, BURST_MAX);
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  s.max_flows = big ? 8192 : 4096;
+  env_init_s(&b->e, &s);
+  for (i = 0; i < n; i++) {
+    tu_spec h = hdr(IP_A, IP_B, p[i].dqpn, OP_WRITE_ONLY, p[i].psn);
+    build(&b->f[i], &h, 64, 0, 64);
+    memset(&b->pis[i], 0, sizeof(b->pis[i]));
+    b->pis[i].ts = p[i].ts;
+    b->pis[i].obs = b->e.obs;
+    b->pis[i].port = 1;
+    b->pkts[i] = b->f[i].b;
+    b->lens[i] = b->f[i].n;
+  }
+}
+
+/* Packets |from| .. |from| + |n| - 1 of the burst, timed or not. */
+static rtel_ssize burst_read(burst *b, size_t from, size_t n, int timed) {
+  return timed ? rtel_ctx_read_pkts_timed(b->e.ctx, b->pis + from,
+                                          b->pkts + from, b->lens + from, n)
+               : rtel_ctx_read_pkts(b->e.ctx, b->pis + from, b->pkts + from,
+                                    b->lens + from, n);
+}
+
 /* rtel_ctx_read_pkts_timed(): timers that packets of the burst create
  * run inside it, before the first later packet they are due for. By hand:
  * QB's idle timer (T0 + IDLE, made by the burst's first packet) ends QB
@@ -746,46 +793,26 @@ END_TEST
  * plain loop (4096 flows) and the look-ahead path (8192 flows: >= 2 MiB of
  * entries) are run. */
 START_TEST(t01_idle_in_timed_burst) {
-  static const struct {
-    rtel_tstamp ts;
-    uint32_t dqpn, psn;
-  } p[4] = {{T0, QB, 10},
-            {T0 + 500, QB2, 20},
-            {T0 + IDLE + 100, QB2, 21},
-            {T0 + 2 * IDLE + 600, QB2, 22}};
+  static const bpkt p[4] = {{T0, QB, 10},
+                            {T0 + 500, QB2, 20},
+                            {T0 + IDLE + 100, QB2, 21},
+                            {T0 + 2 * IDLE + 600, QB2, 22}};
   int big;
   for (big = 0; big < 2; big++) {
-    env e;
-    rtel_settings s;
-    tb f[4];
-    rtel_pkt_info pis[4];
-    const uint8_t *pkts[4];
-    size_t lens[4], i;
+    burst *b = calloc(1, sizeof(*b));
     FR x;
-    rtel_settings_default(&s);
-    s.flow_idle_timeout = IDLE;
-    s.max_flows = big ? 8192 : 4096;
-    env_init_s(&e, &s);
-    for (i = 0; i < 4; i++) {
-      tu_spec h = hdr(IP_A, IP_B, p[i].dqpn, OP_WRITE_ONLY, p[i].psn);
-      build(&f[i], &h, 64, 0, 64);
-      memset(&pis[i], 0, sizeof(pis[i]));
-      pis[i].ts = p[i].ts;
-      pis[i].obs = e.obs;
-      pis[i].port = 1;
-      pkts[i] = f[i].b;
-      lens[i] = f[i].n;
-    }
-    ck_assert_int_eq(rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 4), 4);
-    ck_assert_str_eq(e.c.ev, "MFMMF");
-    ck_assert_uint_eq(e.c.nfl, 2);
+    ck_assert_ptr_nonnull(b);
+    burst_init(b, p, 4, big);
+    ck_assert_int_eq(burst_read(b, 0, 4, 1), 4);
+    ck_assert_str_eq(b->e.c.ev, "MFMMF");
+    ck_assert_uint_eq(b->e.c.nfl, 2);
     fr_init(&x, IP_A, IP_B, QB);
     x.end = RTEL_END_IDLE;
     x.first_ts = x.last_ts = T0;
     x.bytes = 64;
     x.packets = 1;
     x.messages = 1;
-    fr_check(&e.c.fl[0], &x, "QB");
+    fr_check(&b->e.c.fl[0], &x, "QB");
     fr_init(&x, IP_A, IP_B, QB2);
     x.end = RTEL_END_IDLE;
     x.first_ts = T0 + 500;
@@ -797,10 +824,12 @@ START_TEST(t01_idle_in_timed_burst) {
     /* FET: the second packet's frame (14 + 20 IP + UDP 8 + 12 + 16 RETH +
      * 64 + 4 ICRC = 138) + 24 = 162 bytes over IDLE - 400 ns */
     x.fet_bps = UINT64_C(162) * 8 * 1000000000u / (IDLE - 400);
-    fr_check(&e.c.fl[1], &x, "QB2");
-    ck_assert_uint_eq(stats(&e).flows_active, 1); /* the new QB2 */
-    ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 2 * IDLE + 600 + IDLE);
-    env_free(&e);
+    fr_check(&b->e.c.fl[1], &x, "QB2");
+    ck_assert_uint_eq(stats(&b->e).flows_active, 1); /* the new QB2 */
+    ck_assert_uint_eq(rtel_ctx_get_expiry(b->e.ctx),
+                      T0 + 2 * IDLE + 600 + IDLE);
+    env_free(&b->e);
+    free(b);
   }
 }
 END_TEST
@@ -3029,58 +3058,33 @@ END_TEST
  * rtel_ctx_read_pkts and rtel_ctx_read_pkts_timed, and with the failing
  * packet first in its burst (the error itself). */
 START_TEST(t18_burst_failure) {
-  static const struct {
-    rtel_tstamp ts;
-    uint32_t dqpn, psn;
-  } p[5] = {{T0, QB, 10},
-            {T0 + 1, QB2, 20},
-            {T0 + IDLE + 10, QB, 11},
-            {T0 + IDLE + 20, QB2, 21},
-            {T0 + IDLE + 30, QB, 12}};
+  static const bpkt p[5] = {{T0, QB, 10},
+                            {T0 + 1, QB2, 20},
+                            {T0 + IDLE + 10, QB, 11},
+                            {T0 + IDLE + 20, QB2, 21},
+                            {T0 + IDLE + 30, QB, 12}};
   int v;
   for (v = 0; v < 8; v++) {
     int big = v & 1, timed = (v >> 1) & 1, split = (v >> 2) & 1;
-    env e;
-    rtel_settings s;
-    tb f[5];
-    rtel_pkt_info pis[5];
-    const uint8_t *pkts[5];
-    size_t lens[5], i;
+    burst *b = calloc(1, sizeof(*b));
     rtel_ssize n;
-    rtel_settings_default(&s);
-    s.flow_idle_timeout = IDLE;
-    s.max_flows = big ? 8192 : 4096;
-    env_init_s(&e, &s);
-    e.c.fail_msg = 1;
-    for (i = 0; i < 5; i++) {
-      tu_spec h = hdr(IP_A, IP_B, p[i].dqpn, OP_WRITE_ONLY, p[i].psn);
-      build(&f[i], &h, 64, 0, 64);
-      memset(&pis[i], 0, sizeof(pis[i]));
-      pis[i].ts = p[i].ts;
-      pis[i].obs = e.obs;
-      pkts[i] = f[i].b;
-      lens[i] = f[i].n;
-    }
+    ck_assert_ptr_nonnull(b);
+    burst_init(b, p, 5, big);
+    b->e.c.fail_msg = 1;
     if (split) { /* the first two alone, then the failing one first */
-      n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 2)
-                : rtel_ctx_read_pkts(e.ctx, pis, pkts, lens, 2);
-      ck_assert_int_eq(n, 2);
-      n = timed
-              ? rtel_ctx_read_pkts_timed(e.ctx, pis + 2, pkts + 2, lens + 2, 3)
-              : rtel_ctx_read_pkts(e.ctx, pis + 2, pkts + 2, lens + 2, 3);
+      ck_assert_int_eq(burst_read(b, 0, 2, timed), 2);
+      n = burst_read(b, 2, 3, timed);
       ck_assert_msg(n == RTEL_ERR_CALLBACK_FAILURE, "case %d: %td", v, n);
     } else {
-      n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis, pkts, lens, 5)
-                : rtel_ctx_read_pkts(e.ctx, pis, pkts, lens, 5);
+      n = burst_read(b, 0, 5, timed);
       ck_assert_msg(n == 2, "case %d: returned %td, want 2", v, n);
     }
-    ck_assert_uint_eq(e.c.nms, 1);
-    ck_assert_uint_eq(e.c.ms[0].dqpn, QB);
-    ck_assert_uint_eq(e.c.nfl, 0);
-    n = timed ? rtel_ctx_read_pkts_timed(e.ctx, pis + 2, pkts + 2, lens + 2, 3)
-              : rtel_ctx_read_pkts(e.ctx, pis + 2, pkts + 2, lens + 2, 3);
-    ck_assert_int_eq(n, RTEL_ERR_INVALID_STATE);
-    env_free(&e);
+    ck_assert_uint_eq(b->e.c.nms, 1);
+    ck_assert_uint_eq(b->e.c.ms[0].dqpn, QB);
+    ck_assert_uint_eq(b->e.c.nfl, 0);
+    ck_assert_int_eq(burst_read(b, 2, 3, timed), RTEL_ERR_INVALID_STATE);
+    env_free(&b->e);
+    free(b);
   }
 }
 END_TEST
