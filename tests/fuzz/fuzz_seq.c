@@ -597,8 +597,10 @@ static void fs_coverage(rtel_tstamp start, rtel_tstamp end,
  * (rtel_ctx_read_pkts) with the lighter decoder. Every record it delivers
  * must equal, in order, the one the checked context delivers: each side
  * folds its records into one running hash per callback (pointers left
- * out, the arrays they point to folded in). Off when a callback is made
- * to fail (the checked context then stops early). */
+ * out, the arrays they point to folded in). When a callback is made to
+ * fail, the shadow's fails at the same call (sh_fail()), so both must stop
+ * at the same packet with the same return value; off only when on_packet
+ * is the one to fail (the shadow has none). */
 enum {
   SH_STATS,
   SH_FLOW,
@@ -616,7 +618,14 @@ static struct {
   int on;
   uint64_t sum[2][SH_N]; /* [0] the checked context, [1] the shadow */
   uint64_t n[2][SH_N];
+  unsigned calls[SH_N]; /* the shadow's callbacks, for its failing one */
 } SH;
+
+/* The shadow's callback of |kind| fails where the checked context's does:
+ * at the same call of the same callback (CB_STATS + kind). */
+static int sh_fail(unsigned kind) {
+  return ++SH.calls[kind] == F.fail_at && F.fail_cb == CB_STATS + kind;
+}
 
 static uint64_t sh_fnv(uint64_t h, const void *p, size_t n) {
   const uint8_t *b = p;
@@ -657,14 +666,14 @@ static int sh_on_stats(rtel_ctx *ctx, rtel_tstamp end,
   (void)ud;
   sh_fold(1, SH_STATS, &end, sizeof(end));
   sh_fold(1, SH_STATS, st, sizeof(*st));
-  return 0;
+  return sh_fail(SH_STATS);
 }
 #define SH_CB(name, type, kind)                                               \
   static int name(rtel_ctx *ctx, const type *r, void *ud) {                   \
     (void)ctx;                                                                \
     (void)ud;                                                                 \
     sh_fold(1, kind, r, sizeof(*r));                                          \
-    return 0;                                                                 \
+    return sh_fail(kind);                                                     \
   }
 SH_CB(sh_on_flow, rtel_flow_record, SH_FLOW)
 SH_CB(sh_on_msg, rtel_msg_record, SH_MSG)
@@ -2614,9 +2623,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rv = rtel_ctx_new(&F.ctx, &F.set, &fs_callbacks, &fs_mem, &F);
   FS_CHECK(rv == 0);
   FS_CHECK(F.total <= fs_mem_bound(&F.set));
-  /* the shadow: the library's allocator (not counted), no failing
-   * callback (the checked context would stop early) */
-  SH.on = F.fail_cb == 0 || F.fail_cb > CB_ALARM;
+  /* the shadow: the library's allocator (not counted); its callbacks fail
+   * where the checked context's do (sh_fail()), except on_packet, which it
+   * does not have */
+  SH.on = F.fail_cb != CB_PACKET;
+  memset(SH.calls, 0, sizeof(SH.calls));
   if (SH.on) {
     FS_CHECK(rtel_ctx_new(&SH.ctx, &F.set, &sh_callbacks, NULL, NULL) == 0);
     /* the burst path even on these small tables (a test hook) */
