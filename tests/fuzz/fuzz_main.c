@@ -15,8 +15,9 @@
  * Built with -DFUZZ_SEQ (tests/fuzz/fuzz_seq_main, the sequence harness
  * fuzz_seq.c), the default corpus is tests/fuzz/corpus-seq and the sweeps
  * are those of a sequence: every prefix that ends on an event boundary
- * (the 32-byte header, then 16-byte events), and the whole input with
- * each bit of the flag byte (byte 0) flipped.
+ * (the 32-byte header, then 16-byte events), the whole input with
+ * each bit of the flag byte (byte 0) flipped, and with the timed pair
+ * (byte 26 bit 0) flipped, packets alone and in bursts.
  * Built with -DFUZZ_CAPFILE (tests/fuzz/fuzz_capfile_main, the capture
  * file reader harness fuzz_capfile.c), the default corpus is
  * tests/fuzz/corpus-capfile and the sweeps are every prefix of the file
@@ -156,6 +157,13 @@ static int replay_file(const char *path) {
     v = dup_exact(buf, len);
     for (opt = 0; opt < 8; opt++) { /* each flag of the header */
       v[0] = (uint8_t)(buf[0] ^ (1u << opt));
+      run_one(v, len);
+    }
+    if (len > 26) { /* the timed pair, packets alone and in bursts */
+      v[0] = buf[0];
+      v[26] = (uint8_t)(buf[26] ^ 1u);
+      run_one(v, len);
+      v[0] = (uint8_t)(buf[0] ^ 0x20u);
       run_one(v, len);
     }
     free(v);

@@ -27,7 +27,7 @@
  *   [0]  flags: 0x01 RTEL_FLOW_DISABLE, 0x02 RTEL_FLOW_NO_EVICT,
  *        0x04 RTEL_NVME_DISABLE, 0x08 RTEL_NVME_NO_GUESS,
  *        0x10 RTEL_DECODE_VERIFY_ICRC, 0x20 hand packets over in bursts
- *        (rtel_ctx_read_pkts, up to 8), 0x40 nvme_ports {4420, 4421},
+ *        (rtel_ctx_read_pkts, up to 32), 0x40 nvme_ports {4420, 4421},
  *        0x80 settings.linktype RTEL_LINK_RAW
  *   [1]  max_flows 1 + v % 32        [2] max_qp_pairs v % 64 (0: default)
  *   [3]  max_nvme_queues 1 + v % 8   [4] max_ios 1 + v % 32
@@ -45,7 +45,9 @@
  *   [24] v % 32 != 0: first a trial rtel_ctx_new() whose (v % 32)-th
  *        allocation fails (it must fail cleanly, leaking nothing)
  *   [25] base time: < 0x80: 1.7e18 ns; else (v & 0x7f) ms (near zero)
- *   [26..31] reserved
+ *   [26] & 1: the timed pair too (see TW: rtel_ctx_read_pkts_timed()
+ *        against a per-packet timer loop)
+ *   [26] & 0xfe, [27..31] reserved
  *
  *  event e[0..15]; type = e[0] & 0x0f
  *   0-7  PACKET  e[0] bits 4-5 observation point (0, 1, 2, 0xffffffff),
@@ -616,10 +618,25 @@ enum {
 static struct {
   rtel_ctx *ctx;
   int on;
-  uint64_t sum[2][SH_N]; /* [0] the checked context, [1] the shadow */
-  uint64_t n[2][SH_N];
+  /* [0] the checked context, [1] the shadow, [2] and [3] the timed pair */
+  uint64_t sum[4][SH_N];
+  uint64_t n[4][SH_N];
   unsigned calls[SH_N]; /* the shadow's callbacks, for its failing one */
 } SH;
+
+/* The timed pair (header [26] & 1): two more contexts like the shadow that
+ * run the timers inside the packet stream. [0] gets each packet alone,
+ * after rtel_ctx_get_expiry() / rtel_ctx_handle_expiry() at its time (the
+ * loop rtel-analyze runs); [1] the same packets as one
+ * rtel_ctx_read_pkts_timed() call per burst, with the look-ahead forced
+ * on. Both get every other call the checked context gets; their records,
+ * return values and final counters must be the same. Their callbacks
+ * never fail. */
+static struct {
+  rtel_ctx *ctx[2];
+  int on;
+} TW;
+static const int tw_side[2] = {2, 3};
 
 /* The shadow's callback of |kind| fails where the checked context's does:
  * at the same call of the same callback (CB_STATS + kind). */
@@ -638,7 +655,7 @@ static uint64_t sh_fnv(uint64_t h, const void *p, size_t n) {
 
 static void sh_fold(int side, unsigned kind, const void *rec, size_t len) {
   uint64_t *h = &SH.sum[side][kind];
-  if (!SH.on) {
+  if (side < 2 ? !SH.on : !TW.on) {
     return;
   }
   if (SH.n[side][kind]++ == 0) {
@@ -662,18 +679,18 @@ static void sh_fold(int side, unsigned kind, const void *rec, size_t len) {
 
 static int sh_on_stats(rtel_ctx *ctx, rtel_tstamp end,
                        const rtel_ctx_stats *st, void *ud) {
+  int side = ud ? *(const int *)ud : 1;
   (void)ctx;
-  (void)ud;
-  sh_fold(1, SH_STATS, &end, sizeof(end));
-  sh_fold(1, SH_STATS, st, sizeof(*st));
-  return sh_fail(SH_STATS);
+  sh_fold(side, SH_STATS, &end, sizeof(end));
+  sh_fold(side, SH_STATS, st, sizeof(*st));
+  return side == 1 && sh_fail(SH_STATS);
 }
 #define SH_CB(name, type, kind)                                               \
   static int name(rtel_ctx *ctx, const type *r, void *ud) {                   \
+    int side = ud ? *(const int *)ud : 1;                                     \
     (void)ctx;                                                                \
-    (void)ud;                                                                 \
-    sh_fold(1, kind, r, sizeof(*r));                                          \
-    return sh_fail(kind);                                                     \
+    sh_fold(side, kind, r, sizeof(*r));                                       \
+    return side == 1 && sh_fail(kind);                                        \
   }
 SH_CB(sh_on_flow, rtel_flow_record, SH_FLOW)
 SH_CB(sh_on_msg, rtel_msg_record, SH_MSG)
@@ -699,9 +716,18 @@ static void sh_compare(void) {
   }
 }
 
+/* The timed pair's records so far were the same. */
+static void tw_compare(void) {
+  unsigned k;
+  for (k = 0; k < SH_N; k++) {
+    FS_CHECK(SH.n[2][k] == SH.n[3][k]);
+    FS_CHECK(SH.sum[2][k] == SH.sum[3][k]);
+  }
+}
+
 /* The shadow gets what the checked context got (|rv|: what that returned;
  * the shadow must return the same). */
-#define SH_DO(call, rv)                                                       \
+#define SH_PKT_DO(call, rv)                                                   \
   do {                                                                        \
     if (SH.on) {                                                              \
       rtel_ctx *sctx_ = SH.ctx;                                               \
@@ -709,6 +735,35 @@ static void sh_compare(void) {
       (void)sctx_;                                                            \
     }                                                                         \
   } while (0)
+/* ... and so does the timed pair (whose two must return the same). */
+#define SH_DO(call, rv)                                                       \
+  do {                                                                        \
+    SH_PKT_DO(call, rv);                                                      \
+    if (TW.on) {                                                              \
+      rtel_ctx *sctx_ = TW.ctx[0];                                            \
+      long long tw_a_ = (long long)(call);                                    \
+      sctx_ = TW.ctx[1];                                                      \
+      FS_CHECK((long long)(call) == tw_a_);                                   \
+    }                                                                         \
+  } while (0)
+
+/* Packets for the timed pair (see TW). */
+static void tw_packets(const rtel_pkt_info *pis, const uint8_t *const *pkts,
+                       const size_t *lens, size_t n) {
+  size_t i;
+  if (!TW.on || n == 0) {
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    if (rtel_ctx_get_expiry(TW.ctx[0]) <= pis[i].ts) {
+      FS_CHECK(rtel_ctx_handle_expiry(TW.ctx[0], pis[i].ts) == 0);
+    }
+    FS_CHECK(rtel_ctx_read_pkt(TW.ctx[0], &pis[i], pkts[i], lens[i]) == 0);
+  }
+  FS_CHECK(rtel_ctx_read_pkts_timed(TW.ctx[1], pis, pkts, lens, n) ==
+           (rtel_ssize)n);
+  tw_compare();
+}
 
 static int fs_on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
                         const rtel_pkt_hd *hd, const uint8_t *pkt,
@@ -2111,7 +2166,8 @@ static void fs_flush_batch(void) {
   F.batch_last = 0;
   F.nbatch = n; /* for the index check in on_packet */
   rv = rtel_ctx_read_pkts(F.ctx, F.pis, F.pkts, F.lens, n);
-  SH_DO(rtel_ctx_read_pkts(sctx_, F.pis, F.pkts, F.lens, n), rv);
+  SH_PKT_DO(rtel_ctx_read_pkts(sctx_, F.pis, F.pkts, F.lens, n), rv);
+  tw_packets(F.pis, F.pkts, F.lens, n);
   F.nbatch = 0;
   F.batch_base = NULL;
   if (F.cb_failed) {
@@ -2254,7 +2310,12 @@ static void fs_packet(const uint8_t *e) {
   }
   {
     int rv = rtel_ctx_read_pkt(F.ctx, pi, p.t->b, p.caplen);
-    SH_DO(rtel_ctx_read_pkt(sctx_, pi, p.t->b, p.caplen), rv);
+    SH_PKT_DO(rtel_ctx_read_pkt(sctx_, pi, p.t->b, p.caplen), rv);
+    {
+      const uint8_t *b1 = p.t->b;
+      size_t l1 = p.caplen;
+      tw_packets(pi, &b1, &l1, 1);
+    }
     F.n_pkts++;
     if (!fs_call_failed(rv)) {
       FS_CHECK(rv == 0);
@@ -2633,6 +2694,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* the burst path even on these small tables (a test hook) */
     SH.ctx->ahead = 1;
   }
+  TW.on = (h[26] & 1) != 0;
+  if (TW.on) {
+    for (i = 0; i < 2; i++) {
+      FS_CHECK(rtel_ctx_new(&TW.ctx[i], &F.set, &sh_callbacks, NULL,
+                            (void *)(uintptr_t)&tw_side[i]) == 0);
+    }
+    TW.ctx[1]->ahead = 1;
+  }
   F.frozen = 1; /* no allocation from here on */
   FS_CHECK(rtel_ctx_get_expiry(F.ctx) == FS_NONE);
 
@@ -2664,6 +2733,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FS_CHECK(rtel_ctx_get_stats(SH.ctx, &b) == 0);
     FS_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
     rtel_ctx_del(SH.ctx);
+  }
+  if (TW.on) {
+    rtel_ctx_stats a, b;
+    tw_compare();
+    FS_CHECK(rtel_ctx_get_stats(TW.ctx[0], &a) == 0);
+    FS_CHECK(rtel_ctx_get_stats(TW.ctx[1], &b) == 0);
+    FS_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+    rtel_ctx_del(TW.ctx[0]);
+    rtel_ctx_del(TW.ctx[1]);
+    TW.on = 0;
   }
   rtel_ctx_del(F.ctx);
   F.frozen = 0;
