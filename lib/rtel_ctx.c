@@ -550,6 +550,7 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
                                  const uint8_t *pkt, size_t pktlen,
                                  const uint32_t *hint) {
   uint32_t pk;
+  const uint32_t *h = hint;
   count(ctx, rv, hd);
   if (rv != 0) {
     return 0; /* not RoCE, or malformed: counted */
@@ -577,20 +578,15 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     return 0;
   }
   /* (the disabled checks here save the modules' call setup) */
-  if (ctx->nvme.flags & RTEL_NVME_DISABLE) {
-    /* the flow table alone hashes only what it looks up: the hub's hash
-     * only if a burst computed it ahead */
-    if (!(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
-        (rv = rtel__flow_packet(&ctx->ft, pi, hd, hint)) != 0) {
-      ctx->failed = 1;
-      return rv;
-    }
-    return 0;
+  if (h == NULL && !(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
+    /* NVMe-oF needs the hash: one for both modules (the flow table alone
+     * hashes only the keys it looks up) */
+    pk = pkt_hash(ctx, pi->obs, hd);
+    h = &pk;
   }
-  pk = hint ? *hint : pkt_hash(ctx, pi->obs, hd);
   if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
-    rv = rtel__flow_packet(&ctx->ft, pi, hd, &pk);
-  } else {
+    rv = rtel__flow_packet(&ctx->ft, pi, hd, h);
+  } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
     /* no flow table to learn the QP pairs NVMe-oF queues need */
     rtel__pair_packet(&ctx->pairs, pi->obs, hd);
   }
@@ -598,10 +594,13 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
     ctx->failed = 1;
     return rv;
   }
+  if (ctx->nvme.flags & RTEL_NVME_DISABLE) {
+    return 0;
+  }
   /* the join's clock of this point first: its waits end before the
    * packet completes another I/O */
   rtel__join_clock(&ctx->join, pi->obs, pi->ts);
-  if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt, pk)) != 0) {
+  if ((rv = rtel__nvme_packet(&ctx->nvme, pi, hd, pkt, *h)) != 0) {
     ctx->failed = 1;
     return rv;
   }

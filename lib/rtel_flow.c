@@ -81,11 +81,17 @@
  * XOR this (odd: never the bucket of that key): flow_hash(). */
 #define RESP_SALT 0x9E3779B9u
 
-/* The hash of flow key |k| (see RESP_SALT). */
+/* The hash of a flow's key from the hash |pk| of its packets' key
+ * (|resp|: a READ RESPONSE flow; see RESP_SALT). */
+static rtel__inline uint32_t flow_hash_of(uint32_t pk, int resp) {
+  return pk ^ (resp ? RESP_SALT : 0u);
+}
+
+/* The hash of flow key |k|. */
 static uint32_t flow_hash(const rtel__flowtab *ft, const rtel__qkey *k) {
-  return rtel__qkey_hash_parts(ft->flows.seed, k->obs, k->src, k->dst,
-                               k->qpn & ~KEY_RESP) ^
-         (k->qpn & KEY_RESP ? RESP_SALT : 0u);
+  return flow_hash_of(rtel__qkey_hash_parts(ft->flows.seed, k->obs, k->src,
+                                            k->dst, k->qpn & ~KEY_RESP),
+                      (k->qpn & KEY_RESP) != 0);
 }
 
 /* A packet with the PSN of the flow's previous packet, seen less than this
@@ -1029,10 +1035,10 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *prv = 0;
   rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
                  hd->dqpn | (resp ? KEY_RESP : 0u));
-  h = (hint ? *hint
-            : rtel__qkey_hash_parts(ft->flows.seed, pi->obs, hd->src, hd->dst,
-                                    hd->dqpn)) ^
-      (RESP_SALT & -(uint32_t)resp); /* flow_hash() */
+  h = flow_hash_of(hint ? *hint
+                        : rtel__qkey_hash_parts(ft->flows.seed, pi->obs,
+                                                hd->src, hd->dst, hd->dqpn),
+                   resp);
   f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
@@ -1402,8 +1408,7 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
   }
   cls = rtel__op_class[hd->opcode];
   if (cls & RTEL__K_DATA) {
-    uint32_t h =
-        pk ^ (rtel__op_class_op(cls) == RTEL_OP_READ_RESP ? RESP_SALT : 0u);
+    uint32_t h = flow_hash_of(pk, rtel__op_class_op(cls) == RTEL_OP_READ_RESP);
     rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
     *has = RTEL__HINT_DATA;
     return h;

@@ -300,6 +300,14 @@ static rtel__inline rtel__qent *qfind(const rtel__qtab *t, uint32_t h,
   return NULL;
 }
 
+/* The queue whose key is the packet's own, with the hub's hash |pk|. */
+static rtel__inline nq *queue_of_pkt(const rtel__nvme *n,
+                                     const rtel_pkt_info *pi,
+                                     const rtel_pkt_hd *hd, uint32_t pk) {
+  return (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
+                             hd->dqpn);
+}
+
 static rtel__inline nq *queue_find(const rtel__nvme *n, uint32_t obs,
                                    const uint8_t *host, const uint8_t *target,
                                    uint32_t tqpn) {
@@ -1007,8 +1015,7 @@ static void parse_sgl(rtel__nvme *n, uint32_t ioi, nio *io, const uint8_t *b,
 static nq *command_queue(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, uint32_t pk, const uint8_t *b,
                          int *prv) {
-  nq *q =
-      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
+  nq *q = queue_of_pkt(n, pi, hd, pk);
   int connect;
 
   *prv = 0;
@@ -1432,8 +1439,7 @@ static int send_first(rtel__nvme *n, const rtel_pkt_info *pi,
  * SEND FIRST began (its last packet's time is the I/O's t_cap_last). */
 static void capsule_rest(rtel__nvme *n, const rtel_pkt_info *pi,
                          const rtel_pkt_hd *hd, uint32_t pk, int last) {
-  nq *q =
-      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
+  nq *q = queue_of_pkt(n, pi, hd, pk);
   if (q == NULL) {
     return;
   }
@@ -1511,8 +1517,7 @@ static rtel__noinline int on_read_response(rtel__nvme *n,
                                            const rtel_pkt_info *pi,
                                            const rtel_pkt_hd *hd,
                                            uint32_t pk) {
-  nq *q =
-      (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst, hd->dqpn);
+  nq *q = queue_of_pkt(n, pi, hd, pk);
   if (q) {
     read_response(n, pi, hd, q, hd->opcode);
   }

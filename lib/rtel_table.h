@@ -84,7 +84,7 @@ static inline uint64_t rtel__rotl64(uint64_t x, unsigned r) {
 
 static inline uint64_t rtel__word64(const uint8_t *p) {
   uint64_t w;
-  memcpy(&w, p, 8);
+  rtel__wordcpy(&w, p, 8);
   return w;
 }
 
@@ -95,7 +95,7 @@ static inline uint64_t rtel__word64(const uint8_t *p) {
  * flipped top bit of two words would otherwise cancel), are folded by XOR
  * and mixed once: five independent multiplies, not a chain of five (the
  * hub hashes every packet's key once, and the flow, pairing and NVMe-oF
- * tables, all with the context's seed, use that hash; tests/check_internal.c
+ * tables, all with the context's seed, use that hash; tests/check_table.c
  * checks its spread on sequential QPNs and addresses). Inline, and from the
  * parts so that a caller need not build the key first. */
 static inline uint32_t rtel__qkey_hash_parts(uint64_t seed, uint32_t obs,
