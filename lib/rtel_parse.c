@@ -760,11 +760,19 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
     }
     ip_end = off + 40 + rtel__get16(ip + 4);
   }
+  /* An IP packet beyond the wire: a copy that a mirror cut short without
+   * telling (its "wire" length is the copy's), the common case of mirrored
+   * traffic. As cut_copy() in the walk: the IP length is the truth, and the
+   * packet's wire length (the packet is flagged truncated below, cap <
+   * wire). */
+  if (ip_end > wire) {
+    wire = ip_end;
+  }
   /* the end of the UDP datagram and of the RoCE packet */
   end = off + iph + rtel__get16(ip + iph + 4);
-  /* the IP packet within the wire, the datagram within the IP packet, room
-   * for the BTH and the ICRC, the RoCEv2 port */
-  if (rtel__unlikely(ip_end > wire || end > ip_end ||
+  /* the datagram within the IP packet, room for the BTH and the ICRC, the
+   * RoCEv2 port */
+  if (rtel__unlikely(end > ip_end ||
                      end < off + iph + 8 + BTH_LEN + ICRC_LEN ||
                      rtel__get16(ip + iph + 2) != cfg->roce_port)) {
     return 0;
@@ -882,8 +890,9 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
 /* The common case in one pass: Ethernet II with at most one 802.1Q tag,
  * IPv4 without options or fragmentation or IPv6 without extension
  * headers, UDP to the RoCEv2 port, a BTH of transport version 0 with a
- * known opcode (not a MAD to QP0/QP1), its extended headers captured, the
- * lengths consistent and the IP packet within the wire length. |cap| and
+ * known opcode (not a MAD to QP0/QP1), its extended headers captured and
+ * the lengths consistent (an IP packet beyond the wire length is a mirror's
+ * cut copy, as in the walk). |cap| and
  * |wire| are as decode_entry() has clamped them. Every condition is
  * checked before the first store; if one fails, returns 0 having written
  * nothing, and the general walk takes the packet (and reports whatever is

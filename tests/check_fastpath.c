@@ -93,12 +93,14 @@ static void compare(const uint8_t *pkt, size_t cap, size_t wire,
   compare_cfg(&cfg_icrc, pkt, cap, wire, what);
 }
 
-/* Every capture length 0..len, with the wire length at the packet's, and
- * (for a few captures) below, beyond and unset. */
+/* Every capture length 0..len, with the wire length at the packet's or at
+ * the capture's (a mirror's cut copy), and (for a few captures) below,
+ * beyond and unset. */
 static void compare_cuts(const uint8_t *pkt, size_t len, const char *what) {
   size_t c;
   for (c = 0; c <= len; c++) {
     compare(pkt, c, len, what);
+    compare(pkt, c, c, what); /* a mirror's copy: the wire length cut too */
   }
   compare(pkt, len, 0, what);
   compare(pkt, len, len - 1, what);
