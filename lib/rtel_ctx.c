@@ -694,15 +694,17 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
     /* the entries of the packets due in RTEL__AHEAD / 2 iterations, the
      * open messages of those due in RTEL__AHEAD / 4 */
     if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
-      const rtel__ahead *m = &a[(i - RTEL__AHEAD / 2) % RTEL__AHEAD];
+      size_t j = i - RTEL__AHEAD / 2;
+      const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0);
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd, pis[j].obs);
       }
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
-      const rtel__ahead *m = &a[(i - 3 * RTEL__AHEAD / 4) % RTEL__AHEAD];
+      size_t j = i - 3 * RTEL__AHEAD / 4;
+      const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1);
+        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd, pis[j].obs);
       }
     }
   }

@@ -1423,7 +1423,7 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
 }
 
 void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
-                         int step) {
+                         int step, const rtel_pkt_hd *hd, uint32_t obs) {
   const flow *f = NULL;
   if (has == RTEL__HINT_DATA) {
     uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
@@ -1434,8 +1434,18 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
     if (step == 0) {
       rtel__prefetch(f);
       rtel__prefetch((const uint8_t *)f + 64);
-    } else if (f->q.hash == hint && f->msg_tail != RTEL__NIL) {
-      rtel__prefetch(msg_at(ft, f->msg_tail));
+    } else if (f->q.hash == hint) {
+      if (f->msg_tail != RTEL__NIL) {
+        rtel__prefetch(msg_at(ft, f->msg_tail));
+      }
+      /* data_packet()'s rtel__pair_note_psn(): a random slot of an index
+       * of 4 per flow, written by every data packet of an unpaired flow
+       * (READ RESPONSE flows never write it) */
+      if (f->peer_qpn == RTEL_QPN_NONE && !(f->q.key.qpn & KEY_RESP)) {
+        rtel__prefetch_w(rtel__pair_psn_slot(
+            ft->pairs, rtel__pair_psn_tag(ft->pairs, obs, hd->src, hd->dst),
+            hd->psn));
+      }
     }
   } else if (has == RTEL__HINT_CTRL) {
     const rtel__pair *p = rtel__pair_first(ft->pairs, hint);

@@ -69,13 +69,15 @@ static inline int rtel__flow_big(const rtel__flowtab *ft) {
 uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
                          uint32_t pk, int *has);
 
-/* Prefetches for a packet whose rtel__flow_hint() gave |hint| and |has|:
- * at |step| 0 (some packets later, when the bucket is in cache) the entry
- * the bucket names first (flow or pairing entry); at |step| 1 (later
- * again, when that entry is in cache) what it leads to: a flow's open
- * message, the flow a pairing entry's ACKs were for. */
+/* Prefetches for a packet |hd| at observation point |obs| whose
+ * rtel__flow_hint() gave |hint| and |has|: at |step| 0 (some packets
+ * later, when the bucket is in cache) the entry the bucket names first
+ * (flow or pairing entry); at |step| 1 (later again, when that entry is in
+ * cache) what it leads to: a flow's open message and, while the flow is
+ * not paired, the PSN index slot its packet will write; the flow a pairing
+ * entry's ACKs were for. */
 void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
-                         int step);
+                         int step, const rtel_pkt_hd *hd, uint32_t obs);
 
 /* A connection seen in RDMA CM: its QP pair is learned (in the pairing
  * table) and its flows learn their peer. */

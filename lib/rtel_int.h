@@ -19,12 +19,15 @@
 #  define rtel__inline inline __attribute__((always_inline))
 #  define rtel__noinline __attribute__((noinline))
 #  define rtel__prefetch(p) __builtin_prefetch((p), 0, 3)
+/* ... for a line about to be written */
+#  define rtel__prefetch_w(p) __builtin_prefetch((p), 1, 3)
 #else
 #  define rtel__likely(x) (x)
 #  define rtel__unlikely(x) (x)
 #  define rtel__inline inline
 #  define rtel__noinline
 #  define rtel__prefetch(p) ((void)(p))
+#  define rtel__prefetch_w(p) ((void)(p))
 #endif
 
 /* The default allocator (rtel_mem_default() for the library's own use).
