@@ -155,13 +155,14 @@ rtel__pair *rtel__pair_ack_psn(rtel__pairtab *pt, rtel__pair *p,
                                const rtel__qkey *k, uint32_t psn) {
   /* the data went the other way: from k->dst to k->src */
   uint32_t tag = rtel__pair_psn_tag(pt, k->obs, k->dst, k->src);
-  rtel__psn_slot *sl = rtel__pair_psn_slot(pt, tag, psn);
-  if (sl->tag == tag && sl->psn == psn && sl->qpn != RTEL_QPN_NONE) {
+  rtel__psn_slot w = *rtel__pair_psn_slot(pt, tag, psn);
+  uint32_t qpn = rtel__psn_qpn(w);
+  if (rtel__psn_match(w, tag, psn) && qpn != RTEL__PSN_QPN_NONE) {
     if (p == NULL) {
       p = rtel__pair_get(pt, k);
     }
-    if (p->cand != sl->qpn) {
-      p->cand = sl->qpn;
+    if (p->cand != qpn) {
+      p->cand = qpn;
       p->hits = 1;
       p->hit_psn = psn;
     } else if (p->hit_psn != psn) {

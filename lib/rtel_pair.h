@@ -57,13 +57,38 @@ typedef struct rtel__pair {
   rtel__pair_held held;
 } rtel__pair;
 
-/* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN. */
-typedef struct rtel__psn_slot {
-  uint32_t tag; /* hash of (obs, src, dst) | 1; 0 = empty */
-  uint32_t psn;
-  uint32_t qpn; /* the data packets' destination QP */
-  uint32_t pad;
-} rtel__psn_slot;
+/* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN: a
+ * slot is one word, 0 when empty, else
+ *   bits 48-63  the top 16 bits of the tag (the hash of (obs, src, dst)),
+ *               with bit 48 set (so a slot in use is never 0)
+ *   bits 24-47  the data packets' destination QPN (RTEL__PSN_QPN_NONE:
+ *               two flows of the host pair used the PSN)
+ *   bits 0-23   the PSN
+ * The slot's place comes from the whole tag and the PSN, so another host
+ * pair's PSN matches only if it lands on the same slot with the same PSN
+ * and the same 16 tag bits; pairing then needs two such hits in a row for
+ * the same QP. 8 bytes, so 8 slots per cache line. */
+typedef uint64_t rtel__psn_slot;
+
+#define RTEL__PSN_QPN_NONE 0xffffffu
+
+/* The slot word of (|tag|, |qpn|, |psn|). */
+static inline uint64_t rtel__psn_word(uint32_t tag, uint32_t qpn,
+                                      uint32_t psn) {
+  return (uint64_t)(tag >> 16 | 1u) << 48 | (uint64_t)(qpn & 0xffffffu) << 24 |
+         (psn & 0xffffffu);
+}
+
+/* Whether slot word |w| holds |psn| of a flow with |tag|. */
+static inline int rtel__psn_match(uint64_t w, uint32_t tag, uint32_t psn) {
+  return ((w ^ rtel__psn_word(tag, 0, psn)) & ~((uint64_t)0xffffffu << 24)) ==
+         0;
+}
+
+/* The QPN of slot word |w|. */
+static inline uint32_t rtel__psn_qpn(uint64_t w) {
+  return (uint32_t)(w >> 24) & 0xffffffu;
+}
 
 typedef struct rtel__pairtab {
   rtel__env env;
@@ -147,14 +172,13 @@ static inline void rtel__pair_note_psn(rtel__pairtab *pt, uint32_t obs,
                                        uint32_t dqpn, uint32_t psn) {
   uint32_t tag = rtel__pair_psn_tag(pt, obs, src, dst);
   rtel__psn_slot *sl = rtel__pair_psn_slot(pt, tag, psn);
-  if (sl->tag == tag && sl->psn == psn && sl->qpn != dqpn) {
-    /* two flows of this host pair used this PSN: it names neither */
-    sl->qpn = RTEL_QPN_NONE;
-  } else {
-    sl->tag = tag;
-    sl->psn = psn;
-    sl->qpn = dqpn;
-  }
+  /* two flows of this host pair used this PSN: it names neither */
+  *sl = rtel__psn_word(tag,
+                       rtel__psn_match(*sl, tag, psn) &&
+                               rtel__psn_qpn(*sl) != (dqpn & 0xffffffu)
+                           ? RTEL__PSN_QPN_NONE
+                           : dqpn,
+                       psn);
 }
 
 /* An ACK or NAK (AETH) with |psn| sent to |k| (from k->src to k->dst's QP
