@@ -60,9 +60,10 @@ typedef struct rtel__pair {
 /* Recent data-packet PSNs of unpaired flows, for pairing by ACK PSN: a
  * slot is one word, 0 when empty, else
  *   bits 48-63  the top 16 bits of the tag (the hash of (obs, src, dst)),
- *               with bit 48 set (so a slot in use is never 0)
- *   bits 24-47  the data packets' destination QPN (RTEL__PSN_QPN_NONE:
- *               two flows of the host pair used the PSN)
+ *               1 for 0 (so a slot in use is never 0)
+ *   bits 24-47  the data packets' destination QPN; RTEL__PSN_QPN_NONE:
+ *               two flows of the host pair used the PSN, or the QPN is
+ *               0xffffff itself (the multicast QPN: UD, never acknowledged)
  *   bits 0-23   the PSN
  * The slot's place comes from the whole tag and the PSN, so another host
  * pair's PSN matches only if it lands on the same slot with the same PSN
@@ -75,7 +76,8 @@ typedef uint64_t rtel__psn_slot;
 /* The slot word of (|tag|, |qpn|, |psn|). */
 static inline uint64_t rtel__psn_word(uint32_t tag, uint32_t qpn,
                                       uint32_t psn) {
-  return (uint64_t)(tag >> 16 | 1u) << 48 | (uint64_t)(qpn & 0xffffffu) << 24 |
+  uint32_t t = tag >> 16;
+  return (uint64_t)(t ? t : 1u) << 48 | (uint64_t)(qpn & 0xffffffu) << 24 |
          (psn & 0xffffffu);
 }
 

@@ -6,6 +6,8 @@
  * handed out in sequence, addresses of one subnet) its buckets must be
  * spread as a uniform random function would spread them. The expected
  * figures are those of a uniform hash (balls in bins), not of this one.
+ * And the pairing PSN index's slot match (lib/rtel_pair.h) on slots that
+ * collide, with hand-picked collisions.
  */
 #include "rtel_test_util.h"
 
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtel_pair.h"
 #include "rtel_table.h"
 
 /* How |n| keys fall into |m| buckets (a power of two, h & (m - 1) as the
@@ -155,12 +158,100 @@ START_TEST(test_qkey_hash_avalanche) {
 }
 END_TEST
 
+/* The PSN index (lib/rtel_pair.h): with one flow (4 slots) slots collide,
+ * and a slot names a data PSN only for the same PSN of the same host pair:
+ * another PSN of the pair on the same slot, or the same PSN of another
+ * pair whose tag differs in its top 16 bits, must not match; a PSN two
+ * flows of the pair used names neither. */
+static uint8_t *v4(uint8_t *a, uint32_t host) {
+  memset(a, 0, 16);
+  a[10] = a[11] = 0xff;
+  a[12] = 10;
+  a[13] = (uint8_t)(host >> 16);
+  a[14] = (uint8_t)(host >> 8);
+  a[15] = (uint8_t)host;
+  return a;
+}
+
+START_TEST(test_psn_index_match) {
+  rtel_settings s;
+  rtel_ctx_stats st;
+  rtel__env env;
+  rtel__pairtab pt;
+  rtel__qkey k;
+  uint8_t a[16], b[16], c[16];
+  uint32_t tag, psn2, i;
+  const rtel__pair *p;
+  size_t bytes;
+
+  rtel_settings_default(&s);
+  s.max_flows = 1;
+  memset(&st, 0, sizeof(st));
+  env.mem = rtel_mem_default();
+  env.stats = &st;
+  env.sink = NULL;
+  ck_assert_int_eq(rtel__pair_init(&pt, &s, &env), 0);
+  ck_assert_uint_eq(pt.psn_mask, 3);
+  bytes = (pt.psn_mask + 1) * sizeof(*pt.psn_index);
+  v4(a, 1);
+  v4(b, 2);
+  tag = rtel__pair_psn_tag(&pt, 0, a, b);
+
+  /* data a -> (b, 0x123) PSN 1000, its ACK b -> (a, 0x456) PSN 1000 */
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  rtel__qkey_set(&k, 0, b, a, 0x456);
+  p = rtel__pair_ack_psn(&pt, NULL, &k, 1000);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(p->cand, 0x123);
+  ck_assert_uint_eq(p->hits, 1);
+
+  /* another PSN of the pair on PSN 1000's slot */
+  for (psn2 = 1001; rtel__pair_psn_slot(&pt, tag, psn2) !=
+                    rtel__pair_psn_slot(&pt, tag, 1000);
+       psn2++) {
+  }
+  memset(pt.psn_index, 0, bytes);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  rtel__qkey_set(&k, 0, b, a, 0x457);
+  ck_assert_ptr_null(rtel__pair_ack_psn(&pt, NULL, &k, psn2));
+
+  /* another pair c -> b, PSN 1000 on the same slot, other top 16 tag bits */
+  for (i = 3;; i++) {
+    uint32_t t2 = rtel__pair_psn_tag(&pt, 0, v4(c, i), b);
+    if ((t2 >> 16) != (tag >> 16) && rtel__pair_psn_slot(&pt, t2, 1000) ==
+                                         rtel__pair_psn_slot(&pt, tag, 1000)) {
+      break;
+    }
+  }
+  memset(pt.psn_index, 0, bytes);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  rtel__qkey_set(&k, 0, b, c, 0x458);
+  ck_assert_ptr_null(rtel__pair_ack_psn(&pt, NULL, &k, 1000));
+
+  /* two flows of the pair, PSN 1000 each: it names neither */
+  memset(pt.psn_index, 0, bytes);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x124, 1000);
+  rtel__qkey_set(&k, 0, b, a, 0x459);
+  ck_assert_ptr_null(rtel__pair_ack_psn(&pt, NULL, &k, 1000));
+  /* and the same flow twice still does */
+  memset(pt.psn_index, 0, bytes);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  rtel__pair_note_psn(&pt, 0, a, b, 0x123, 1000);
+  p = rtel__pair_ack_psn(&pt, NULL, &k, 1000);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_eq(p->cand, 0x123);
+  rtel__pair_free(&pt);
+}
+END_TEST
+
 Suite *rtel_test_table_suite(void) {
   Suite *s = suite_create("table");
   TCase *tc = tcase_create("qkey_hash");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_qkey_hash_spread);
   tcase_add_test(tc, test_qkey_hash_avalanche);
+  tcase_add_test(tc, test_psn_index_match);
   suite_add_tcase(s, tc);
   return s;
 }
