@@ -156,9 +156,7 @@ void rtel__pair_cm_conn(rtel__pairtab *pt, const rtel__cm_conn *c,
 static inline uint32_t rtel__pair_psn_tag(const rtel__pairtab *pt,
                                           uint32_t obs, const uint8_t *src,
                                           const uint8_t *dst) {
-  rtel__qkey k;
-  rtel__qkey_set(&k, obs, src, dst, 0);
-  return rtel__qkey_hash_seed(pt->tag_seed, &k) | 1u;
+  return rtel__qkey_hash_parts(pt->tag_seed, obs, src, dst, 0) | 1u;
 }
 
 static inline rtel__psn_slot *rtel__pair_psn_slot(const rtel__pairtab *pt,
@@ -174,13 +172,13 @@ static inline void rtel__pair_note_psn(rtel__pairtab *pt, uint32_t obs,
                                        uint32_t dqpn, uint32_t psn) {
   uint32_t tag = rtel__pair_psn_tag(pt, obs, src, dst);
   rtel__psn_slot *sl = rtel__pair_psn_slot(pt, tag, psn);
-  /* two flows of this host pair used this PSN: it names neither */
-  *sl = rtel__psn_word(tag,
-                       rtel__psn_match(*sl, tag, psn) &&
-                               rtel__psn_qpn(*sl) != (dqpn & 0xffffffu)
-                           ? RTEL__PSN_QPN_NONE
-                           : dqpn,
-                       psn);
+  uint32_t qpn = dqpn;
+  if (rtel__psn_match(*sl, tag, psn) &&
+      rtel__psn_qpn(*sl) != (dqpn & 0xffffffu)) {
+    qpn = RTEL__PSN_QPN_NONE; /* two flows of this host pair used this PSN:
+                                 it names neither */
+  }
+  *sl = rtel__psn_word(tag, qpn, psn);
 }
 
 /* An ACK or NAK (AETH) with |psn| sent to |k| (from k->src to k->dst's QP
