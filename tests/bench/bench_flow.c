@@ -5,7 +5,9 @@
  * For F concurrent flows (default F = 1000, 100000, then 1000000) builds an
  * arena of RoCEv2 packets with its own byte builder (not the library's
  * decoder): about 10^6 data packets, F x K, interleaved round robin across
- * the flows (flow = data index mod F: the worst case for caches), each a
+ * the flows (flow = data index mod F: the worst case for the caches'
+ * reuse; with -R each round of F packets visits the flows in an order of
+ * its own, which the hardware cannot predict either), each a
  * 128-byte mirror copy of a ~1100-byte packet; every flow sends RDMA WRITE
  * messages of MSG_PKTS packets (FIRST with a RETH, MIDDLEs, LAST with
  * AckReq), and every tenth packet is an ACK on the reverse QP naming a data
@@ -61,6 +63,10 @@
  *   -f FLOWS  one case with FLOWS flows instead of 1000, 100000 and
  *             1000000
  *   -P        no RDMA CM: pairs from ACK PSNs only
+ *   -R        each round of one packet per flow in an order of its own
+ *             (flow_of()) instead of round robin: the LRU neighbours of a
+ *             flow (the flows touched just before and after it last round)
+ *             are then as cold as any other flow
  *   -A        64-byte-aligned allocations (an experiment: the default
  *             allocator returns 16-byte-aligned blocks)
  *   -H        as -A, and blocks of 2 MiB or more 2 MiB-aligned with
@@ -108,6 +114,36 @@ typedef struct bench {
   uint32_t *psn0; /* per flow: first PSN */
 } bench;
 
+static int shuffled; /* -R */
+
+static uint32_t gcd32(uint32_t a, uint32_t b) {
+  while (b) {
+    uint32_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* The flow of the |j|-th data packet of round |s| (a round: one data
+ * packet of every flow): round robin, or with -R in an order of its own
+ * per round, j -> (a j + c) mod F with a coprime to F from the round, so
+ * that the flows a packet's flow was touched between last round are
+ * touched far from it this round (as in traffic whose flows interleave at
+ * random), while every flow still sends its PSNs in order. */
+static uint32_t flow_of(const bench *b, uint64_t s, uint32_t j) {
+  uint32_t a, c;
+  if (!shuffled || b->nflows < 3) {
+    return j;
+  }
+  a = mix((uint32_t)s * 2654435761u + 7u) % b->nflows;
+  while (a == 0 || gcd32(a, b->nflows) != 1) {
+    a = a + 1 < b->nflows ? a + 1 : 1;
+  }
+  c = mix((uint32_t)s ^ 0x5bd1e995u) % b->nflows;
+  return (uint32_t)(((uint64_t)a * j + c) % b->nflows);
+}
+
 static uint32_t src_ip(const bench *b, uint32_t f) {
   return 0x0a010000u | (f % b->hosts);
 }
@@ -118,8 +154,8 @@ static uint32_t dst_ip(const bench *b, uint32_t f) {
 /* Data packet |d| of pass |pass|. */
 static void build_data(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
                        uint16_t *cap, uint16_t *wire) {
-  uint32_t f = (uint32_t)(d % b->nflows);
   uint64_t s = pass * b->k + d / b->nflows; /* the flow's sequence number */
+  uint32_t f = flow_of(b, s, (uint32_t)(d % b->nflows));
   unsigned pos = (unsigned)((s + f) % MSG_PKTS);
   uint8_t opcode = pos == 0 ? 0x06 : pos == MSG_PKTS - 1 ? 0x08 : 0x07;
   size_t ext = pos == 0 ? 16 : 0, off, w;
@@ -151,8 +187,8 @@ static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
     t += (int64_t)b->ndata;
     tp--;
   }
-  f = (uint32_t)((uint64_t)t % b->nflows);
   s = tp * (int64_t)b->k + (int64_t)((uint64_t)t / b->nflows);
+  f = flow_of(b, (uint64_t)s, (uint32_t)((uint64_t)t % b->nflows));
   off =
       put_hdrs(p, dst_ip(b, f), src_ip(b, f), 0xc000u | (f & 0x3fff), 2, 0x11,
                0, QPN_REQ + f, (uint32_t)((int64_t)b->psn0[f] + s), 4, &w);
@@ -391,9 +427,10 @@ static int run_case(uint32_t nflows) {
   }
 
   printf("\nF = %u flows: %zu packets per pass (%zu data, %u per flow, "
-         "RDMA WRITE FIRST+RETH/%u MIDDLE/LAST; %zu ACKs), round robin, "
+         "RDMA WRITE FIRST+RETH/%u MIDDLE/LAST; %zu ACKs), %s, "
          "%d-byte copies of ~%u-byte packets, %zu MB arena; pairs from %s\n",
-         nflows, b.n, b.ndata, b.k, MSG_PKTS - 2, b.nack, SLOT,
+         nflows, b.n, b.ndata, b.k, MSG_PKTS - 2, b.nack,
+         shuffled ? "each round in its own order (-R)" : "round robin", SLOT,
          14 + 20 + 8 + 12 + PAYLOAD + 4, b.n * SLOT >> 20,
          psn_pairing ? "ACK PSNs" : "RDMA CM");
   printf("memory    %9.1f B/flow  (rtel_ctx_new: %.1f MB with max_flows = "
@@ -529,11 +566,13 @@ int main(int argc, char **argv) {
       bench_cnt.align64 = bench_cnt.huge = 1;
     } else if (strcmp(argv[i], "-d") == 0) {
       default_pairs = 1;
+    } else if (strcmp(argv[i], "-R") == 0) {
+      shuffled = 1;
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
-      fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-A] "
-                      "[-H] [-d] [SECONDS_PER_CASE]\n");
+      fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-R] "
+                      "[-A] [-H] [-d] [SECONDS_PER_CASE]\n");
       return 2;
     }
   }
