@@ -94,6 +94,25 @@ static uint32_t flow_hash(const rtel__flowtab *ft, const rtel__qkey *k) {
                       (k->qpn & KEY_RESP) != 0);
 }
 
+/* The LRU lists (the table's, least recently active first, for the idle
+ * timeout and eviction; mflows) are approximate: a flow moves to their
+ * recent end at its first packet in each tick of 2^tick_shift ns (the
+ * largest power of two <= idle / 64), not at every packet. A move writes
+ * the entries on either side of the flow's place, two random lines per
+ * list in traffic whose flows interleave at random: at every packet that
+ * was the flow path's largest cost with many flows (bench_flow -R).
+ * The lists stay in the order of each flow's latest move, and a flow's
+ * latest packet is in the tick of its latest move, so a flow ahead of
+ * another in a list had its latest packet less than a tick after the
+ * other's: a flow ends idle (the expiry of the least recent one) at most
+ * one tick (1/64 of the timeout) late, an evicted flow is the least
+ * recently active one to within a tick. The stamp is 8 bits: it cannot
+ * come round to the same value (256 ticks are at least twice the
+ * timeout) between packets of a flow that is not idle. */
+static rtel__inline uint8_t lru_tick(const rtel__flowtab *ft, rtel_tstamp ts) {
+  return (uint8_t)(ts >> ft->tick_shift);
+}
+
 /* A packet with the PSN of the flow's previous packet, seen less than this
  * after it, is a duplicate copy (a mirror's), not a retransmission: a
  * sender's resend follows a NAK or a timeout, microseconds later. */
@@ -172,7 +191,7 @@ typedef struct flow {
   uint8_t ops;
   uint8_t fl; /* RTEL_FLOW_F_* */
   uint8_t ngaps;
-  uint8_t rq_next;
+  uint8_t tick; /* lru_tick() of its latest move in the LRU lists */
   /* lines 2-4: retransmissions, control packets, ECN, message boundaries,
    * attributes and bookkeeping */
   rtel_tstamp first_ts;
@@ -205,7 +224,8 @@ typedef struct flow {
   uint16_t vlan;
   uint8_t dscp;
   uint8_t rq_n;
-  uint16_t pad;
+  uint8_t rq_next;
+  uint8_t pad;
   /* READ RESPONSE flows: PSNs of the latest READ REQUESTs seen */
   uint32_t rq_psn[4];
 } flow;
@@ -216,7 +236,7 @@ typedef struct flow {
 
 RTEL__STATIC_ASSERT(offsetof(flow, highest) + 4 <= 64, "flow line 0");
 RTEL__STATIC_ASSERT(offsetof(flow, last_ts) == 64, "flow line 1 begins");
-RTEL__STATIC_ASSERT(offsetof(flow, rq_next) < 128, "flow line 1 ends");
+RTEL__STATIC_ASSERT(offsetof(flow, tick) < 128, "flow line 1 ends");
 
 size_t rtel__flow_entry_size(void) { return FLOW_STRIDE; }
 
@@ -239,6 +259,10 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
   ft->flags = s->flow_flags;
   ft->idle = s->flow_idle_timeout ? s->flow_idle_timeout : 100000000u;
   ft->active = s->flow_active_timeout;
+  /* the LRU tick: the largest power of two of ns <= idle / 64 */
+  while (ft->tick_shift < 63 && (ft->idle >> 6 >> (ft->tick_shift + 1)) != 0) {
+    ft->tick_shift++;
+  }
   ft->msg_cap = s->max_open_msgs ? s->max_open_msgs : 2 * nflows;
   ft->msg_per_flow = s->max_flow_msgs ? s->max_flow_msgs : 64;
   ft->settle_psns = s->msg_settle_psns ? s->msg_settle_psns : 128;
@@ -968,6 +992,7 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
   f->first_ts = pi->ts;
   f->last_ts = pi->ts;
   f->msg_head = f->msg_tail = RTEL__NIL;
+  f->tick = lru_tick(ft, pi->ts); /* (inserted at the recent end) */
   f->highest = hd->psn;
   f->last_psn = hd->psn;
   f->sport = hd->roce == 2 ? hd->sport : 0;
@@ -1027,7 +1052,7 @@ static int resp_gap(const rtel__flowtab *ft, const flow *f, uint32_t psn) {
  * and may not evict, or with the error of a record ended on the way. */
 static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, int resp, const uint32_t *hint,
-                       int *created, int *prv) {
+                       int *created, int *moved, int *prv) {
   rtel__qkey k;
   uint32_t h;
   flow *f;
@@ -1052,10 +1077,15 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
     }
   }
   *created = f == NULL;
+  *moved = 0;
   if (f == NULL) {
     return flow_new(ft, &k, h, pi, hd, prv);
   }
-  rtel__qtab_touch(&ft->flows, &f->q);
+  if (f->tick != lru_tick(ft, pi->ts)) {
+    f->tick = lru_tick(ft, pi->ts);
+    rtel__qtab_touch(&ft->flows, &f->q);
+    *moved = 1;
+  }
   if (f->packets == 0) {
     f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
   }
@@ -1300,9 +1330,9 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, uint16_t cls,
                        const uint32_t *hint) {
   int resp = rtel__op_class_op(cls) == RTEL_OP_READ_RESP;
-  int created = 0, retx = 0, rv;
+  int created = 0, moved = 0, retx = 0, rv;
   uint32_t wire = 0;
-  flow *f = data_flow(ft, pi, hd, resp, hint, &created, &rv);
+  flow *f = data_flow(ft, pi, hd, resp, hint, &created, &moved, &rv);
   rtel__omsg *o;
 
   if (f == NULL) {
@@ -1328,7 +1358,8 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   if (o != NULL) {
     msg_count(o, pi, hd, cls, retx, wire);
   }
-  if (f->msg_n != 0) {
+  if (moved && f->msg_n != 0) {
+    /* (a flow with its first open message was appended to it just now) */
     rtel__list_move_tail(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
   }
   if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
@@ -1531,7 +1562,8 @@ int rtel__flow_flush(rtel__flowtab *ft, uint32_t end) {
   if (ft->flags & RTEL_FLOW_DISABLE) {
     return 0;
   }
-  /* oldest first, so records come out in order of their last activity */
+  /* oldest first, so records come out in order of their last activity (to
+   * within a tick: lru_tick()) */
   while (ft->flows.used) {
     if ((rv = end_flow(ft, (flow *)(void *)rtel__qtab_oldest(&ft->flows),
                        end)) != 0) {

@@ -36,6 +36,7 @@ typedef struct rtel__flowtab {
   rtel_tstamp idle;
   rtel_tstamp active;
   uint32_t flags;
+  unsigned tick_shift; /* the LRU lists' tick: 2^tick_shift ns */
 } rtel__flowtab;
 
 /* |pairs| is set up already (rtel__pair_init()). */

@@ -873,7 +873,11 @@ typedef struct rtel_settings {
   uint32_t max_qp_pairs;
   /** Reserved: set to 0. */
   uint32_t reserved1;
-  /** A flow ends after this long without a data packet. Default 100 ms. */
+  /** A flow ends after this long without a data packet. Default 100 ms.
+   * The table's least-recently-active order is kept to within a tick (the
+   * largest power of two of ns <= this / 64): a flow ends idle less than
+   * a tick late, and eviction takes the least recently active flow to
+   * within a tick. */
   rtel_tstamp flow_idle_timeout;
   /** A flow is reported and restarted after this long; 0 = never. */
   rtel_tstamp flow_active_timeout;

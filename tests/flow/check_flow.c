@@ -41,6 +41,7 @@ static const uint8_t IP6_B[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
 #define QB 0x00B2B2u
 #define QA2 0x00A2A2u
 #define QB2 0x00B3B3u
+#define QB3 0x00C4C4u
 #define T0 UINT64_C(1000000000)
 #define IDLE UINT64_C(1000000) /* 1 ms */
 #define OBS 7u
@@ -715,23 +716,81 @@ START_TEST(t01_idle_by_packet) {
 }
 END_TEST
 
-/* The expiry is the earliest last_ts + idle over all flows. */
+/* The LRU tick of a 1 ms idle timeout, as rtel_settings(3) states it: the
+ * largest power of two of ns <= IDLE / 64 (15625 ns): 8192 ns. */
+#define TICK UINT64_C(8192)
+
+/* The expiry is the earliest last_ts + idle over all flows, when the
+ * packets are more than a tick apart (the table's order is that of each
+ * flow's first packet in a tick). */
 START_TEST(t01_expiry_two_flows) {
   env e;
   env_init(&e);
   Wq(&e, T0, QB, 10, 64);
-  Wq(&e, T0 + 500, QB2, 20, 64);
-  Wq(&e, T0 + 1000, QB, 11, 64);
-  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 500 + IDLE);
-  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 500 + IDLE), 0);
+  Wq(&e, T0 + 3 * TICK, QB2, 20, 64);
+  Wq(&e, T0 + 6 * TICK, QB, 11, 64);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 3 * TICK + IDLE);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 3 * TICK + IDLE), 0);
   ck_assert_uint_eq(e.c.nfl, 1);
   ck_assert_uint_eq(e.c.fl[0].dqpn, QB2);
   ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_IDLE);
-  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 1000 + IDLE);
-  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 1000 + IDLE), 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), T0 + 6 * TICK + IDLE);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 6 * TICK + IDLE), 0);
   ck_assert_uint_eq(e.c.nfl, 2);
   ck_assert_uint_eq(e.c.fl[1].dqpn, QB);
   ck_assert_uint_eq(e.c.fl[1].packets, 2);
+  env_free(&e);
+}
+END_TEST
+
+/* Inside one tick the table keeps the order of the flows' first packets:
+ * QB, whose latest packet came after QB2's in the same tick, stays ahead
+ * of it. The documented bound holds: QB2 ends no earlier than its idle
+ * time and less than a tick after it, QB not before its own. */
+START_TEST(t01_expiry_within_tick) {
+  env e;
+  rtel_tstamp t = (T0 / TICK + 1) * TICK; /* a tick's first ns */
+  env_init(&e);
+  Wq(&e, t, QB, 10, 64);
+  Wq(&e, t + 500, QB2, 20, 64);
+  Wq(&e, t + 1000, QB, 11, 64);
+  ck_assert_uint_ge(rtel_ctx_get_expiry(e.ctx), t + 500 + IDLE);
+  ck_assert_uint_lt(rtel_ctx_get_expiry(e.ctx), t + 500 + IDLE + TICK);
+  /* nothing ends before QB2's idle time */
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, t + 500 + IDLE - 1), 0);
+  ck_assert_uint_eq(e.c.nfl, 0);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, t + 500 + IDLE + TICK - 1),
+                   0);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[0].dqpn, QB);
+  ck_assert_uint_eq(e.c.fl[0].last_ts, t + 1000);
+  ck_assert_uint_eq(e.c.fl[1].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[1].end, RTEL_END_IDLE);
+  env_free(&e);
+}
+END_TEST
+
+/* Eviction takes the least recently active flow (packets more than a tick
+ * apart): QB, touched again after QB2, stays; QB2 goes. */
+START_TEST(t01_evict_least_recent) {
+  env e;
+  rtel_settings s;
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  s.max_flows = 2;
+  env_init_s(&e, &s);
+  Wq(&e, T0, QB, 10, 64);
+  Wq(&e, T0 + 2 * TICK, QB2, 20, 64);
+  Wq(&e, T0 + 4 * TICK, QB, 11, 64);
+  Wq(&e, T0 + 6 * TICK, QB3, 30, 64);
+  ck_assert_uint_eq(stats(&e).flows_evicted, 1);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_EVICTED);
+  Wq(&e, T0 + 8 * TICK, QB, 12, 64);
+  Wq(&e, T0 + 10 * TICK, QB2, 21, 64); /* QB3 is now the least recent */
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[1].dqpn, QB3);
   env_free(&e);
 }
 END_TEST
@@ -3156,6 +3215,8 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t01_idle_boundary);
   tcase_add_test(tc, t01_idle_by_packet);
   tcase_add_test(tc, t01_expiry_two_flows);
+  tcase_add_test(tc, t01_expiry_within_tick);
+  tcase_add_test(tc, t01_evict_least_recent);
   tcase_add_test(tc, t01_idle_in_timed_burst);
   tcase_add_test(tc, t01_ipv6_qinq);
   tcase_add_test(tc, t01_obs_in_key);

@@ -464,8 +464,10 @@ void sim_traffic(sim *s, rtel_tstamp until) {
         s->fl_port[k] = it[i].port;
       }
       s->fl_last[k] = it[i].ts;
-      if (x < 0 && it[i].ts + s->idle > s->unreg_quiet) {
-        s->unreg_quiet = it[i].ts + s->idle;
+      /* a flow ends idle up to 1/64 of the timeout late (the flow
+       * table's LRU tick, rtel_settings(3)) */
+      if (x < 0 && it[i].ts + s->idle + s->idle / 64 > s->unreg_quiet) {
+        s->unreg_quiet = it[i].ts + s->idle + s->idle / 64;
       }
     } else {
       s->exp_unsched++;
