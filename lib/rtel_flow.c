@@ -104,10 +104,11 @@ static uint32_t flow_hash(const rtel__flowtab *ft, const rtel__qkey *k) {
  * The lists stay in the order of each flow's latest move, and a flow's
  * latest packet is in the tick of its latest move, so a flow ahead of
  * another in a list had its latest packet less than a tick after the
- * other's: a flow ends idle (the expiry of the least recent one) at most
- * one tick (1/64 of the timeout) late, an evicted flow is the least
- * recently active one to within a tick. The stamp is 8 bits: it cannot
- * come round to the same value (256 ticks are at least twice the
+ * other's (with timestamps in order; a packet older than its flow's
+ * latest does not move it): a flow ends idle (the expiry of the least
+ * recent one) less than one tick (1/64 of the timeout) late, an evicted flow
+ * is the least recently active one to within a tick. The stamp is 8 bits: it
+ * cannot come round to the same value (256 ticks are at least twice the
  * timeout) between packets of a flow that is not idle. */
 static rtel__inline uint8_t lru_tick(const rtel__flowtab *ft, rtel_tstamp ts) {
   return (uint8_t)(ts >> ft->tick_shift);
@@ -322,9 +323,9 @@ static uint64_t bps(uint64_t bytes, rtel_tstamp ns) {
   return ns ? (uint64_t)((double)bytes * 8e9 / (double)ns) : 0;
 }
 
-/* Flows with open messages, least recently active first (a data packet
- * makes its flow the most recent): where the slab takes an entry back
- * when it is empty. */
+/* Flows with open messages, least recently active first (to within a
+ * tick: lru_tick()): where the slab takes an entry back when it is
+ * empty. */
 static rtel__links mlru_links(const rtel__flowtab *ft) {
   rtel__links lk = {ft->flows.ents + offsetof(flow, mlru), ft->flows.stride};
   return lk;
@@ -1081,7 +1082,9 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   if (f == NULL) {
     return flow_new(ft, &k, h, pi, hd, prv);
   }
-  if (f->tick != lru_tick(ft, pi->ts)) {
+  /* (a packet older than the flow's latest leaves its place alone: the
+   * latest packet stays in the tick of the latest move) */
+  if (pi->ts >= f->last_ts && f->tick != lru_tick(ft, pi->ts)) {
     f->tick = lru_tick(ft, pi->ts);
     rtel__qtab_touch(&ft->flows, &f->q);
     *moved = 1;

@@ -1132,7 +1132,8 @@ typedef struct rtel_ctx_stats {
 #define RTEL_FLOW_DISABLE 0x1u
 /** When the table is full, do not evict: packets of new flows are only
  * counted (flows_untracked_pkts). The default evicts the least recently
- * active flow, reporting it with end RTEL_END_EVICTED. */
+ * active flow (to within a tick: flow_idle_timeout), reporting it with end
+ * RTEL_END_EVICTED. */
 #define RTEL_FLOW_NO_EVICT 0x2u
 
 /** rtel_flow_record.peer_qpn of a flow whose reverse QP is not known. */

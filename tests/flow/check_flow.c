@@ -770,6 +770,43 @@ START_TEST(t01_expiry_within_tick) {
 }
 END_TEST
 
+/* The tick's length, pinned: with max_flows 2, QB at a tick's first ns, QB2
+ * 1 ns later, QB again at |again|, then a new flow evicts the one ahead.
+ * QB's second packet inside the tick (last ns) leaves it ahead: QB goes;
+ * at the next tick's first ns it moves QB behind QB2: QB2 goes. A packet
+ * older than QB's latest, a tick earlier, moves nothing either. */
+static uint32_t evicted_after(rtel_tstamp again, rtel_tstamp older) {
+  env e;
+  rtel_settings s;
+  uint32_t q;
+  rtel_tstamp t = (T0 / TICK + 1) * TICK;
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  s.max_flows = 2;
+  env_init_s(&e, &s);
+  Wq(&e, t + TICK, QB, 10, 64);
+  Wq(&e, t + TICK + 1, QB2, 20, 64);
+  if (older) {
+    Wq(&e, t + TICK - older, QB, 9, 64);
+  }
+  Wq(&e, t + TICK + again, QB, 11, 64);
+  Wq(&e, t + 4 * TICK, QB3, 30, 64);
+  ck_assert_uint_eq(e.c.nfl, 1);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_EVICTED);
+  q = e.c.fl[0].dqpn;
+  env_free(&e);
+  return q;
+}
+
+START_TEST(t01_tick_boundary) {
+  ck_assert_uint_eq(evicted_after(TICK - 1, 0), QB);
+  ck_assert_uint_eq(evicted_after(TICK, 0), QB2);
+  /* the older packet (a tick back) does not move QB; its later one in the
+   * first tick does not either */
+  ck_assert_uint_eq(evicted_after(TICK - 1, 1), QB);
+}
+END_TEST
+
 /* Eviction takes the least recently active flow (packets more than a tick
  * apart): QB, touched again after QB2, stays; QB2 goes. */
 START_TEST(t01_evict_least_recent) {
@@ -3217,6 +3254,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t01_expiry_two_flows);
   tcase_add_test(tc, t01_expiry_within_tick);
   tcase_add_test(tc, t01_evict_least_recent);
+  tcase_add_test(tc, t01_tick_boundary);
   tcase_add_test(tc, t01_idle_in_timed_burst);
   tcase_add_test(tc, t01_ipv6_qinq);
   tcase_add_test(tc, t01_obs_in_key);
