@@ -91,11 +91,11 @@ START_TEST(test_crc32_alignment) {
 }
 END_TEST
 
-/* Every path, forced: _i is RTEL__CRC_TABLE, _CLMUL, _PMULL. A path this
- * build or CPU lacks is reported and passes (tests/icrc-arm64.sh runs the
+/* Every path, forced: _i is RTEL__CRC_TABLE, _CLMUL, _PMULL, _VCLMUL. A path
+ * this build or CPU lacks is reported and passes (tests/icrc-arm64.sh runs the
  * same cases for PMULL under qemu-aarch64). */
 static const char *const path_names[RTEL__CRC_N] = {"tables", "PCLMULQDQ",
-                                                    "PMULL"};
+                                                    "PMULL", "VPCLMULQDQ"};
 
 static int path_present(unsigned impl, const char *what) {
   if (rtel__crc32_supported(impl)) {
@@ -122,9 +122,11 @@ PATH_TEST(test_path_lengths, icrc_cases_lengths)
 PATH_TEST(test_path_random, icrc_cases_random)
 PATH_TEST(test_path_packets, icrc_cases_packets)
 
-/* The tables are always there; on x86-64 the carry-less path is taken
- * exactly when the CPU has PCLMULQDQ (asked here through libgcc's
- * __builtin_cpu_supports, not the library's CPUID); a context that
+/* The tables are always there; on x86-64 the carry-less paths are there
+ * exactly when the CPU has PCLMULQDQ, resp. VPCLMULQDQ and AVX-512F with
+ * the operating system's support for them (asked here through libgcc's
+ * __builtin_cpu_supports, not the library's CPUID and XGETBV), and the
+ * widest one is taken; a context that
  * verifies the ICRC keeps the fastest path, one that does not never asks
  * the CPU. */
 START_TEST(test_path_choice) {
@@ -134,11 +136,16 @@ START_TEST(test_path_choice) {
   ck_assert(!rtel__crc32_supported(RTEL__CRC_N));
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
-  ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_CLMUL),
-                   __builtin_cpu_supports("pclmul") != 0);
-  ck_assert_uint_eq(rtel__crc32_best(), __builtin_cpu_supports("pclmul")
-                                            ? RTEL__CRC_CLMUL
-                                            : RTEL__CRC_TABLE);
+  {
+    int clmul = __builtin_cpu_supports("pclmul") != 0;
+    int vclmul = clmul && __builtin_cpu_supports("vpclmulqdq") &&
+                 __builtin_cpu_supports("avx512f");
+    ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_CLMUL), clmul);
+    ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_VCLMUL), vclmul);
+    ck_assert_uint_eq(rtel__crc32_best(), vclmul  ? RTEL__CRC_VCLMUL
+                                          : clmul ? RTEL__CRC_CLMUL
+                                                  : RTEL__CRC_TABLE);
+  }
   ck_assert(!rtel__crc32_supported(RTEL__CRC_PMULL));
 #endif
   rtel_settings_default(&s);

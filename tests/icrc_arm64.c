@@ -16,7 +16,7 @@
 
 int main(int argc, char **argv) {
   static const char *const names[RTEL__CRC_N] = {"tables", "PCLMULQDQ",
-                                                 "PMULL"};
+                                                 "PMULL", "VPCLMULQDQ"};
   int (*const cases[])(unsigned, char *,
                        size_t) = {icrc_cases_known, icrc_cases_lengths,
                                   icrc_cases_random, icrc_cases_packets};

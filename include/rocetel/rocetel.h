@@ -239,9 +239,9 @@ RTEL_API const rtel_mem *rtel_mem_default(void);
  */
 /** Compute and check the ICRC of each RoCE packet (off by default). A
  * context asks the CPU once, at creation, for carry-less multiplication
- * (PCLMULQDQ, PMULL) and then uses it; the stateless rtel_pkt_decode()
- * and rtel_icrc_compute() use tables unless the library was compiled for
- * such a CPU. */
+ * (VPCLMULQDQ with AVX-512, PCLMULQDQ, PMULL) and then uses it; the stateless
+ * rtel_pkt_decode() and rtel_icrc_compute() use tables unless the library was
+ * compiled for such a CPU. */
 #define RTEL_DECODE_VERIFY_ICRC 0x1u
 /** Do not decapsulate ERSPAN (GRE) and VXLAN: treat them as non-RoCE. */
 #define RTEL_DECODE_NO_DECAP 0x2u

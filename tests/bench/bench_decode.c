@@ -12,7 +12,8 @@
  *   icrc     rtel_pkt_decode() with ICRC verification (stateless: the
  *            CRC path the build takes without asking the CPU)
  *   icrc/P   the internal decoder with the CRC path P forced: tables,
- *            and the carry-less one this CPU has (PCLMULQDQ or PMULL)
+ *            and the carry-less ones this CPU has (PCLMULQDQ and
+ *            VPCLMULQDQ with AVX-512, or PMULL)
  *   ctx+icrc rtel_ctx_read_pkt() with ICRC verification (the path the
  *            context chose at creation)
  * and prints packets per second and ns per packet for each; for the ICRC
@@ -237,7 +238,7 @@ static double run(const char *name, pass_fn fn, double secs, double base) {
 }
 
 static const char *const path_names[RTEL__CRC_N] = {"tables", "pclmulqdq",
-                                                    "pmull"};
+                                                    "pmull", "vpclmulqdq"};
 
 /* Every packet's ICRC is the same through every path the CPU has. */
 static int same_icrc(void) {
