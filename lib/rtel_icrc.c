@@ -26,10 +26,12 @@
  *    Polynomials Using PCLMULQDQ Instruction" (Intel, 2009). Fewer than 64
  *    bytes, and the last 0-15, take the tables;
  *  - the same folding on 512-bit registers (x86-64 VPCLMULQDQ with
- *    AVX-512F, crc_vclmul()): four products per instruction, 256 bytes per
- *    step, with the constants of those distances (a constant for a fold
- *    over d bits is the bit reflection of x^d mod P in 32 bits, shifted
- *    left by one: K1 is that for d = 4*128+32).
+ *    AVX-512F, crc_vclmul512()): four products per instruction, 256 bytes
+ *    per step, or on 256-bit ones (VPCLMULQDQ with AVX2,
+ *    crc_vclmul256()): two products, 128 bytes per step, with the
+ *    constants of those distances (a constant for a fold over d bits is
+ *    the bit reflection of x^d mod P in 32 bits, shifted left by one: K1
+ *    is that for d = 4*128+32).
  *
  * The carry-less paths are compiled for their instructions alone
  * (target attributes) so the library still builds for the baseline
@@ -924,7 +926,6 @@ CLMUL_FN static uint32_t crc_clmul(uint32_t c, const uint8_t *h,
 #  define K384L 0x174359406ull
 #  define K256H 0x0f1da05aaull
 #  define K256L 0x15a546366ull
-#  define VCLMUL_MIN 448u /* bytes after the first 64 */
 
 typedef long long v8di __attribute__((vector_size(64)));
 #  define VCLMUL_FN __attribute__((target("pclmul,avx512f,vpclmulqdq")))
@@ -946,8 +947,8 @@ VCLMUL_FN static inline v8di vclmul_fold1(v8di x, v8di k, v8di d) {
 }
 
 /* The raw state after the 64 bytes at |h| and then p[0..n). */
-VCLMUL_FN static uint32_t crc_vclmul(uint32_t c, const uint8_t *h,
-                                     const uint8_t *p, size_t n) {
+VCLMUL_FN static uint32_t crc_vclmul512(uint32_t c, const uint8_t *h,
+                                        const uint8_t *p, size_t n) {
   const v8di k2048 = {(long long)K2048H, (long long)K2048L, (long long)K2048H,
                       (long long)K2048L, (long long)K2048H, (long long)K2048L,
                       (long long)K2048H, (long long)K2048L};
@@ -964,6 +965,7 @@ VCLMUL_FN static uint32_t crc_vclmul(uint32_t c, const uint8_t *h,
                        0};
   v8di z0 = vclmul_load(h) ^ (v8di) { (long long)c, 0, 0, 0, 0, 0, 0, 0 };
   v8di z1, z2, z3;
+  v2di x;
 
   if (n >= 192) {
     z1 = vclmul_load(p);
@@ -990,19 +992,87 @@ VCLMUL_FN static uint32_t crc_vclmul(uint32_t c, const uint8_t *h,
   }
   /* lanes 0-2 (the oldest 48 bytes) folded onto lane 3 */
   z1 = vclmul(z0, klanes, 0x00) ^ vclmul(z0, klanes, 0x11);
-  c = clmul_tail((v2di){z1[0], z1[1]} ^ (v2di){z1[2], z1[3]} ^
-                     (v2di){z1[4], z1[5]} ^ (v2di){z0[6], z0[7]},
-                 p, n);
-  /* The upper halves of the vector registers back to zero, as the x86-64
-   * ABI expects of a function that returns to code of the older (SSE)
-   * encoding: the compiler does not add it to a function whose target
-   * attribute alone enables AVX, and without it each SSE instruction after
-   * this function waits on those halves (the PCLMULQDQ path ran at half
-   * speed after this one on an AMD EPYC VM). */
+  x = (v2di){z1[0], z1[1]} ^ (v2di) { z1[2], z1[3] } ^
+      (v2di) { z1[4], z1[5] } ^ (v2di) { z0[6], z0[7] };
+  /* The upper halves of the vector registers back to zero before code of
+   * the older (SSE) encoding runs, as the x86-64 ABI expects: clmul_tail()
+   * is such code where it is not inlined (-O0, -Os), and so is whatever
+   * the caller runs next. The compiler does not add it to a function whose
+   * target attribute alone enables AVX (GCC 12), and without it each SSE
+   * instruction after this function waits on those halves (the PCLMULQDQ
+   * path ran at half speed after this one on an AMD EPYC VM). */
   __builtin_ia32_vzeroupper();
-  return c;
+  return clmul_tail(x, p, n);
 }
 #  undef vclmul
+
+/* The same on 256-bit registers (VPCLMULQDQ with AVX2, for the CPUs that
+ * have it without AVX-512): four accumulators of 32 bytes take 128 bytes a
+ * step (x^(1024+-32) mod P), then one takes 32 (x^(256+-32) mod P), its
+ * two lanes folded into one with K3, K4. */
+#  define K1024H 0x1e88ef372ull /* x^(1024+32) mod P */
+#  define K1024L 0x14a7fe880ull /* x^(1024-32) mod P */
+
+typedef long long v4di __attribute__((vector_size(32)));
+#  define VCLMUL256_FN __attribute__((target("pclmul,avx2,vpclmulqdq")))
+#  ifdef __clang__
+#    define yclmul(a, b, imm) __builtin_ia32_pclmulqdq256((a), (b), (imm))
+#  else
+#    define yclmul(a, b, imm) __builtin_ia32_vpclmulqdq_v4di((a), (b), (imm))
+#  endif
+
+VCLMUL256_FN static inline v4di yclmul_load(const uint8_t *p) {
+  v4di v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+VCLMUL256_FN static inline v4di yclmul_fold1(v4di x, v4di k, v4di d) {
+  return yclmul(x, k, 0x00) ^ yclmul(x, k, 0x11) ^ d;
+}
+
+/* The raw state after the 64 bytes at |h| and then p[0..n). */
+VCLMUL256_FN static uint32_t crc_vclmul256(uint32_t c, const uint8_t *h,
+                                           const uint8_t *p, size_t n) {
+  const v4di k1024 = {(long long)K1024H, (long long)K1024L, (long long)K1024H,
+                      (long long)K1024L};
+  const v4di k256 = {(long long)K256H, (long long)K256L, (long long)K256H,
+                     (long long)K256L};
+  const v4di klanes = {(long long)K3, (long long)K4, 0, 0};
+  v4di y0 = yclmul_load(h) ^ (v4di) { (long long)c, 0, 0, 0 };
+  v4di y1 = yclmul_load(h + 32), y2, y3;
+  v2di x;
+
+  if (n >= 64) {
+    y2 = yclmul_load(p);
+    y3 = yclmul_load(p + 32);
+    p += 64;
+    n -= 64;
+    while (n >= 128) {
+      y0 = yclmul_fold1(y0, k1024, yclmul_load(p));
+      y1 = yclmul_fold1(y1, k1024, yclmul_load(p + 32));
+      y2 = yclmul_fold1(y2, k1024, yclmul_load(p + 64));
+      y3 = yclmul_fold1(y3, k1024, yclmul_load(p + 96));
+      p += 128;
+      n -= 128;
+    }
+    y0 = yclmul_fold1(y0, k256, y1);
+    y0 = yclmul_fold1(y0, k256, y2);
+    y1 = y3;
+  }
+  y0 = yclmul_fold1(y0, k256, y1);
+  while (n >= 32) {
+    y0 = yclmul_fold1(y0, k256, yclmul_load(p));
+    p += 32;
+    n -= 32;
+  }
+  /* lane 0 (the older 16 bytes) folded onto lane 1 */
+  y1 = yclmul(y0, klanes, 0x00) ^ yclmul(y0, klanes, 0x11);
+  x = (v2di){y1[0], y1[1]} ^ (v2di) { y0[2], y0[3] };
+  __builtin_ia32_vzeroupper(); /* as in crc_vclmul512() */
+  return clmul_tail(x, p, n);
+}
+#  undef yclmul
 #  undef clmul
 
 static int have_clmul(void) {
@@ -1010,20 +1080,38 @@ static int have_clmul(void) {
   return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_PCLMUL);
 }
 
-/* VPCLMULQDQ and AVX-512F (CPUID leaf 7), and an operating system that
- * saves the 512-bit state (XCR0: SSE, AVX, opmask and both halves of the
- * ZMM registers), as Intel's SDM (15.2) asks before any AVX-512 code. */
-static int have_vclmul(void) {
+/* XCR0, the register state the operating system saves, or 0 without AVX
+ * (CPUID leaf 1: AVX, which the VEX encoding of VPCLMULQDQ needs, and
+ * OSXSAVE, which lets programs read XCR0). */
+static unsigned xcr0(void) {
   unsigned a, b, c, d, lo, hi;
-  if (!have_clmul() || !__get_cpuid(1, &a, &b, &c, &d) ||
-      !(c & (1u << 27)) /* OSXSAVE */ ||
-      !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
-      !(b & (1u << 16)) /* AVX512F */ || !(c & (1u << 10)) /* VPCLMULQDQ */) {
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)) /* OSXSAVE */ ||
+      !(c & (1u << 28)) /* AVX */) {
     return 0;
   }
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
   (void)hi;
-  return (lo & 0xe6u) == 0xe6u;
+  return lo;
+}
+
+/* VPCLMULQDQ (CPUID leaf 7) with AVX2, and an operating system that saves
+ * the 256-bit state (XCR0: SSE and AVX), as Intel's SDM (14.3) asks before
+ * any AVX code. */
+static int have_vclmul256(void) {
+  unsigned a, b, c, d;
+  return have_clmul() && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+         (b & (1u << 5)) /* AVX2 */ && (c & (1u << 10)) /* VPCLMULQDQ */ &&
+         (xcr0() & 0x6u) == 0x6u;
+}
+
+/* VPCLMULQDQ and AVX-512F (CPUID leaf 7), and an operating system that
+ * saves the 512-bit state (XCR0: SSE, AVX, opmask and both halves of the
+ * ZMM registers), as Intel's SDM (15.2) asks before any AVX-512 code. */
+static int have_vclmul512(void) {
+  unsigned a, b, c, d;
+  return have_clmul() && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+         (b & (1u << 16)) /* AVX512F */ && (c & (1u << 10)) /* VPCLMULQDQ */ &&
+         (xcr0() & 0xe6u) == 0xe6u;
 }
 #endif /* RTEL__HAVE_CLMUL */
 
@@ -1126,8 +1214,10 @@ int rtel__crc32_supported(unsigned impl) {
 #ifdef RTEL__HAVE_CLMUL
   case RTEL__CRC_CLMUL:
     return have_clmul();
-  case RTEL__CRC_VCLMUL:
-    return have_vclmul();
+  case RTEL__CRC_VCLMUL512:
+    return have_vclmul512();
+  case RTEL__CRC_VCLMUL256:
+    return have_vclmul256();
 #endif
 #ifdef RTEL__HAVE_PMULL
   case RTEL__CRC_PMULL:
@@ -1139,8 +1229,11 @@ int rtel__crc32_supported(unsigned impl) {
 }
 
 unsigned rtel__crc32_best(void) {
-  if (rtel__crc32_supported(RTEL__CRC_VCLMUL)) {
-    return RTEL__CRC_VCLMUL;
+  if (rtel__crc32_supported(RTEL__CRC_VCLMUL512)) {
+    return RTEL__CRC_VCLMUL512;
+  }
+  if (rtel__crc32_supported(RTEL__CRC_VCLMUL256)) {
+    return RTEL__CRC_VCLMUL256;
   }
   if (rtel__crc32_supported(RTEL__CRC_CLMUL)) {
     return RTEL__CRC_CLMUL;
@@ -1158,8 +1251,11 @@ static inline uint32_t crc_raw64(unsigned impl, uint32_t c, const uint8_t *h,
   if (impl == RTEL__CRC_CLMUL) {
     return crc_clmul(c, h, p, n);
   }
-  if (impl == RTEL__CRC_VCLMUL) {
-    return crc_vclmul(c, h, p, n);
+  if (impl == RTEL__CRC_VCLMUL512) {
+    return crc_vclmul512(c, h, p, n);
+  }
+  if (impl == RTEL__CRC_VCLMUL256) {
+    return crc_vclmul256(c, h, p, n);
   }
 #endif
 #ifdef RTEL__HAVE_PMULL

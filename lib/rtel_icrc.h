@@ -10,25 +10,30 @@
  *   TABLE  slicing-by-16 tables, any CPU;
  *   CLMUL  x86-64 PCLMULQDQ (carry-less multiply) folding;
  *   PMULL  arm64 PMULL (crypto extension) folding;
- *   VCLMUL x86-64 VPCLMULQDQ on 512-bit registers (with AVX-512F) folding.
+ *   VCLMUL512 x86-64 VPCLMULQDQ on 512-bit registers (AVX-512F) folding;
+ *   VCLMUL256 x86-64 VPCLMULQDQ on 256-bit registers (AVX2) folding.
  * A carry-less path runs only where rtel__crc32_supported() says so: the
  * library never executes an instruction the CPU may lack.
  */
 #define RTEL__CRC_TABLE 0u
 #define RTEL__CRC_CLMUL 1u
 #define RTEL__CRC_PMULL 2u
-#define RTEL__CRC_VCLMUL 3u
-#define RTEL__CRC_N 4u
+#define RTEL__CRC_VCLMUL512 3u
+#define RTEL__CRC_VCLMUL256 4u
+#define RTEL__CRC_N 5u
 
 /* The path the build can take without asking the CPU: a carry-less one
  * when the compiler was told the target has it (-mpclmul, with
- * -mvpclmulqdq -mavx512f the wide one, or -march=armv8-a+crypto), else
- * TABLE. The stateless functions use it:
+ * -mvpclmulqdq and -mavx512f or -mavx2 a wide one, or
+ * -march=armv8-a+crypto), else TABLE. The stateless functions use it:
  * they keep nothing between calls, and asking the CPU costs a CPUID, a
  * trap to the hypervisor in a VM (several microseconds). */
 #if defined(__x86_64__) && defined(__PCLMUL__) && defined(__VPCLMULQDQ__) &&  \
     defined(__AVX512F__)
-#  define RTEL__CRC_BUILD RTEL__CRC_VCLMUL
+#  define RTEL__CRC_BUILD RTEL__CRC_VCLMUL512
+#elif defined(__x86_64__) && defined(__PCLMUL__) &&                           \
+    defined(__VPCLMULQDQ__) && defined(__AVX2__)
+#  define RTEL__CRC_BUILD RTEL__CRC_VCLMUL256
 #elif defined(__x86_64__) && defined(__PCLMUL__)
 #  define RTEL__CRC_BUILD RTEL__CRC_CLMUL
 #elif defined(__aarch64__) && defined(__AARCH64EL__) &&                       \

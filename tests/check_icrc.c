@@ -91,11 +91,12 @@ START_TEST(test_crc32_alignment) {
 }
 END_TEST
 
-/* Every path, forced: _i is RTEL__CRC_TABLE, _CLMUL, _PMULL, _VCLMUL. A path
+/* Every path, forced: _i is RTEL__CRC_TABLE, _CLMUL, _PMULL, _VCLMUL512,
+ * _VCLMUL256. A path
  * this build or CPU lacks is reported and passes (tests/icrc-arm64.sh runs the
  * same cases for PMULL under qemu-aarch64). */
-static const char *const path_names[RTEL__CRC_N] = {"tables", "PCLMULQDQ",
-                                                    "PMULL", "VPCLMULQDQ"};
+static const char *const path_names[RTEL__CRC_N] = {
+    "tables", "PCLMULQDQ", "PMULL", "VPCLMULQDQ-512", "VPCLMULQDQ-256"};
 
 static int path_present(unsigned impl, const char *what) {
   if (rtel__crc32_supported(impl)) {
@@ -123,10 +124,11 @@ PATH_TEST(test_path_random, icrc_cases_random)
 PATH_TEST(test_path_packets, icrc_cases_packets)
 
 /* The tables are always there; on x86-64 the carry-less paths are there
- * exactly when the CPU has PCLMULQDQ, resp. VPCLMULQDQ and AVX-512F with
- * the operating system's support for them (asked here through libgcc's
- * __builtin_cpu_supports, not the library's CPUID and XGETBV), and the
- * widest one is taken; a context that
+ * exactly when the CPU has PCLMULQDQ, resp. VPCLMULQDQ and AVX-512F or
+ * AVX2 with the operating system's support for them (asked here through
+ * libgcc's __builtin_cpu_supports, not the library's CPUID and XGETBV; not
+ * on macOS, which enables AVX-512 state lazily, so that XCR0 does not show
+ * it), and the widest one is taken; a context that
  * verifies the ICRC keeps the fastest path, one that does not never asks
  * the CPU. */
 START_TEST(test_path_choice) {
@@ -134,15 +136,20 @@ START_TEST(test_path_choice) {
   rtel_ctx *ctx;
   ck_assert(rtel__crc32_supported(RTEL__CRC_TABLE));
   ck_assert(!rtel__crc32_supported(RTEL__CRC_N));
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&       \
+    !defined(__APPLE__)
   __builtin_cpu_init();
   {
     int clmul = __builtin_cpu_supports("pclmul") != 0;
-    int vclmul = clmul && __builtin_cpu_supports("vpclmulqdq") &&
-                 __builtin_cpu_supports("avx512f");
+    int vclmul = clmul && __builtin_cpu_supports("vpclmulqdq");
+    int v512 = vclmul && __builtin_cpu_supports("avx512f");
+    int v256 = vclmul && __builtin_cpu_supports("avx2") &&
+               __builtin_cpu_supports("avx");
     ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_CLMUL), clmul);
-    ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_VCLMUL), vclmul);
-    ck_assert_uint_eq(rtel__crc32_best(), vclmul  ? RTEL__CRC_VCLMUL
+    ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_VCLMUL512), v512);
+    ck_assert_int_eq(rtel__crc32_supported(RTEL__CRC_VCLMUL256), v256);
+    ck_assert_uint_eq(rtel__crc32_best(), v512    ? RTEL__CRC_VCLMUL512
+                                          : v256  ? RTEL__CRC_VCLMUL256
                                           : clmul ? RTEL__CRC_CLMUL
                                                   : RTEL__CRC_TABLE);
   }

@@ -15,8 +15,8 @@
 #include "rtel_icrc.h"
 
 int main(int argc, char **argv) {
-  static const char *const names[RTEL__CRC_N] = {"tables", "PCLMULQDQ",
-                                                 "PMULL", "VPCLMULQDQ"};
+  static const char *const names[RTEL__CRC_N] = {
+      "tables", "PCLMULQDQ", "PMULL", "VPCLMULQDQ-512", "VPCLMULQDQ-256"};
   int (*const cases[])(unsigned, char *,
                        size_t) = {icrc_cases_known, icrc_cases_lengths,
                                   icrc_cases_random, icrc_cases_packets};

@@ -237,8 +237,8 @@ static double run(const char *name, pass_fn fn, double secs, double base) {
   return run_note(name, fn, secs, base, 0);
 }
 
-static const char *const path_names[RTEL__CRC_N] = {"tables", "pclmulqdq",
-                                                    "pmull", "vpclmulqdq"};
+static const char *const path_names[RTEL__CRC_N] = {
+    "tables", "pclmulqdq", "pmull", "vpclmulqdq512", "vpclmulqdq256"};
 
 /* Every packet's ICRC is the same through every path the CPU has. */
 static int same_icrc(void) {
