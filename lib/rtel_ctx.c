@@ -607,8 +607,8 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
   return 0;
 }
 
-static int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi, const uint8_t *pkt,
-                    size_t pktlen) {
+static rtel__inline int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                 const uint8_t *pkt, size_t pktlen) {
   size_t wire = pi->wire_len ? pi->wire_len : pktlen;
   int rv;
 

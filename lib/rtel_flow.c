@@ -1054,18 +1054,16 @@ static int resp_gap(const rtel__flowtab *ft, const flow *f, uint32_t psn) {
 static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        const rtel_pkt_hd *hd, int resp, const uint32_t *hint,
                        int *created, int *moved, int *prv) {
-  rtel__qkey k;
-  uint32_t h;
+  uint32_t qpn = hd->dqpn | (resp ? KEY_RESP : 0u), h;
   flow *f;
 
   *prv = 0;
-  rtel__qkey_set(&k, pi->obs, hd->src, hd->dst,
-                 hd->dqpn | (resp ? KEY_RESP : 0u));
   h = flow_hash_of(hint ? *hint
                         : rtel__qkey_hash_parts(ft->flows.seed, pi->obs,
                                                 hd->src, hd->dst, hd->dqpn),
                    resp);
-  f = (flow *)(void *)rtel__qtab_find(&ft->flows, &k, h);
+  f = (flow *)(void *)rtel__qtab_find_parts(&ft->flows, h, pi->obs, hd->src,
+                                            hd->dst, qpn);
   if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
       return NULL;
@@ -1080,6 +1078,8 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
   *created = f == NULL;
   *moved = 0;
   if (f == NULL) {
+    rtel__qkey k;
+    rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, qpn);
     return flow_new(ft, &k, h, pi, hd, prv);
   }
   /* (a packet older than the flow's latest leaves its place alone: the

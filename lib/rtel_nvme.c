@@ -261,12 +261,6 @@ void rtel__nvme_free(rtel__nvme *n) {
 
 /* ------------------------------------------------------------ queues */
 
-static uint64_t word(const uint8_t *p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-
 /* The hash of a key of the queue or reverse table: rtel__qkey_hash_parts()
  * with the context's seed, the hash the hub computed for the packet when
  * the key is the packet's own (obs, source, destination, destination QP):
@@ -277,52 +271,29 @@ static rtel__inline uint32_t qhash(const rtel__qtab *t, uint32_t obs,
   return rtel__qkey_hash_parts(t->seed, obs, src, dst, qpn);
 }
 
-static rtel__inline int qkey_is(const rtel__qkey *k, uint32_t obs,
-                                const uint8_t *src, const uint8_t *dst,
-                                uint32_t qpn) {
-  return ((word(k->src) ^ word(src)) | (word(k->src + 8) ^ word(src + 8)) |
-          (word(k->dst) ^ word(dst)) | (word(k->dst + 8) ^ word(dst + 8)) |
-          (uint64_t)(k->obs ^ obs) | (uint64_t)(k->qpn ^ qpn)) == 0;
-}
-
-/* rtel__qtab_find() with qhash() |h|, inline. */
-static rtel__inline rtel__qent *qfind(const rtel__qtab *t, uint32_t h,
-                                      uint32_t obs, const uint8_t *src,
-                                      const uint8_t *dst, uint32_t qpn) {
-  uint32_t i = t->buckets[h & t->mask];
-  while (i != RTEL__NIL) {
-    rtel__qent *e = rtel__qtab_at(t, i);
-    if (e->hash == h && qkey_is(&e->key, obs, src, dst, qpn)) {
-      return e;
-    }
-    i = e->hnext;
-  }
-  return NULL;
-}
-
 /* The queue whose key is the packet's own, with the hub's hash |pk|. */
 static rtel__inline nq *queue_of_pkt(const rtel__nvme *n,
                                      const rtel_pkt_info *pi,
                                      const rtel_pkt_hd *hd, uint32_t pk) {
-  return (nq *)(void *)qfind(&n->queues, pk, pi->obs, hd->src, hd->dst,
-                             hd->dqpn);
+  return (nq *)(void *)rtel__qtab_find_parts(&n->queues, pk, pi->obs, hd->src,
+                                             hd->dst, hd->dqpn);
 }
 
 static rtel__inline nq *queue_find(const rtel__nvme *n, uint32_t obs,
                                    const uint8_t *host, const uint8_t *target,
                                    uint32_t tqpn) {
-  return (nq *)(void *)qfind(&n->queues,
-                             qhash(&n->queues, obs, host, target, tqpn), obs,
-                             host, target, tqpn);
+  return (nq *)(void *)rtel__qtab_find_parts(
+      &n->queues, qhash(&n->queues, obs, host, target, tqpn), obs, host,
+      target, tqpn);
 }
 
 /* The reverse entry of key (obs, target, host, host QPN), or NULL. */
 static rtel__inline nrev *rev_find(const rtel__nvme *n, uint32_t obs,
                                    const uint8_t *target, const uint8_t *host,
                                    uint32_t hqpn) {
-  return (nrev *)(void *)qfind(&n->rev,
-                               qhash(&n->rev, obs, target, host, hqpn), obs,
-                               target, host, hqpn);
+  return (nrev *)(void *)rtel__qtab_find_parts(
+      &n->rev, qhash(&n->rev, obs, target, host, hqpn), obs, target, host,
+      hqpn);
 }
 
 static void unpaired_unlink(rtel__nvme *n, nq *q) {
@@ -363,7 +334,8 @@ static void queue_set_hqpn(rtel__nvme *n, nq *q, uint32_t hqpn) {
   k.obs = q->q.key.obs;
   k.qpn = hqpn;
   h = qhash(&n->rev, k.obs, k.src, k.dst, k.qpn);
-  r = (nrev *)(void *)qfind(&n->rev, h, k.obs, k.src, k.dst, k.qpn);
+  r = (nrev *)(void *)rtel__qtab_find_parts(&n->rev, h, k.obs, k.src, k.dst,
+                                            k.qpn);
   if (r == NULL) {
     if (n->rev.used == n->rev.cap) {
       rtel__qtab_remove(&n->rev, rtel__qtab_oldest(&n->rev));
@@ -499,8 +471,8 @@ static rtel__noinline nq *find_t2h_unindexed(rtel__nvme *n, uint32_t obs,
  * data when the NVMe side does not know it yet. */
 static rtel__inline nq *find_t2h(rtel__nvme *n, uint32_t obs,
                                  const rtel_pkt_hd *hd, uint32_t pk) {
-  nrev *r =
-      (nrev *)(void *)qfind(&n->rev, pk, obs, hd->src, hd->dst, hd->dqpn);
+  nrev *r = (nrev *)(void *)rtel__qtab_find_parts(&n->rev, pk, obs, hd->src,
+                                                  hd->dst, hd->dqpn);
   return r ? queue_at(n, r->queue) : find_t2h_unindexed(n, obs, hd);
 }
 
