@@ -1021,6 +1021,18 @@ static rtel__noinline int decode_general_lite(rtel_pkt_hd *hd,
   return decode_general(hd, cfg, pkt, cap, wire, 0);
 }
 
+/* The lengths as the decoder takes them: offsets are 16-bit in places
+ * (l3_off...), so longer inputs are cut to 64 KiB, the largest IP packet
+ * plus any link header anyway; the wire length is at least the capture's. */
+static rtel__inline void clamp_lengths(size_t *caplen, size_t *wire_len) {
+  if (*caplen > 0xffff) {
+    *caplen = 0xffff;
+  }
+  if (*wire_len < *caplen) {
+    *wire_len = *caplen;
+  }
+}
+
 /* The decoder: the fast path for the common case, the general walk for
  * the rest. |full|: fill every field (0: not those rtel__decode_lite()
  * leaves alone). */
@@ -1028,14 +1040,7 @@ static rtel__inline int decode_entry(rtel_pkt_hd *hd,
                                      const rtel__decode_cfg *cfg,
                                      const uint8_t *pkt, size_t caplen,
                                      size_t wire_len, const int full) {
-  /* Offsets are 16-bit in places (l3_off...): longer inputs are cut to
-   * 64 KiB, the largest IP packet plus any link header anyway. */
-  if (caplen > 0xffff) {
-    caplen = 0xffff;
-  }
-  if (wire_len < caplen) {
-    wire_len = caplen;
-  }
+  clamp_lengths(&caplen, &wire_len);
   if (rtel__likely(cfg->linktype == RTEL_LINK_ETHERNET) &&
       rtel__likely(decode_fast(hd, cfg, pkt, caplen, wire_len, full))) {
     return 0;
@@ -1054,15 +1059,21 @@ int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   return decode_entry(hd, cfg, pkt, caplen, wire_len, 0);
 }
 
+int rtel__decode_fast_taken(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                            const uint8_t *pkt, size_t caplen, size_t wire_len,
+                            int full) {
+  clamp_lengths(&caplen, &wire_len);
+  if (cfg->linktype != RTEL_LINK_ETHERNET) {
+    return 0;
+  }
+  return full ? decode_fast(hd, cfg, pkt, caplen, wire_len, 1)
+              : decode_fast(hd, cfg, pkt, caplen, wire_len, 0);
+}
+
 int rtel__decode_general(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                          const uint8_t *pkt, size_t caplen, size_t wire_len,
                          int full) {
-  if (caplen > 0xffff) {
-    caplen = 0xffff;
-  }
-  if (wire_len < caplen) {
-    wire_len = caplen;
-  }
+  clamp_lengths(&caplen, &wire_len);
   return full ? decode_general_full(hd, cfg, pkt, caplen, wire_len)
               : decode_general_lite(hd, cfg, pkt, caplen, wire_len);
 }

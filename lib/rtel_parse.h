@@ -49,6 +49,15 @@ int rtel__decode_general(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                          const uint8_t *pkt, size_t caplen, size_t wire_len,
                          int full);
 
+/* Whether the fast path takes the packet: 1, with |hd| filled as
+ * rtel__decode() (|full|) or rtel__decode_lite() (0) would fill it, or 0,
+ * |hd| untouched (the general walk's packet). For the tests, which check
+ * that the common shapes do take it (tests/check_fastpath.c): a shape it
+ * stopped taking would still decode right, only slower. */
+int rtel__decode_fast_taken(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                            const uint8_t *pkt, size_t caplen, size_t wire_len,
+                            int full);
+
 /* Size of the prefix of rtel_pkt_hd that |version| has; 0 if unknown. */
 size_t rtel__pkt_hd_len(int version);
 
