@@ -83,16 +83,6 @@ static inline uint64_t rtel__word64(const uint8_t *p) {
   return w;
 }
 
-/* Keys equal: the five words compared at once, without a branch per word
- * or a call to memcmp() (which compilers do not inline for 32 bytes). */
-static inline int rtel__qkey_eq(const rtel__qkey *a, const rtel__qkey *b) {
-  return ((rtel__word64(a->src) ^ rtel__word64(b->src)) |
-          (rtel__word64(a->src + 8) ^ rtel__word64(b->src + 8)) |
-          (rtel__word64(a->dst) ^ rtel__word64(b->dst)) |
-          (rtel__word64(a->dst + 8) ^ rtel__word64(b->dst + 8)) |
-          (uint64_t)(a->obs ^ b->obs) | (uint64_t)(a->qpn ^ b->qpn)) == 0;
-}
-
 /* The hash of the key (|obs|, |src|, |dst|, |qpn|) with a table's seed
  * (a setting, so that an embedder can randomise it against crafted
  * collisions). Each of the key's five words, offset by the seed, is
@@ -133,7 +123,9 @@ static inline uint32_t rtel__qkey_hash(const rtel__qtab *t,
 rtel__qent *rtel__qtab_find(const rtel__qtab *t, const rtel__qkey *k,
                             uint32_t h);
 
-/* Is |k| the key (|obs|, |src|, |dst|, |qpn|)? (As rtel__qkey_eq().) */
+/* Is |k| the key (|obs|, |src|, |dst|, |qpn|)? The five words compared
+ * at once, without a branch per word or a call to memcmp() (which
+ * compilers do not inline for 32 bytes). */
 static inline int rtel__qkey_is(const rtel__qkey *k, uint32_t obs,
                                 const uint8_t *src, const uint8_t *dst,
                                 uint32_t qpn) {
@@ -142,6 +134,10 @@ static inline int rtel__qkey_is(const rtel__qkey *k, uint32_t obs,
           (rtel__word64(k->dst) ^ rtel__word64(dst)) |
           (rtel__word64(k->dst + 8) ^ rtel__word64(dst + 8)) |
           (uint64_t)(k->obs ^ obs) | (uint64_t)(k->qpn ^ qpn)) == 0;
+}
+
+static inline int rtel__qkey_eq(const rtel__qkey *a, const rtel__qkey *b) {
+  return rtel__qkey_is(a, b->obs, b->src, b->dst, b->qpn);
 }
 
 /* rtel__qtab_find() of the key (|obs|, |src|, |dst|, |qpn|) from its
