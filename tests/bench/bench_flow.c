@@ -175,20 +175,26 @@ static void build_data(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
 
 /* The ACK after data packet |d| of pass |pass|: it names the data packet
  * b->lag data packets earlier (of the previous pass if need be). */
-static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
-                      uint16_t *cap, uint16_t *wire) {
+/* The flow whose data packet the ACK after data packet |d| of pass |pass|
+ * names, and (|*seq|) that packet's sequence number in its flow. */
+static uint32_t ack_flow(const bench *b, uint64_t d, uint64_t pass,
+                         int64_t *seq) {
   int64_t t = (int64_t)d - (int64_t)b->lag;
   int64_t tp = (int64_t)pass;
-  uint32_t f;
-  int64_t s;
-  size_t off, w;
-
   if (t < 0) {
     t += (int64_t)b->ndata;
     tp--;
   }
-  s = tp * (int64_t)b->k + (int64_t)((uint64_t)t / b->nflows);
-  f = flow_of(b, (uint64_t)s, (uint32_t)((uint64_t)t % b->nflows));
+  *seq = tp * (int64_t)b->k + (int64_t)((uint64_t)t / b->nflows);
+  return flow_of(b, (uint64_t)*seq, (uint32_t)((uint64_t)t % b->nflows));
+}
+
+static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
+                      uint16_t *cap, uint16_t *wire) {
+  int64_t s;
+  uint32_t f = ack_flow(b, d, pass, &s);
+  size_t off, w;
+
   off =
       put_hdrs(p, dst_ip(b, f), src_ip(b, f), 0xc000u | (f & 0x3fff), 2, 0x11,
                0, QPN_REQ + f, (uint32_t)((int64_t)b->psn0[f] + s), 4, &w);
@@ -210,6 +216,21 @@ static void build_pass(const bench *b, uint64_t pass) {
       build_data(b, p, x, pass, &b->cap[i], &b->wire[i]);
     }
   }
+}
+
+/* Marks in |acked| (one byte per flow) the flows the ACKs of pass |pass|
+ * name; returns how many were not marked before. */
+static size_t acked_in(const bench *b, uint64_t pass, uint8_t *acked) {
+  size_t i, n = 0;
+  for (i = 0; i < b->n; i++) {
+    if (b->desc[i] & ACK_BIT) {
+      int64_t s;
+      uint32_t f = ack_flow(b, b->desc[i] & ~ACK_BIT, pass, &s);
+      n += !acked[f];
+      acked[f] = 1;
+    }
+  }
+  return n;
 }
 
 static int bench_init(bench *b, uint32_t nflows) {
@@ -383,7 +404,7 @@ static int run_case(uint32_t nflows) {
   double t_base = 0, t_full = 0, t_first, base_ns, full_ns;
   double t_walk = 0, t_floor = 0, t_floor_pf = 0, floor_ns, floor_pf_ns;
   uint64_t pass = 0, npass = 0;
-  size_t floor_keys, ack_keys = 0, i;
+  size_t floor_keys, ack_keys = 0;
   uint8_t *acked;
   uint32_t f;
   char note_[160];
@@ -396,20 +417,8 @@ static int run_case(uint32_t nflows) {
     return 1;
   }
   /* the floor's keys: the F data flows and the flows the ACKs name (their
-   * reverse QPs): the same set every pass */
-  for (i = 0; i < b.n; i++) {
-    if (b.desc[i] & ACK_BIT) {
-      int64_t t = (int64_t)(b.desc[i] & ~ACK_BIT) - (int64_t)b.lag;
-      if (t < 0) {
-        t += (int64_t)b.ndata;
-      }
-      f = (uint32_t)((uint64_t)t % nflows);
-      ack_keys += !acked[f];
-      acked[f] = 1;
-    }
-  }
-  free(acked);
-  floor_keys = nflows + ack_keys;
+   * reverse QPs): in round robin the same set every pass; with -R each
+   * pass's own, counted as the passes are built (acked_in()) */
   rtel_settings_default(&sb);
   sb.flow_flags = RTEL_FLOW_DISABLE;
   sb.nvme_flags = RTEL_NVME_DISABLE;
@@ -462,6 +471,7 @@ static int run_case(uint32_t nflows) {
 
   /* pass 0: the flow context creates its flows */
   build_pass(&b, pass);
+  ack_keys += acked_in(&b, pass, acked);
   bench_flow_pass_warm(base, &b, ts);
   t_first = bench_flow_pass_first(full, &b, ts);
   bench_floor_fill(&fl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
@@ -486,6 +496,7 @@ static int run_case(uint32_t nflows) {
   /* timed passes, the two contexts alternately on the same packets */
   do {
     build_pass(&b, pass);
+    ack_keys += acked_in(&b, pass, acked);
     t_base += bench_flow_pass_base(base, &b, ts);
     t_full += bench_flow_pass_full(full, &b, ts);
     t_walk += bench_floor_pass_walk(b.arena, SLOT, b.n, b.wire);
@@ -499,6 +510,8 @@ static int run_case(uint32_t nflows) {
   } while (fixed_passes ? (long)npass < fixed_passes
                         : t_full < secs_per_case || npass < 3);
 
+  free(acked);
+  floor_keys = nflows + ack_keys;
   if (rtel_ctx_get_stats(full, &st) != 0 ||
       rtel_ctx_get_stats(base, &stb) != 0) {
     return 1;
