@@ -585,6 +585,36 @@ def compare(scen, rtype, lines, pm, points, prims, fails, stats):
                   unchecked))
 
 
+def counted_twice(lines, pm, jtype):
+    """None, or what nfacctd summed more than once: a record of |jtype|
+    whose packets and bytes are both the same multiple k >= 2 of the JSON
+    line's, printed once. Seen once in 2026-12, in the ASan stage of CI
+    (tests/run-all.sh): nfacctd 1.7.7 printed one flow record (flowId 1954
+    of nvme-write) with 2x its packets and bytes, every other field equal,
+    while the record next to it in the same message (flowId 1953, the same
+    counts) came out right: a whole datagram sent or received twice would
+    have doubled both. A fault of rtel-analyze's export would repeat on a
+    fresh collector (the export is a function of the capture: same
+    messages, same records); the run is repeated (at most twice), and a
+    third run compares whatever it gets, so a real doubling still fails."""
+    by_id = {}
+    for rec in pm:
+        by_id.setdefault(int(rec.get("flow_id", "0")), []).append(rec)
+    for i, r in enumerate(lines):
+        recs = by_id.get(i + 1, [])
+        if r["type"] != jtype or len(recs) != 1 or "packets" not in r:
+            continue
+        want_p, want_b = int(r["packets"]), int(r["bytes"])
+        got_p = int(recs[0].get("packets", 0))
+        got_b = int(recs[0].get("bytes", 0))
+        if want_p > 0 and got_p > want_p and got_p % want_p == 0 and \
+                got_b == want_b * (got_p // want_p):
+            return ("nfacctd summed flowId %d %d times (packets %d, bytes %d;"
+                    " sent once: %d, %d)" % (i + 1, got_p // want_p, got_p,
+                                             got_b, want_p, want_b))
+    return None
+
+
 def one_scenario(analyze, sim, nfacctd, tmp, scen, points, extra, fails,
                  stats):
     d = os.path.join(tmp, scen)
@@ -600,18 +630,21 @@ def one_scenario(analyze, sim, nfacctd, tmp, scen, points, extra, fails,
             agg = NATIVE[rtype] + NATIVE_ALL + names
             cols[rtype] = (cl.Nfacctd(nfacctd, d, "nfacctd-" + rtype, prim,
                                       agg).start(), names)
-        for rtype, _jt in TYPES:
+        for rtype, jtype in TYPES:
             col, names = cols[rtype]
             for attempt in range(3):
                 r = cl.run(analyze_cmd(analyze, col.port, files, extra))
                 lines = parse_analyze(r.stdout, r.stderr, scen)
                 seen, drops = col.wait_records(len(lines))
-                if not drops:
-                    break
-                # the kernel dropped datagrams (a busy machine): again,
-                # to a fresh collector
-                print("%s %s: %d UDP datagrams dropped by the socket, again"
-                      % (scen, rtype, drops))
+                if drops:
+                    # the kernel dropped datagrams (a busy machine): again,
+                    # to a fresh collector
+                    why = "%d UDP datagrams dropped by the socket" % drops
+                else:
+                    why = counted_twice(lines, col.records(), jtype)
+                if why is None or attempt == 2:
+                    break  # the last run is compared, whatever it got
+                print("%s %s: %s, again" % (scen, rtype, why))
                 col.stop()
                 col = cl.Nfacctd(nfacctd, d, "nfacctd-%s-%d" % (rtype,
                                                                 attempt),
