@@ -20,7 +20,8 @@ examples_rtel_analyze_SOURCES = examples/rtel-analyze.c \
 	examples/capfile.c examples/capfile.h \
 	examples/ipfix-export.c examples/ipfix-export.h \
 	examples/rtel-json.c examples/rtel-json.h examples/pcap-input.h \
-	examples/rtel-report.c examples/rtel-report.h
+	examples/rtel-report.c examples/rtel-report.h \
+	examples/table-mem.c examples/table-mem.h
 examples_rtel_analyze_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(PCAP_CFLAGS) -DRTEL_NO_DEPRECATED
 examples_rtel_analyze_LDADD = lib/librocetel.la $(PCAP_LIBS) -lm
 

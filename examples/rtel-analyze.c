@@ -32,6 +32,7 @@
 
 #include "capfile.h"
 #include "ipfix-export.h"
+#include "table-mem.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
 #include "rtel-report.h"
@@ -1839,7 +1840,7 @@ static rtel_ctx **file_contexts(const run *r, const rtel_settings *set) {
     }
     s.max_flows = r->opt->max_flows ? r->opt->max_flows
                                     : default_max_flows(&r->in[i], 1);
-    if ((rv = rtel_ctx_new(&f[i], &s, &none, NULL, NULL)) != 0) {
+    if ((rv = rtel_ctx_new(&f[i], &s, &none, table_mem_lazy(), NULL)) != 0) {
       fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
       while (i-- > 0) {
         rtel_ctx_del(f[i]);
@@ -2037,7 +2038,7 @@ static int analyze(const options *opt, input *in, size_t nin) {
       goto out;
     }
   }
-  rv = rtel_ctx_new(&r.ctx, &settings, &cb, NULL, &r);
+  rv = rtel_ctx_new(&r.ctx, &settings, &cb, table_mem_lazy(), &r);
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", rtel_strerror(rv));
     r.ctx = NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * table-mem: the allocator rtel-collect gives its contexts (table-mem.h).
+ * table-mem: the allocators rtel-collect and rtel-analyze give their
+ * contexts (table-mem.h).
  */
 #define _GNU_SOURCE 1 /* MADV_HUGEPAGE */
 #include "table-mem.h"
@@ -11,13 +12,20 @@
 #include <sys/mman.h>
 
 /* The library sizes every table when a context is made and never
- * allocates again; this allocator makes those pages real at once (large
+ * allocates again. table_mem() makes those pages real at once (large
  * tables on transparent huge pages where the kernel offers them), before
- * any packet. Left to the first packet that touches them, each page costs
+ * any packet: left to the first packet that touches them, each page costs
  * a fault on the packet path, and a page first read (the shared zero
  * page) and then written costs a TLB shoot-down on every core the process
- * runs on (tests/bench/README.md has what it bought). */
+ * runs on. table_mem_lazy() asks for the same huge pages but leaves every
+ * page to its first write: an offline run sized generously touches only
+ * what its capture needs, in 2 MiB pages whose TLB entries cover 512 times
+ * what a 4 KiB page's do (tests/bench/README.md has what each bought). */
 #define BIG_ALLOC (2u << 20)
+/* table_mem_lazy(): blocks from this size on are mappings of their own,
+ * zero pages until written (aligned_alloc() has no zeroing that leaves
+ * pages alone) */
+#define LAZY_MMAP (64u << 10)
 
 typedef struct mem_hdr {
   size_t len; /* of the mapping (0: from malloc) */
@@ -25,13 +33,14 @@ typedef struct mem_hdr {
   char pad[48]; /* the caller's block stays 64-byte aligned */
 } mem_hdr;
 
+/* |ud| NULL: table_mem() (pages made real now); non-NULL:
+ * table_mem_lazy() (left to the first write). */
 static void *pf_malloc(size_t size, void *ud) {
   mem_hdr *h;
-  (void)ud;
   if (size > SIZE_MAX - sizeof(mem_hdr) - BIG_ALLOC) {
     return NULL;
   }
-  if (size + sizeof(mem_hdr) >= BIG_ALLOC) {
+  if (size + sizeof(mem_hdr) >= (ud == NULL ? BIG_ALLOC : LAZY_MMAP)) {
     size_t len = (size + sizeof(mem_hdr) + 4095) & ~(size_t)4095;
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -39,9 +48,13 @@ static void *pf_malloc(size_t size, void *ud) {
       return NULL;
     }
 #ifdef MADV_HUGEPAGE
-    (void)madvise(m, len, MADV_HUGEPAGE);
+    if (len >= BIG_ALLOC) {
+      (void)madvise(m, len, MADV_HUGEPAGE);
+    }
 #endif
-    memset(m, 0, len); /* every page written: real now, not at a packet */
+    if (ud == NULL) {
+      memset(m, 0, len); /* every page written: real now, not at a packet */
+    }
     h = m;
     h->len = len;
   } else {
@@ -93,5 +106,9 @@ static void *pf_realloc(void *p, size_t size, void *ud) {
 }
 
 static const rtel_mem mem = {NULL, pf_malloc, pf_free, pf_calloc, pf_realloc};
+static const rtel_mem mem_lazy = {(void *)&mem_lazy, pf_malloc, pf_free,
+                                  pf_calloc, pf_realloc};
 
 const rtel_mem *table_mem(void) { return &mem; }
+
+const rtel_mem *table_mem_lazy(void) { return &mem_lazy; }
