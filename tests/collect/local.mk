@@ -42,3 +42,18 @@ EXTRA_DIST += \
 	tests/collect/collect-live.test \
 	tests/collect/collect-erspan.test \
 	tests/collect/collect-poll.test
+
+# tests/collect/check_table_mem: the allocators of examples/table-mem.c
+# (rtel-collect's, every page written at allocation; rtel-analyze's, pages
+# left to their first write): zeroing, alignment, realloc, residence read
+# back with mincore(2), a context made on each (Check).
+if HAVE_CHECK
+check_PROGRAMS += tests/collect/check_table_mem
+TESTS += tests/collect/check_table_mem
+tests_collect_check_table_mem_SOURCES = tests/collect/check_table_mem.c \
+	examples/table-mem.c examples/table-mem.h
+tests_collect_check_table_mem_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/examples
+tests_collect_check_table_mem_CFLAGS = -std=c11 $(EXTRA_WARN_CFLAGS) $(CHECK_CFLAGS) \
+	-DRTEL_NO_DEPRECATED
+tests_collect_check_table_mem_LDADD = lib/librocetel.la $(CHECK_LIBS)
+endif
