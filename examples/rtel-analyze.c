@@ -32,10 +32,10 @@
 
 #include "capfile.h"
 #include "ipfix-export.h"
-#include "table-mem.h"
 #include "pcap-input.h"
 #include "rtel-json.h"
 #include "rtel-report.h"
+#include "table-mem.h"
 
 #define PROG "rtel-analyze"
 

@@ -22,10 +22,19 @@
  * what its capture needs, in 2 MiB pages whose TLB entries cover 512 times
  * what a 4 KiB page's do (tests/bench/README.md has what each bought). */
 #define BIG_ALLOC (2u << 20)
-/* table_mem_lazy(): blocks from this size on are mappings of their own,
- * zero pages until written (aligned_alloc() has no zeroing that leaves
- * pages alone) */
-#define LAZY_MMAP (64u << 10)
+
+/* What an allocator does, its rtel_mem's user_data: blocks from |own_map|
+ * bytes on are mappings of their own (zero pages until written; those of
+ * BIG_ALLOC and more with huge pages asked for), all their pages written
+ * at once when |prefault|. table_mem_lazy() maps from 64 KiB, since
+ * aligned_alloc() has no zeroing that leaves pages alone. */
+typedef struct mem_policy {
+  size_t own_map;
+  int prefault;
+} mem_policy;
+
+static mem_policy eager = {BIG_ALLOC, 1};
+static mem_policy lazy = {64u << 10, 0};
 
 typedef struct mem_hdr {
   size_t len; /* of the mapping (0: from malloc) */
@@ -33,14 +42,13 @@ typedef struct mem_hdr {
   char pad[48]; /* the caller's block stays 64-byte aligned */
 } mem_hdr;
 
-/* |ud| NULL: table_mem() (pages made real now); non-NULL:
- * table_mem_lazy() (left to the first write). */
 static void *pf_malloc(size_t size, void *ud) {
+  const mem_policy *pol = ud;
   mem_hdr *h;
   if (size > SIZE_MAX - sizeof(mem_hdr) - BIG_ALLOC) {
     return NULL;
   }
-  if (size + sizeof(mem_hdr) >= (ud == NULL ? BIG_ALLOC : LAZY_MMAP)) {
+  if (size + sizeof(mem_hdr) >= pol->own_map) {
     size_t len = (size + sizeof(mem_hdr) + 4095) & ~(size_t)4095;
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -52,7 +60,7 @@ static void *pf_malloc(size_t size, void *ud) {
       (void)madvise(m, len, MADV_HUGEPAGE);
     }
 #endif
-    if (ud == NULL) {
+    if (pol->prefault) {
       memset(m, 0, len); /* every page written: real now, not at a packet */
     }
     h = m;
@@ -105,9 +113,10 @@ static void *pf_realloc(void *p, size_t size, void *ud) {
   return q;
 }
 
-static const rtel_mem mem = {NULL, pf_malloc, pf_free, pf_calloc, pf_realloc};
-static const rtel_mem mem_lazy = {(void *)&mem_lazy, pf_malloc, pf_free,
-                                  pf_calloc, pf_realloc};
+static const rtel_mem mem = {&eager, pf_malloc, pf_free, pf_calloc,
+                             pf_realloc};
+static const rtel_mem mem_lazy = {&lazy, pf_malloc, pf_free, pf_calloc,
+                                  pf_realloc};
 
 const rtel_mem *table_mem(void) { return &mem; }
 
