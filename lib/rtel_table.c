@@ -96,3 +96,18 @@ void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e) {
   t->free_head = i;
   t->used--;
 }
+
+void rtel__qtab_remove_oldest_all(rtel__qtab *t, rtel__qent *e) {
+  uint32_t i = rtel__qtab_idx(t, e);
+  t->buckets[e->hash & t->mask] = RTEL__NIL;
+  rtel__list_unlink(&t->lru, rtel__qtab_lru(t), i);
+  if (--t->used == 0) {
+    /* every entry is free: the free list starts over empty, and the next
+     * insertion takes the first entry */
+    t->free_head = RTEL__NIL;
+    t->fresh = 0;
+  } else {
+    e->hnext = t->free_head;
+    t->free_head = i;
+  }
+}

@@ -164,6 +164,16 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h);
 /* Removes |e| from the table. */
 void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e);
 
+/* Removes |e|, the least recently used entry, when the whole table is
+ * being emptied from its LRU end (a flush): its bucket is emptied whole,
+ * a store and no walk of the chain (with many entries the chain walk's
+ * load of the bucket, a random line, was most of what a removal cost). So
+ * until the last entry is removed a lookup may miss entries still in the
+ * table: the caller removes every entry this way before the next lookup
+ * or insertion. Once the table is empty, entries are taken from the first
+ * again (rtel__qtab_insert() zeroes each). */
+void rtel__qtab_remove_oldest_all(rtel__qtab *t, rtel__qent *e);
+
 /* The LRU links of the entries. */
 static inline rtel__links rtel__qtab_lru(const rtel__qtab *t) {
   rtel__links lk = {t->ents + offsetof(rtel__qent, lru), t->stride};

@@ -7,7 +7,8 @@
  * spread as a uniform random function would spread them. The expected
  * figures are those of a uniform hash (balls in bins), not of this one.
  * And the pairing PSN index's slot match (lib/rtel_pair.h) on slots that
- * collide, with hand-picked collisions.
+ * collide, with hand-picked collisions; and the table's emptying by a
+ * flush (rtel__qtab_remove_oldest_all()).
  */
 #include "rtel_test_util.h"
 
@@ -245,6 +246,107 @@ START_TEST(test_psn_index_match) {
 }
 END_TEST
 
+/* The key of entry |i| of generation |gen| in test_qtab_remove_oldest_all:
+ * sequential QPNs of two host pairs. */
+static rtel__qkey gen_key(uint32_t gen, uint32_t i) {
+  rtel__qkey k;
+  memset(&k, 0, sizeof(k));
+  k.src[10] = k.src[11] = k.dst[10] = k.dst[11] = 0xff;
+  k.src[12] = 10, k.src[15] = (uint8_t)(1 + gen);
+  k.dst[12] = 10, k.dst[15] = 100;
+  k.obs = gen;
+  k.qpn = 0x40 + i;
+  return k;
+}
+
+/* rtel__qtab_remove_oldest_all() (a flush's removal: the bucket emptied
+ * whole, no chain walk): 48 entries of a 64-entry table with 128 buckets
+ * (so chains of two and more), 8 of them removed the ordinary way first
+ * (a free list), 4 moved to the recent end. Emptied from the LRU end, the
+ * entries come out in the order this test touched them; the table is then
+ * empty (every bucket empty, no entry found), takes the first entry again,
+ * and takes exactly 64 new keys, all found, before it is full. */
+START_TEST(test_qtab_remove_oldest_all) {
+  rtel__qtab t;
+  uint32_t i, n = 0, order[48], seen[64];
+  rtel__qent *e;
+
+  ck_assert_int_eq(rtel__qtab_init(&t, 64, 64, 0x1234, rtel_mem_default()), 0);
+  ck_assert_uint_eq(t.mask + 1, 128);
+  for (i = 0; i < 48; i++) {
+    rtel__qkey k = gen_key(0, i);
+    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  for (i = 0; i < 48; i += 6) { /* 0, 6, ..., 42 go the ordinary way */
+    rtel__qkey k = gen_key(0, i);
+    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    rtel__qtab_remove(&t, e);
+  }
+  for (i = 1; i < 48; i += 12) { /* 1, 13, 25, 37 become the most recent */
+    rtel__qkey k = gen_key(0, i);
+    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    rtel__qtab_touch(&t, e);
+  }
+  /* the expected order, from this test's own steps */
+  for (i = 0; i < 48; i++) {
+    if (i % 6 != 0 && i % 12 != 1) {
+      order[n++] = i;
+    }
+  }
+  for (i = 1; i < 48; i += 12) {
+    order[n++] = i;
+  }
+  ck_assert_uint_eq(n, 40);
+  ck_assert_uint_eq(t.used, 40);
+  {
+    uint32_t heads = 0; /* fewer non-empty buckets than entries: chains */
+    for (i = 0; i <= t.mask; i++) {
+      heads += t.buckets[i] != RTEL__NIL;
+    }
+    ck_assert_uint_lt(heads, 40);
+  }
+  for (i = 0; i < 40; i++) {
+    e = rtel__qtab_oldest(&t);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->key.qpn, 0x40 + order[i]);
+    rtel__qtab_remove_oldest_all(&t, e);
+    ck_assert_uint_eq(t.used, 39 - i);
+  }
+  ck_assert_ptr_null(rtel__qtab_oldest(&t));
+  for (i = 0; i <= t.mask; i++) {
+    ck_assert_uint_eq(t.buckets[i], RTEL__NIL);
+  }
+  for (i = 0; i < 48; i++) {
+    rtel__qkey k = gen_key(0, i);
+    ck_assert_ptr_null(rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  memset(seen, 0, sizeof(seen));
+  for (i = 0; i < 64; i++) {
+    rtel__qkey k = gen_key(1, i);
+    e = rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    if (i == 0) {
+      ck_assert_uint_eq(e->idx, 0);
+    }
+    ck_assert_uint_lt(e->idx, 64);
+    ck_assert_uint_eq(seen[e->idx]++, 0);
+  }
+  {
+    rtel__qkey k = gen_key(2, 0);
+    ck_assert_ptr_null(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  for (i = 0; i < 64; i++) {
+    rtel__qkey k = gen_key(1, i);
+    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->key.qpn, 0x40 + i);
+  }
+  rtel__qtab_free(&t, rtel_mem_default());
+}
+END_TEST
+
 Suite *rtel_test_table_suite(void) {
   Suite *s = suite_create("table");
   TCase *tc = tcase_create("qkey_hash");
@@ -252,6 +354,7 @@ Suite *rtel_test_table_suite(void) {
   tcase_add_test(tc, test_qkey_hash_spread);
   tcase_add_test(tc, test_qkey_hash_avalanche);
   tcase_add_test(tc, test_psn_index_match);
+  tcase_add_test(tc, test_qtab_remove_oldest_all);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -32,7 +32,13 @@
  *   floor     one packet after the other: hash, probe, update
  *   floor+pf  BENCH_BURST packets at a time: hash all and prefetch their
  *             slots, then probe and update each
- * and the ratios flow / floor and baseline / floor.
+ * and the ratios flow / floor and baseline / floor. At the end the flow
+ * context's rtel_ctx_flush() is timed ("flush" line, ns per flow: every
+ * flow ended and its record made, least recently active first, no
+ * callback), once (it empties the table), next to "first" and "flow" of
+ * the same table; with -E instead rtel_ctx_handle_expiry() one idle
+ * timeout after the last packet ("expire" line: every flow ends idle, one
+ * at a time, as a collector's flows do).
  * Pass 0 is not part of any figure: the flow context creates its F
  * flows there ("first" line). QP pairs are learned from an RDMA CM REQ/REP
  * exchange per connection fed to both contexts before pass 0 (untimed), so
@@ -48,7 +54,8 @@
  * same allocator checks that the timed loops allocate nothing (abort if
  * they do).
  *
- * Usage: bench_flow [-f FLOWS] [-P] [-A] [-H] [-d] [SECONDS_PER_CASE]
+ * Usage: bench_flow [-f FLOWS] [-P] [-R] [-A] [-H] [-d] [-E]
+ *                   [SECONDS_PER_CASE]
  *        (default 1.0: CPU seconds of the flow context's timed passes, at
  *        least 3 passes)
  *        bench_flow -n PASSES ...   exactly PASSES timed passes per context,
@@ -73,6 +80,7 @@
  *             transparent huge pages asked for (madvise), written at
  *             allocation: what an embedder's allocator can do for large
  *             tables (rtel_mem_default(3))
+ *   -E        end the flows by the idle timeout, not by a flush
  *   -d        leave max_qp_pairs at rtel_settings_default()'s value
  *             instead of 2 F (each connection takes two pairing entries):
  *             shows what the pairing table does then
@@ -392,6 +400,7 @@ static double secs_per_case = 1.0;
 static long fixed_passes;
 static int psn_pairing;
 static int default_pairs; /* -d: max_qp_pairs left at its default */
+static int end_idle;      /* -E: end by the idle timeout, not a flush */
 
 static int run_case(uint32_t nflows) {
   bench b;
@@ -554,6 +563,26 @@ static int run_case(uint32_t nflows) {
     fprintf(stderr, "bench_flow: unexpected counters at the end\n");
     return 1;
   }
+  {
+    double t0 = bench_cpu_s(), t_end;
+    rv = end_idle ? rtel_ctx_handle_expiry(full, ts + sf.flow_idle_timeout)
+                  : rtel_ctx_flush(full, ts);
+    t_end = bench_cpu_s() - t0;
+    if (rv != 0 || rtel_ctx_get_stats(full, &st) != 0 ||
+        st.flows_active != 0) {
+      fprintf(stderr, "bench_flow: %s: %llu flows left\n",
+              end_idle ? "rtel_ctx_handle_expiry" : "rtel_ctx_flush",
+              (unsigned long long)st.flows_active);
+      return 1;
+    }
+    printf("%s    %9.1f ns/flow  (%s: ends the %u flows, least recently "
+           "active first; no callback)\n",
+           end_idle ? "expire" : "flush ", t_end * 1e9 / nflows,
+           end_idle ? "rtel_ctx_handle_expiry one idle timeout after the "
+                      "last packet"
+                    : "rtel_ctx_flush",
+           nflows);
+  }
   rtel_ctx_del(full);
   rtel_ctx_del(base);
   bench_floor_free(&fl);
@@ -579,13 +608,15 @@ int main(int argc, char **argv) {
       bench_cnt.align64 = bench_cnt.huge = 1;
     } else if (strcmp(argv[i], "-d") == 0) {
       default_pairs = 1;
+    } else if (strcmp(argv[i], "-E") == 0) {
+      end_idle = 1;
     } else if (strcmp(argv[i], "-R") == 0) {
       shuffled = 1;
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
       fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-R] "
-                      "[-A] [-H] [-d] [SECONDS_PER_CASE]\n");
+                      "[-A] [-H] [-d] [-E] [SECONDS_PER_CASE]\n");
       return 2;
     }
   }
