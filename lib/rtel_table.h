@@ -39,9 +39,10 @@ typedef struct rtel__qtab {
   uint32_t mask; /* nbuckets - 1 */
   uint32_t used;
   uint32_t free_head; /* entries removed, a list through hnext */
-  uint32_t fresh;     /* entries [fresh, cap) never used: untouched, so a
-                         table larger than its use costs only the pages it
-                         uses */
+  uint32_t fresh;     /* entries [fresh, cap) free and not on the free
+                         list: never used (untouched, so a table larger
+                         than its use costs only the pages it uses), or
+                         given back whole by rtel__qtab_remove_oldest_all() */
   rtel__list lru;     /* head: least recently touched */
   uint64_t seed;
 } rtel__qtab;

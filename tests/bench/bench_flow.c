@@ -35,18 +35,17 @@
  * and the ratios flow / floor and baseline / floor. At the end the flow
  * context's rtel_ctx_flush() is timed ("flush" line, ns per flow: every
  * flow ended and its record made, least recently active first, no
- * callback), once (it empties the table), next to "first" and "flow" of
- * the same table; with -E instead rtel_ctx_handle_expiry() one idle
- * timeout after the last packet ("expire" line: every flow ends idle, one
- * at a time, as a collector's flows do).
- * Pass 0 is not part of any figure: the flow context creates its F
- * flows there ("first" line). QP pairs are learned from an RDMA CM REQ/REP
- * exchange per connection fed to both contexts before pass 0 (untimed), so
- * the timed passes are the steady state of paired flows; with -P there is
- * no CM and pairs are learned from ACK PSNs only (at F = 10^3 within pass
- * 0; at F = 10^6, where a flow sees an ACK about every ninth pass, only
- * about 10^5 flows are paired after four passes, so the figure is mostly
- * the unpaired path: one more hash and a PSN-index write per data packet).
+ * callback), once (it empties the table), after the "check" line; with -E
+ * instead rtel_ctx_handle_expiry() one idle timeout after the last packet
+ * ("expire" line: every flow ends idle, one at a time, as a collector's flows
+ * do). Pass 0 is not part of any figure: the flow context creates its F flows
+ * there ("first" line). QP pairs are learned from an RDMA CM REQ/REP exchange
+ * per connection fed to both contexts before pass 0 (untimed), so the timed
+ * passes are the steady state of paired flows; with -P there is no CM and
+ * pairs are learned from ACK PSNs only (at F = 10^3 within pass 0; at F =
+ * 10^6, where a flow sees an ACK about every ninth pass, only about 10^5 flows
+ * are paired after four passes, so the figure is mostly the unpaired path: one
+ * more hash and a PSN-index write per data packet).
  *
  * Memory is measured with a counting allocator: what rtel_ctx_new()
  * allocates with max_flows = F minus what it allocates with the flow table
@@ -568,11 +567,16 @@ static int run_case(uint32_t nflows) {
     rv = end_idle ? rtel_ctx_handle_expiry(full, ts + sf.flow_idle_timeout)
                   : rtel_ctx_flush(full, ts);
     t_end = bench_cpu_s() - t0;
-    if (rv != 0 || rtel_ctx_get_stats(full, &st) != 0 ||
-        st.flows_active != 0) {
-      fprintf(stderr, "bench_flow: %s: %llu flows left\n",
+    if (rv != 0) {
+      fprintf(stderr, "bench_flow: %s: %s\n",
               end_idle ? "rtel_ctx_handle_expiry" : "rtel_ctx_flush",
-              (unsigned long long)st.flows_active);
+              rtel_strerror(rv));
+      return 1;
+    }
+    if (rtel_ctx_get_stats(full, &st) != 0 || st.flows_active != 0) {
+      fprintf(stderr, "bench_flow: %llu flows left after %s\n",
+              (unsigned long long)st.flows_active,
+              end_idle ? "rtel_ctx_handle_expiry" : "rtel_ctx_flush");
       return 1;
     }
     printf("%s    %9.1f ns/flow  (%s: ends the %u flows, least recently "

@@ -2461,6 +2461,58 @@ START_TEST(t13_active_boundary) {
 }
 END_TEST
 
+/* A flush empties the table whole; the context goes on with the active
+ * timeout exact. Two flows (QB, QB2) end idle first, so the entries the
+ * next two take are not the first ones in order (the free list gives the
+ * last removed first); those two (QB3, then QB again) are flushed; two new
+ * flows (QB2, then QB3, 100 ns apart) follow. The active timeout then
+ * falls at the first new flow's first packet + 1 ms: not at that of
+ * anything the flush ended, nor at the second new flow's. */
+START_TEST(t13_flush_then_active) {
+  env e;
+  rtel_settings s;
+  const rtel_tstamp t2 = T0 + 30 * IDLE, t3 = t2 + 5 * IDLE;
+  s13_settings(&s);
+  env_init_s(&e, &s);
+  Wq(&e, T0, QB, 10, 1000);
+  Wq(&e, T0 + 100, QB2, 20, 1000);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, T0 + 20 * IDLE), 0);
+  ck_assert_uint_eq(e.c.nfl, 2);
+  ck_assert_uint_eq(e.c.fl[0].dqpn, QB);
+  ck_assert_uint_eq(e.c.fl[0].end, RTEL_END_IDLE);
+  ck_assert_uint_eq(e.c.fl[1].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[1].end, RTEL_END_IDLE);
+  Wq(&e, t2, QB3, 30, 1000);
+  Wq(&e, t2 + 100, QB, 11, 1000);
+  flush(&e, t2 + 200);
+  ck_assert_uint_eq(e.c.nfl, 4);
+  ck_assert_uint_eq(e.c.fl[2].dqpn, QB3);
+  ck_assert_uint_eq(e.c.fl[2].end, RTEL_END_FLUSH);
+  ck_assert_uint_eq(e.c.fl[3].dqpn, QB);
+  ck_assert_uint_eq(e.c.fl[3].end, RTEL_END_FLUSH);
+  ck_assert_uint_eq(stats(&e).flows_active, 0);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), RTEL_TSTAMP_NONE);
+  Wq(&e, t3, QB2, 21, 1000);
+  Wq(&e, t3 + 100, QB3, 31, 1000);
+  ck_assert_uint_eq(stats(&e).flows_active, 2);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), t3 + ACT);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, t3 + ACT - 1), 0);
+  ck_assert_uint_eq(e.c.nfl, 4);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, t3 + ACT), 0);
+  ck_assert_uint_eq(e.c.nfl, 5);
+  ck_assert_uint_eq(e.c.fl[4].dqpn, QB2);
+  ck_assert_uint_eq(e.c.fl[4].end, RTEL_END_ACTIVE);
+  ck_assert_uint_eq(e.c.fl[4].first_ts, t3);
+  ck_assert_uint_eq(rtel_ctx_get_expiry(e.ctx), t3 + 100 + ACT);
+  ck_assert_int_eq(rtel_ctx_handle_expiry(e.ctx, t3 + 100 + ACT), 0);
+  ck_assert_uint_eq(e.c.nfl, 6);
+  ck_assert_uint_eq(e.c.fl[5].dqpn, QB3);
+  ck_assert_uint_eq(e.c.fl[5].end, RTEL_END_ACTIVE);
+  ck_assert_uint_eq(e.c.fl[5].first_ts, t3 + 100);
+  env_free(&e);
+}
+END_TEST
+
 /* A message under way when the active timeout restarts its flow (in
  * place) is not cut: it is one message, delivered (no ACK) at the flush.
  * WRITE FIRST 0x600 at 0, MIDDLE at 0.5 ms, restart at 1 ms, MIDDLE at
@@ -3284,6 +3336,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t12_flood_no_evict);
   tcase_add_test(tc, t12_pair_capacity_default);
   tcase_add_test(tc, t13_active_boundary);
+  tcase_add_test(tc, t13_flush_then_active);
   tcase_add_test(tc, t13_active_timeout);
   tcase_add_test(tc, t13_message_across_restart);
   tcase_add_test(tc, t13_restart_first_ts);
