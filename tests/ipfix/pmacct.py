@@ -587,30 +587,34 @@ def compare(scen, rtype, lines, pm, points, prims, fails, stats):
 
 def counted_twice(lines, pm, jtype):
     """None, or what nfacctd summed more than once: a record of |jtype|
-    whose packets and bytes are both the same multiple k >= 2 of the JSON
-    line's, printed once. Seen once in 2026-12, in the ASan stage of CI
-    (tests/run-all.sh): nfacctd 1.7.7 printed one flow record (flowId 1954
-    of nvme-write) with 2x its packets and bytes, every other field equal,
-    while the record next to it in the same message (flowId 1953, the same
-    counts) came out right: a whole datagram sent or received twice would
-    have doubled both. A fault of rtel-analyze's export would repeat on a
-    fresh collector (the export is a function of the capture: same
-    messages, same records); the run is repeated (at most twice), and a
-    third run compares whatever it gets, so a real doubling still fails."""
+    whose bytes are a multiple k >= 2 of the JSON line's, printed once, and
+    whose packets are the same multiple (0 for a template without a packet
+    counter: summary records). Seen twice in 2026-12, in the ASan stage of
+    CI (tests/run-all.sh): nfacctd 1.7.7 printed one flow record (flowId
+    1954 of nvme-write) with 2x its packets and bytes, every other field
+    equal, while the record next to it in the same message (flowId 1953,
+    the same counts) came out right; and one summary record (flowId 1958 of
+    nvme-write) with 2x its bytes. A whole datagram sent or received twice
+    would have doubled its neighbours too. A fault of rtel-analyze's
+    export would repeat on a fresh collector (the export is a function of
+    the capture: same messages, same records); the run is repeated (at most
+    twice), and a third run compares whatever it gets, so a real doubling
+    still fails."""
     by_id = {}
     for rec in pm:
         by_id.setdefault(int(rec.get("flow_id", "0")), []).append(rec)
     for i, r in enumerate(lines):
         recs = by_id.get(i + 1, [])
-        if r["type"] != jtype or len(recs) != 1 or "packets" not in r:
+        if r["type"] != jtype or len(recs) != 1 or "bytes" not in r:
             continue
-        want_p, want_b = int(r["packets"]), int(r["bytes"])
+        want_b = int(r["bytes"])
+        want_p = int(r["packets"]) if "packets" in r else 0
         got_p = int(recs[0].get("packets", 0))
         got_b = int(recs[0].get("bytes", 0))
-        if want_p > 0 and got_p > want_p and got_p % want_p == 0 and \
-                got_b == want_b * (got_p // want_p):
+        if want_b > 0 and got_b > want_b and got_b % want_b == 0 and \
+                got_p == want_p * (got_b // want_b):
             return ("nfacctd summed flowId %d %d times (packets %d, bytes %d;"
-                    " sent once: %d, %d)" % (i + 1, got_p // want_p, got_p,
+                    " sent once: %d, %d)" % (i + 1, got_b // want_b, got_p,
                                              got_b, want_p, want_b))
     return None
 
