@@ -465,13 +465,19 @@ static int report_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   return ft->env.sink->flow(ft->env.sink->hub, &r);
 }
 
+/* After |f| left the table: its key cleared (a pairing entry's hint to it
+ * then fails), the count of active flows updated. */
+static void flow_gone(rtel__flowtab *ft, flow *f) {
+  f->q.key.qpn = UINT32_MAX;
+  ft->env.stats->flows_active = ft->flows.used;
+}
+
 /* Reports |f| and removes it from the table. */
 static int end_flow(rtel__flowtab *ft, flow *f, uint32_t end) {
   int rv = report_flow(ft, f, end);
   fifo_unlink(ft, f);
   rtel__qtab_remove(&ft->flows, &f->q);
-  f->q.key.qpn = UINT32_MAX; /* no key: a pairing entry's hint to it fails */
-  ft->env.stats->flows_active = ft->flows.used;
+  flow_gone(ft, f);
   return rv;
 }
 
@@ -1560,30 +1566,6 @@ again:
   return 0;
 }
 
-/* Prefetches every line of |f|. */
-static void flow_prefetch_all(const flow *f) {
-  size_t o;
-  for (o = 0; o < FLOW_STRIDE; o += 64) {
-    rtel__prefetch((const uint8_t *)f + o);
-  }
-}
-
-/* For flows ended one after another from the LRU end, |f| now (a
- * flush): prefetches every line of the flow after the next one, whose
- * index is in the next one's first line (asked for one turn ago). A
- * record is made from random lines, one flow after the other: without
- * this, one or two misses at a time. */
-static void end_ahead(const rtel__flowtab *ft, const flow *f) {
-  const flow *g;
-  if (f->q.lru.next == RTEL__NIL) {
-    return;
-  }
-  g = flow_at(ft, f->q.lru.next);
-  if (g->q.lru.next != RTEL__NIL) {
-    flow_prefetch_all(flow_at(ft, g->q.lru.next));
-  }
-}
-
 int rtel__flow_flush(rtel__flowtab *ft, uint32_t end) {
   int rv;
   if (ft->flags & RTEL_FLOW_DISABLE) {
@@ -1601,11 +1583,9 @@ int rtel__flow_flush(rtel__flowtab *ft, uint32_t end) {
    * again. */
   while (ft->flows.used) {
     flow *f = (flow *)(void *)rtel__qtab_oldest(&ft->flows);
-    end_ahead(ft, f);
     rv = report_flow(ft, f, end);
     rtel__qtab_remove_oldest_all(&ft->flows, &f->q);
-    f->q.key.qpn = UINT32_MAX; /* no key: a pairing entry's hint fails */
-    ft->env.stats->flows_active = ft->flows.used;
+    flow_gone(ft, f);
     if (rv != 0) {
       return rv;
     }
