@@ -70,6 +70,7 @@
 #define ST_EP_RNR 0x10u  /* ... an RNR NAK */
 #define ST_SPAN 0x20u    /* previous packet was a multi-PSN request */
 #define ST_DONE 0x40u    /* done_psn is valid */
+#define ST_PAIRED 0x80u  /* peer_qpn is known (set_peer()) */
 
 /* Flow keys of READ RESPONSE data carry this bit above the 24-bit QPN:
  * responses use the requester's PSN space, not the sender's own, so they
@@ -132,6 +133,7 @@ static rtel__inline uint8_t lru_tick(const rtel__flowtab *ft, rtel_tstamp ts) {
 #define M_LAST 0x02u  /* its LAST (or ONLY) packet was seen */
 #define M_END 0x04u   /* end_psn is known: LAST seen, or a later message */
 #define M_LB 0x08u    /* lost_up is a lower bound */
+#define M_L1 0x10u    /* line 1 was written: msg_l1() */
 
 /* An open message: one whose record may still change. In the slab of the
  * flow table; a flow's open messages are a list in PSN order (head:
@@ -147,13 +149,15 @@ typedef struct rtel__omsg {
   uint32_t last_psn;  /* highest PSN seen */
   uint32_t end_psn;   /* the last PSN of its range, with M_END */
   uint32_t packets;
+  uint32_t reth_len;
   uint8_t op;
   uint8_t fl; /* M_* */
   uint16_t pad;
-  /* line 1: resends, control packets, ECN, the RETH length */
+  /* line 1: resends, control packets, ECN, losses; zero until msg_l1()
+   * first writes it (M_L1), so that a message without any (the common
+   * case) never takes this line into the cache */
   uint64_t retx_bytes;
   uint32_t retx_pkts;
-  uint32_t reth_len;
   uint32_t naks_seq;
   uint32_t naks_rnr;
   uint32_t naks_fatal;
@@ -168,6 +172,8 @@ typedef struct rtel__omsg {
 } rtel__omsg;
 
 RTEL__STATIC_ASSERT(offsetof(rtel__omsg, pad) + 2 <= 64, "message line 0");
+RTEL__STATIC_ASSERT(offsetof(rtel__omsg, retx_bytes) == 64,
+                    "message line 1 begins");
 RTEL__STATIC_ASSERT(sizeof(rtel__omsg) <= 128, "message: two lines");
 
 /* The slab's stride: two whole lines (the slab is 64-byte aligned). */
@@ -183,7 +189,7 @@ typedef struct flow {
   uint64_t packets;
   uint64_t wire; /* bytes on the wire of new data after the first packet */
   uint32_t last_psn;
-  uint32_t peer_qpn;
+  uint32_t messages; /* begun in this part of the flow (msg_new()) */
   uint32_t msg_head; /* open messages, oldest first */
   uint32_t msg_tail;
   rtel__link mlru; /* on ft->mflows while it has open messages */
@@ -218,8 +224,8 @@ typedef struct flow {
   uint32_t retx_nak;
   uint32_t retx_rnr;
   uint32_t retx_to;
-  uint32_t messages;
-  rtel__link fifo; /* creation order, for the active timeout */
+  uint32_t peer_qpn; /* RTEL_QPN_NONE until paired: ST_PAIRED */
+  rtel__link fifo;   /* creation order, for the active timeout */
   uint32_t port;
   uint16_t sport;
   uint16_t vlan;
@@ -245,6 +251,17 @@ size_t rtel__flow_msg_size(void) { return OMSG_STRIDE; }
 
 static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
   return (rtel__omsg *)(void *)((uint8_t *)ft->msgs + (size_t)i * OMSG_STRIDE);
+}
+
+/* |o| with its line 1 (resends, control packets, ECN, losses) ready to
+ * be written: zeroed at its first write. */
+static rtel__omsg *msg_l1(rtel__omsg *o) {
+  if (!(o->fl & M_L1)) {
+    memset((uint8_t *)o + offsetof(rtel__omsg, retx_bytes), 0,
+           sizeof(*o) - offsetof(rtel__omsg, retx_bytes));
+    o->fl |= M_L1;
+  }
+  return o;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -313,8 +330,19 @@ void rtel__flow_free(rtel__flowtab *ft) {
 
 /* ------------------------------------------------------------ records */
 
+/* The peer QPN of |f| is |qpn| (RTEL_QPN_NONE: not known). The data path
+ * tests ST_PAIRED, on the line it writes anyway, not peer_qpn. */
+static void set_peer(flow *f, uint32_t qpn) {
+  f->peer_qpn = qpn;
+  if (qpn != RTEL_QPN_NONE) {
+    f->st |= ST_PAIRED;
+  } else {
+    f->st &= (uint16_t)~ST_PAIRED;
+  }
+}
+
 static uint32_t flow_flags(const flow *f) {
-  return f->fl | (f->peer_qpn != RTEL_QPN_NONE ? RTEL_FLOW_F_PAIRED : 0u) |
+  return f->fl | ((f->st & ST_PAIRED) ? RTEL_FLOW_F_PAIRED : 0u) |
          (f->q.key.qpn & KEY_RESP ? RTEL_FLOW_F_RESPONSE : 0u);
 }
 
@@ -376,21 +404,23 @@ static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   m.fct = o->last_ts - o->first_ts;
   m.bytes = o->bytes;
   m.packets = o->packets;
-  m.retx_packets = o->retx_pkts;
-  m.retx_bytes = o->retx_bytes;
   m.port = f->port;
   m.end = end;
-  m.naks_seq = o->naks_seq;
-  m.naks_rnr = o->naks_rnr;
-  m.naks_fatal = o->naks_fatal;
-  m.cnps = o->cnps;
-  m.ecn_ce = o->ecn_ce;
-  m.losses_upstream = o->loss_up;
-  m.losses_downstream = o->loss_down;
-  m.losses_nak = o->loss_nak;
-  m.losses_rnr = o->loss_rnr;
-  m.losses_timeout = o->loss_to;
-  m.lost_upstream = o->lost_up;
+  if (o->fl & M_L1) { /* (else all 0, as m) */
+    m.retx_packets = o->retx_pkts;
+    m.retx_bytes = o->retx_bytes;
+    m.naks_seq = o->naks_seq;
+    m.naks_rnr = o->naks_rnr;
+    m.naks_fatal = o->naks_fatal;
+    m.cnps = o->cnps;
+    m.ecn_ce = o->ecn_ce;
+    m.losses_upstream = o->loss_up;
+    m.losses_downstream = o->loss_down;
+    m.losses_nak = o->loss_nak;
+    m.losses_rnr = o->loss_rnr;
+    m.losses_timeout = o->loss_to;
+    m.lost_upstream = o->lost_up;
+  }
   m.fet_bps = bps(o->wire, m.fct);
   return ft->env.sink->msg(ft->env.sink->hub, &m);
 }
@@ -565,7 +595,7 @@ static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
     i = ft->msg_fresh++;
     o = msg_at(ft, i);
   }
-  memset(o, 0, sizeof(*o));
+  memset(o, 0, offsetof(rtel__omsg, retx_bytes)); /* line 1: msg_l1() */
   /* counted in the part of the flow where it begins, which has a data
    * packet and so a record, whenever the message ends */
   f->messages++;
@@ -649,12 +679,12 @@ static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
   o->packets++;
   o->bytes += hd->payload_len;
   if (retx) {
-    o->retx_pkts++;
+    msg_l1(o)->retx_pkts++;
     o->retx_bytes += hd->payload_len;
   }
   o->wire += wire;
   if (rtel__unlikely(hd->ecn == 3)) {
-    o->ecn_ce++;
+    msg_l1(o)->ecn_ce++;
   }
   if (pi->ts > o->last_ts) {
     o->last_ts = pi->ts;
@@ -766,7 +796,7 @@ static void set_resp_peer(rtel__flowtab *ft, uint32_t obs, const uint8_t *src,
   flow *f;
   rtel__qkey_set(&k, obs, src, dst, qpn | KEY_RESP);
   if ((f = flow_find(ft, &k)) != NULL) {
-    f->peer_qpn = peer;
+    set_peer(f, peer);
   }
 }
 
@@ -807,10 +837,10 @@ static void pair_learned(void *arg, const rtel__qkey *key, uint32_t peer,
   set_resp_peer(ft, key->obs, key->dst, key->src, peer, key->qpn);
   rtel__qkey_set(&k, key->obs, key->dst, key->src, peer);
   if ((f = flow_find(ft, &k)) != NULL) {
-    f->peer_qpn = key->qpn;
+    set_peer(f, key->qpn);
   }
   if ((f = flow_find(ft, key)) != NULL) {
-    f->peer_qpn = peer;
+    set_peer(f, peer);
     take_held(f, &ctrl->held);
   }
 }
@@ -882,7 +912,7 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
   if (kind == RTEL__K_CNP) {
     for (i = f->msg_head; i != RTEL__NIL; i = o->next) {
       o = msg_at(ft, i);
-      o->cnps++;
+      msg_l1(o)->cnps++;
     }
     return msg_settle(ft, f, pi->ts);
   }
@@ -891,7 +921,7 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     break;
   case RTEL_AETH_RNR_NAK:
     if ((o = msg_find(ft, f, hd->psn, 0, &prev)) != NULL) {
-      o->naks_rnr++;
+      msg_l1(o)->naks_rnr++;
     }
     acked = rtel__psn_add(hd->psn, -1);
     break;
@@ -899,13 +929,13 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
     o = msg_find(ft, f, hd->psn, 0, &prev);
     if (RTEL_AETH_VALUE(syn) == RTEL_NAK_PSN_SEQ_ERROR) {
       if (o) {
-        o->naks_seq++;
+        msg_l1(o)->naks_seq++;
       }
       acked = rtel__psn_add(hd->psn, -1);
       break;
     }
     if (o && RTEL_AETH_VALUE(syn) <= RTEL_NAK_INVALID_RD_REQUEST) {
-      o->naks_fatal++;
+      msg_l1(o)->naks_fatal++;
     }
     return msg_settle(ft, f, pi->ts);
   default:
@@ -948,8 +978,10 @@ static int ctrl_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     }
     if (f) {
       count_ctrl(f, NULL, kind, syn, pi->ts);
-      if (kind == RTEL__K_ACK) {
-        f->becn += hd->becn; /* BECN comes back on ACKs and NAKs */
+      /* BECN comes back on ACKs and NAKs (tested first: an unmarked ACK
+       * leaves the entry's cold lines alone) */
+      if (kind == RTEL__K_ACK && rtel__unlikely(hd->becn)) {
+        f->becn++;
       }
       return msg_ctrl(ft, f, pi, hd, kind, syn);
     }
@@ -1010,8 +1042,8 @@ static flow *flow_new(rtel__flowtab *ft, const rtel__qkey *k, uint32_t h,
     f->vlan = hd->vlan_tci[0] & 0x0fffu;
     f->fl |= RTEL_FLOW_F_VLAN;
   }
-  f->peer_qpn =
-      rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst, k->qpn & QPN_MASK);
+  set_peer(f, rtel__pair_peer(ft->pairs, k->obs, k->src, k->dst,
+                              k->qpn & QPN_MASK));
   return f;
 }
 
@@ -1241,6 +1273,7 @@ static void start_episode(flow *f, rtel__omsg *o, int upstream,
   f->ep_ts = ts;
   f->ep_pkts = 0;
   if (o != NULL) {
+    msg_l1(o);
     if (upstream) {
       o->loss_up++;
     } else {
@@ -1286,7 +1319,7 @@ static void resend(flow *f, rtel__omsg *o, const rtel_pkt_info *pi,
     gap_take(f, (unsigned)g, hd->psn);
     f->lost_up++;
     if (o != NULL) {
-      o->lost_up++;
+      msg_l1(o)->lost_up++;
     }
   }
   if (f->st & ST_EP_RNR) {
@@ -1371,7 +1404,7 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     /* (a flow with its first open message was appended to it just now) */
     rtel__list_move_tail(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
   }
-  if (f->peer_qpn == RTEL_QPN_NONE && !resp) {
+  if (!(f->st & ST_PAIRED) && !resp) {
     rtel__pair_note_psn(ft->pairs, pi->obs, hd->src, hd->dst, hd->dqpn,
                         hd->psn);
   }
@@ -1481,7 +1514,7 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
       /* data_packet()'s rtel__pair_note_psn(): a random slot of an index
        * of 4 per flow, written by every data packet of an unpaired flow
        * (READ RESPONSE flows never write it) */
-      if (f->peer_qpn == RTEL_QPN_NONE && !(f->q.key.qpn & KEY_RESP)) {
+      if (!(f->st & ST_PAIRED) && !(f->q.key.qpn & KEY_RESP)) {
         rtel__prefetch_w(rtel__pair_psn_slot(
             ft->pairs, rtel__pair_psn_tag(ft->pairs, obs, hd->src, hd->dst),
             hd->psn));

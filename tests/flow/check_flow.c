@@ -2905,6 +2905,84 @@ START_TEST(t14_message_retx) {
 }
 END_TEST
 
+/* Three messages one after the other, each delivered by its ACK before
+ * the next begins, so that each takes the slab entry the previous one
+ * gave back. The first has a NAK, a resend (the NAK's cause) and a CNP;
+ * the second one resend, after a timeout; the third none. Each record
+ * counts its own, none of the one before: 1024-byte WRITEs, frames of
+ * 1082 bytes + 24 on the wire. */
+START_TEST(t14_message_slot_reuse) {
+  env e;
+  MR m;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x4001);
+  pk(&e, T0, IP_A, IP_B, QB, OP_WRITE_FIRST, 400, 3072, 1024);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 401, 0, 1024);
+  bk(&e, T0 + 1500, 401, 0x60); /* sequence error NAK */
+  pk(&e, T0 + 2000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 401, 0, 1024);
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_WRITE_LAST, 402, 0, 1024);
+  cnp(&e, T0 + 3200, IP_B, IP_A, QA);
+  bk(&e, T0 + 4000, 402, 0x1F); /* ACK of 402 */
+  ck_assert_uint_eq(e.c.nms, 1);
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_WRITE_FIRST, 403, 3072, 1024);
+  pk(&e, T0 + 6000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 404, 0, 1024);
+  pk(&e, T0 + 8000, IP_A, IP_B, QB, OP_WRITE_MIDDLE, 404, 0, 1024);
+  pk(&e, T0 + 9000, IP_A, IP_B, QB, OP_WRITE_LAST, 405, 0, 1024);
+  bk(&e, T0 + 10000, 405, 0x1F);
+  ck_assert_uint_eq(e.c.nms, 2);
+  pk(&e, T0 + 11000, IP_A, IP_B, QB, OP_WRITE_ONLY, 406, 1024, 1024);
+  bk(&e, T0 + 12000, 406, 0x1F);
+  ck_assert_uint_eq(e.c.nms, 3);
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_FLOW_F_PAIRED;
+  m.peer_qpn = QA;
+  m.end = RTEL_END_ACKED;
+  m.reth_len = 3072;
+  m.first_psn = 400;
+  m.last_psn = 402;
+  m.first_ts = T0;
+  m.last_ts = T0 + 3000;
+  m.fct = 3000;
+  m.bytes = 4 * 1024;
+  m.packets = 4;
+  m.retx_packets = 1;
+  m.retx_bytes = 1024;
+  m.naks_seq = 1;
+  m.cnps = 1;
+  m.losses_downstream = 1;
+  m.losses_nak = 1;
+  m.fet_bps = UINT64_C(5898666666); /* 401, 402: 2 * 1106 * 8 / 3000 ns */
+  mr_check(&e.c.ms[0], &m, "message 1 (NAK, resend, CNP)");
+
+  m.first_psn = 403;
+  m.last_psn = 405;
+  m.first_ts = T0 + 5000;
+  m.last_ts = T0 + 9000;
+  m.fct = 4000;
+  m.naks_seq = 0;
+  m.cnps = 0;
+  m.losses_nak = 0;
+  m.losses_timeout = 1;
+  m.fet_bps = UINT64_C(4424000000); /* 404, 405: 2 * 1106 * 8 / 4000 ns */
+  mr_check(&e.c.ms[1], &m, "message 2 (a resend after a timeout)");
+
+  m.reth_len = 1024;
+  m.first_psn = m.last_psn = 406;
+  m.first_ts = m.last_ts = T0 + 11000;
+  m.fct = 0;
+  m.bytes = 1024;
+  m.packets = 1;
+  m.retx_packets = 0;
+  m.retx_bytes = 0;
+  m.losses_downstream = 0;
+  m.losses_timeout = 0;
+  m.fet_bps = 0;
+  mr_check(&e.c.ms[2], &m, "message 3 (clean)");
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ 15 */
 
 /* A READ REQUEST takes as many PSNs as its response has packets: the next
@@ -3343,6 +3421,7 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t13_active_timeout_late);
   tcase_add_test(tc, t14_messages);
   tcase_add_test(tc, t14_message_retx);
+  tcase_add_test(tc, t14_message_slot_reuse);
   tcase_add_test(tc, t15_read_request_span);
   tcase_add_test(tc, t16_no_flows);
   tcase_add_test(tc, t16_flow_disable);
