@@ -679,7 +679,8 @@ static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
   o->packets++;
   o->bytes += hd->payload_len;
   if (retx) {
-    msg_l1(o)->retx_pkts++;
+    msg_l1(o);
+    o->retx_pkts++;
     o->retx_bytes += hd->payload_len;
   }
   o->wire += wire;

@@ -99,13 +99,21 @@ void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e) {
 
 void rtel__qtab_remove_oldest_all(rtel__qtab *t, rtel__qent *e) {
   uint32_t i = rtel__qtab_idx(t, e);
-  t->buckets[e->hash & t->mask] = RTEL__NIL;
+  if (!t->stale && t->used < (t->mask >> 6) + 1) {
+    t->buckets[e->hash & t->mask] = RTEL__NIL;
+  } else {
+    t->stale = 1;
+  }
   rtel__list_unlink(&t->lru, rtel__qtab_lru(t), i);
   if (--t->used == 0) {
     /* every entry is free: the free list starts over empty, and the next
      * insertion takes the first entry */
     t->free_head = RTEL__NIL;
     t->fresh = 0;
+    if (t->stale) {
+      memset(t->buckets, 0xff, ((size_t)t->mask + 1) * sizeof(uint32_t));
+      t->stale = 0;
+    }
   } else {
     e->hnext = t->free_head;
     t->free_head = i;

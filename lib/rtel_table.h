@@ -45,6 +45,8 @@ typedef struct rtel__qtab {
                          given back whole by rtel__qtab_remove_oldest_all() */
   rtel__list lru;     /* head: least recently touched */
   uint64_t seed;
+  int stale; /* buckets left naming removed entries, until the table is
+                empty: rtel__qtab_remove_oldest_all() */
 } rtel__qtab;
 
 /* Allocates a table of |cap| entries of |stride| bytes (>= sizeof(qent)),
@@ -166,12 +168,17 @@ rtel__qent *rtel__qtab_insert(rtel__qtab *t, const rtel__qkey *k, uint32_t h);
 void rtel__qtab_remove(rtel__qtab *t, rtel__qent *e);
 
 /* Removes |e|, the least recently used entry, when the whole table is
- * being emptied from its LRU end (a flush): its bucket is emptied whole,
- * a store and no walk of the chain (with many entries the chain walk's
- * load of the bucket, a random line, was most of what a removal cost). So
- * until the last entry is removed a lookup may miss entries still in the
- * table: the caller removes every entry this way before the next lookup
- * or insertion. Once the table is empty, entries are taken from the first
+ * being emptied from its LRU end (a flush), without walking its bucket's
+ * chain (with many entries the chain walk's load of the bucket, a random
+ * line, was most of what a removal cost). With few entries for the
+ * buckets (fewer than one per 64: four lines of buckets each), each
+ * empties its bucket whole, a store; with more, the buckets are left as
+ * they are and all set empty at once, in order, when the last entry goes:
+ * written in order, the whole array costs less than that many stores at
+ * random (tests/bench/README.md). So until the last entry is removed a
+ * lookup may miss entries still in the table or find entries removed: the
+ * caller removes every entry this way before the next lookup or
+ * insertion. Once the table is empty, entries are taken from the first
  * again (rtel__qtab_insert() zeroes each). */
 void rtel__qtab_remove_oldest_all(rtel__qtab *t, rtel__qent *e);
 

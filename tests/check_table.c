@@ -265,7 +265,9 @@ static rtel__qkey gen_key(uint32_t gen, uint32_t i) {
  * (a free list), 4 moved to the recent end. Emptied from the LRU end, the
  * entries come out in the order this test touched them; the table is then
  * empty (every bucket empty, no entry found), takes the first entry again,
- * and takes exactly 64 new keys, all found, before it is full. */
+ * and takes exactly 64 new keys, all found, before it is full. 40 entries
+ * for 128 buckets are more than one per 64: the buckets are left as they
+ * are until the last entry goes (t.stale), then all emptied at once. */
 START_TEST(test_qtab_remove_oldest_all) {
   rtel__qtab t;
   uint32_t i, n = 0, order[48], seen[64];
@@ -313,6 +315,7 @@ START_TEST(test_qtab_remove_oldest_all) {
     ck_assert_uint_eq(e->key.qpn, 0x40 + order[i]);
     rtel__qtab_remove_oldest_all(&t, e);
     ck_assert_uint_eq(t.used, 39 - i);
+    ck_assert_int_eq(t.stale, i < 39);
   }
   ck_assert_ptr_null(rtel__qtab_oldest(&t));
   for (i = 0; i <= t.mask; i++) {
@@ -347,6 +350,57 @@ START_TEST(test_qtab_remove_oldest_all) {
 }
 END_TEST
 
+/* The same with few entries for the buckets: 20 of a 1024-entry table
+ * with 2048 buckets (fewer than one per 64), 5 of them removed the ordinary
+ * way first. Each removal empties its own bucket at once (t.stale stays 0):
+ * afterwards every bucket is empty and no key is found; 20 new keys are
+ * then all found. */
+START_TEST(test_qtab_remove_oldest_all_sparse) {
+  rtel__qtab t;
+  uint32_t i;
+  rtel__qent *e;
+
+  ck_assert_int_eq(rtel__qtab_init(&t, 1024, 64, 0x4321, rtel_mem_default()),
+                   0);
+  ck_assert_uint_eq(t.mask + 1, 2048);
+  for (i = 0; i < 20; i++) {
+    rtel__qkey k = gen_key(0, i);
+    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  for (i = 0; i < 20; i += 4) {
+    rtel__qkey k = gen_key(0, i);
+    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    rtel__qtab_remove(&t, e);
+  }
+  for (i = 0; i < 15; i++) {
+    e = rtel__qtab_oldest(&t);
+    ck_assert_ptr_nonnull(e);
+    rtel__qtab_remove_oldest_all(&t, e);
+    ck_assert_int_eq(t.stale, 0);
+  }
+  ck_assert_uint_eq(t.used, 0);
+  for (i = 0; i <= t.mask; i++) {
+    ck_assert_uint_eq(t.buckets[i], RTEL__NIL);
+  }
+  for (i = 0; i < 20; i++) {
+    rtel__qkey k = gen_key(0, i);
+    ck_assert_ptr_null(rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  for (i = 0; i < 20; i++) {
+    rtel__qkey k = gen_key(1, i);
+    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+  }
+  for (i = 0; i < 20; i++) {
+    rtel__qkey k = gen_key(1, i);
+    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->key.qpn, 0x40 + i);
+  }
+  rtel__qtab_free(&t, rtel_mem_default());
+}
+END_TEST
+
 Suite *rtel_test_table_suite(void) {
   Suite *s = suite_create("table");
   TCase *tc = tcase_create("qkey_hash");
@@ -355,6 +409,7 @@ Suite *rtel_test_table_suite(void) {
   tcase_add_test(tc, test_qkey_hash_avalanche);
   tcase_add_test(tc, test_psn_index_match);
   tcase_add_test(tc, test_qtab_remove_oldest_all);
+  tcase_add_test(tc, test_qtab_remove_oldest_all_sparse);
   suite_add_tcase(s, tc);
   return s;
 }

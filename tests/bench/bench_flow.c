@@ -534,9 +534,10 @@ static int run_case(uint32_t nflows) {
   print_rate("walk", t_walk, npass * b.n, 0,
              "(read the floor's key bytes of each packet, no table)");
   snprintf(note_, sizeof(note_),
-           "(bare floor: plain hash table of 64-byte entries, %zu keys in "
-           "%zu, one update per packet)",
-           floor_keys, fl.cap);
+           "(bare floor: plain hash table of %zu-byte entries, %zu keys in "
+           "%zu, one update per packet%s)",
+           sizeof(bench_floor_ent), floor_keys, fl.cap,
+           BENCH_FLOOR_SHAPE == 3 ? ", + a line of a second table" : "");
   floor_ns = print_rate("floor", t_floor, npass * b.n, 0, note_);
   snprintf(note_, sizeof(note_),
            "(the same, %u packets at a time: hash and prefetch, then update)",

@@ -117,7 +117,32 @@ void bench_print_allocs(void);
  * (source address, destination address, destination QPN) read from the
  * bytes at fixed offsets (Ethernet without VLAN, IPv4 without options:
  * 26, 30, 47). Update: packets, bytes, first and last timestamp, highest
- * PSN, PSN gaps, CE marks. */
+ * PSN, PSN gaps, CE marks.
+ *
+ * BENCH_FLOOR_SHAPE, a compile-time experiment (default 1), sets how many
+ * lines the flow floor's update writes and where they are, to measure
+ * what a second line costs a flow table (tests/bench/README.md, session
+ * of 2026-12-07):
+ *   1  one line: the entry (64 bytes)
+ *   2  two adjacent lines: 128-byte entries whose second line holds a
+ *      message's packets, bytes and last time, written by every packet
+ *   3  two independent lines: the 64-byte entry and, at a place of its
+ *      own (the high half of the key's hash), a line of a second table
+ *      of as many lines holding the same message counters (the flow floor's
+ *      passes only: bench_floor_fill(), _pass_plain(), _pass_batch(),
+ *      which prefetches it with the entry)
+ * e.g. make tests/bench/bench_flow CFLAGS='-O2 -DBENCH_FLOOR_SHAPE=2'
+ * (after touching tests/bench/bench_util.c). */
+#ifndef BENCH_FLOOR_SHAPE
+#  define BENCH_FLOOR_SHAPE 1
+#endif
+
+/* A message's counters (BENCH_FLOOR_SHAPE 2 and 3): one line. */
+typedef struct bench_floor_msg {
+  uint64_t pkts, bytes, last_ts;
+  uint64_t pad[5];
+} bench_floor_msg;
+
 typedef struct bench_floor_ent {
   uint32_t a, b, c; /* the key */
   uint32_t used;    /* 1: taken */
@@ -128,12 +153,16 @@ typedef struct bench_floor_ent {
   uint32_t gaps; /* PSNs that jumped ahead by more than one */
   uint32_t ce;   /* packets marked CE */
   uint32_t h;    /* the low 32 bits of the key's hash */
+#if BENCH_FLOOR_SHAPE == 2
+  bench_floor_msg msg; /* the entry's second line */
+#endif
 } bench_floor_ent;
 
 typedef struct bench_floor {
   bench_floor_ent *e;
-  size_t cap, mask; /* entries: a power of two */
-  size_t n;         /* taken */
+  bench_floor_msg *m; /* BENCH_FLOOR_SHAPE 3: cap lines */
+  size_t cap, mask;   /* entries: a power of two */
+  size_t n;           /* taken */
 } bench_floor;
 
 /* A table for up to |keys| keys: the least power of two >= 2 |keys|
@@ -222,6 +251,28 @@ static inline void bench_floor_update(bench_floor_ent *e, const uint8_t *p,
   e->bytes += wire;
   e->last_ts = ts;
   e->ce += (p[15] & 3) == 3;
+#if BENCH_FLOOR_SHAPE == 2
+  e->msg.pkts++;
+  e->msg.bytes += wire;
+  e->msg.last_ts = ts;
+#endif
+}
+
+/* BENCH_FLOOR_SHAPE 3: the update of the second table's line of the key
+ * of hash |h| (else nothing). */
+static inline void bench_floor_update_msg(bench_floor *t, uint64_t h,
+                                          uint32_t wire, uint64_t ts) {
+#if BENCH_FLOOR_SHAPE == 3
+  bench_floor_msg *m = &t->m[(size_t)(h >> 32) & t->mask];
+  m->pkts++;
+  m->bytes += wire;
+  m->last_ts = ts;
+#else
+  (void)t;
+  (void)h;
+  (void)wire;
+  (void)ts;
+#endif
 }
 
 /* The flow entry of the packet at |p|, taken if need be. */
