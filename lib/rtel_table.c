@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "rtel_table.h"
 
+RTEL__STATIC_ASSERT(RTEL__NIL == UINT32_MAX, "an empty bucket is all ones");
+
+/* Every bucket empty. */
+static void buckets_empty(rtel__qtab *t, uint32_t nb) {
+  memset(t->buckets, 0xff, (size_t)nb * sizeof(uint32_t));
+}
+
 int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
                     const rtel_mem *mem) {
-  uint32_t nb = 1, i;
+  uint32_t nb = 1;
 
   memset(t, 0, sizeof(*t));
   if (cap == 0 || cap >= (UINT32_MAX >> 2)) {
@@ -23,9 +30,7 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
     return RTEL_ERR_NOMEM;
   }
   t->ents = (uint8_t *)t->alloc + ((64u - ((uintptr_t)t->alloc & 63u)) & 63u);
-  for (i = 0; i < nb; i++) {
-    t->buckets[i] = RTEL__NIL;
-  }
+  buckets_empty(t, nb);
   t->stride = stride;
   t->cap = cap;
   t->mask = nb - 1;
@@ -111,7 +116,7 @@ void rtel__qtab_remove_oldest_all(rtel__qtab *t, rtel__qent *e) {
     t->free_head = RTEL__NIL;
     t->fresh = 0;
     if (t->stale) {
-      memset(t->buckets, 0xff, ((size_t)t->mask + 1) * sizeof(uint32_t));
+      buckets_empty(t, t->mask + 1);
       t->stale = 0;
     }
   } else {

@@ -259,6 +259,42 @@ static rtel__qkey gen_key(uint32_t gen, uint32_t i) {
   return k;
 }
 
+/* The entry of gen_key(|gen|, |i|) in |t|, or NULL. */
+static rtel__qent *gen_find(const rtel__qtab *t, uint32_t gen, uint32_t i) {
+  rtel__qkey k = gen_key(gen, i);
+  return rtel__qtab_find(t, &k, rtel__qkey_hash(t, &k));
+}
+
+/* Inserts gen_key(|gen|, |i|) into |t|. */
+static rtel__qent *gen_insert(rtel__qtab *t, uint32_t gen, uint32_t i) {
+  rtel__qkey k = gen_key(gen, i);
+  return rtel__qtab_insert(t, &k, rtel__qkey_hash(t, &k));
+}
+
+/* |t| is empty after a flush: every bucket empty, none of the keys
+ * gen_key(|gen|, 0 .. |n| - 1) found. */
+static void check_emptied(const rtel__qtab *t, uint32_t gen, uint32_t n) {
+  uint32_t i;
+  ck_assert_uint_eq(t->used, 0);
+  ck_assert_ptr_null(rtel__qtab_oldest(t));
+  for (i = 0; i <= t->mask; i++) {
+    ck_assert_uint_eq(t->buckets[i], RTEL__NIL);
+  }
+  for (i = 0; i < n; i++) {
+    ck_assert_ptr_null(gen_find(t, gen, i));
+  }
+}
+
+/* The keys gen_key(|gen|, 0 .. |n| - 1) are all found in |t|. */
+static void check_found(const rtel__qtab *t, uint32_t gen, uint32_t n) {
+  uint32_t i;
+  for (i = 0; i < n; i++) {
+    rtel__qent *e = gen_find(t, gen, i);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->key.qpn, 0x40 + i);
+  }
+}
+
 /* rtel__qtab_remove_oldest_all() (a flush's removal: the bucket emptied
  * whole, no chain walk): 48 entries of a 64-entry table with 128 buckets
  * (so chains of two and more), 8 of them removed the ordinary way first
@@ -276,19 +312,14 @@ START_TEST(test_qtab_remove_oldest_all) {
   ck_assert_int_eq(rtel__qtab_init(&t, 64, 64, 0x1234, rtel_mem_default()), 0);
   ck_assert_uint_eq(t.mask + 1, 128);
   for (i = 0; i < 48; i++) {
-    rtel__qkey k = gen_key(0, i);
-    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+    ck_assert_ptr_nonnull(gen_insert(&t, 0, i));
   }
   for (i = 0; i < 48; i += 6) { /* 0, 6, ..., 42 go the ordinary way */
-    rtel__qkey k = gen_key(0, i);
-    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(e = gen_find(&t, 0, i));
     rtel__qtab_remove(&t, e);
   }
   for (i = 1; i < 48; i += 12) { /* 1, 13, 25, 37 become the most recent */
-    rtel__qkey k = gen_key(0, i);
-    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(e = gen_find(&t, 0, i));
     rtel__qtab_touch(&t, e);
   }
   /* the expected order, from this test's own steps */
@@ -317,35 +348,18 @@ START_TEST(test_qtab_remove_oldest_all) {
     ck_assert_uint_eq(t.used, 39 - i);
     ck_assert_int_eq(t.stale, i < 39);
   }
-  ck_assert_ptr_null(rtel__qtab_oldest(&t));
-  for (i = 0; i <= t.mask; i++) {
-    ck_assert_uint_eq(t.buckets[i], RTEL__NIL);
-  }
-  for (i = 0; i < 48; i++) {
-    rtel__qkey k = gen_key(0, i);
-    ck_assert_ptr_null(rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k)));
-  }
+  check_emptied(&t, 0, 48);
   memset(seen, 0, sizeof(seen));
   for (i = 0; i < 64; i++) {
-    rtel__qkey k = gen_key(1, i);
-    e = rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(e = gen_insert(&t, 1, i));
     if (i == 0) {
       ck_assert_uint_eq(e->idx, 0);
     }
     ck_assert_uint_lt(e->idx, 64);
     ck_assert_uint_eq(seen[e->idx]++, 0);
   }
-  {
-    rtel__qkey k = gen_key(2, 0);
-    ck_assert_ptr_null(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
-  }
-  for (i = 0; i < 64; i++) {
-    rtel__qkey k = gen_key(1, i);
-    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
-    ck_assert_uint_eq(e->key.qpn, 0x40 + i);
-  }
+  ck_assert_ptr_null(gen_insert(&t, 2, 0));
+  check_found(&t, 1, 64);
   rtel__qtab_free(&t, rtel_mem_default());
 }
 END_TEST
@@ -364,13 +378,10 @@ START_TEST(test_qtab_remove_oldest_all_sparse) {
                    0);
   ck_assert_uint_eq(t.mask + 1, 2048);
   for (i = 0; i < 20; i++) {
-    rtel__qkey k = gen_key(0, i);
-    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
+    ck_assert_ptr_nonnull(gen_insert(&t, 0, i));
   }
   for (i = 0; i < 20; i += 4) {
-    rtel__qkey k = gen_key(0, i);
-    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(e = gen_find(&t, 0, i));
     rtel__qtab_remove(&t, e);
   }
   for (i = 0; i < 15; i++) {
@@ -379,24 +390,11 @@ START_TEST(test_qtab_remove_oldest_all_sparse) {
     rtel__qtab_remove_oldest_all(&t, e);
     ck_assert_int_eq(t.stale, 0);
   }
-  ck_assert_uint_eq(t.used, 0);
-  for (i = 0; i <= t.mask; i++) {
-    ck_assert_uint_eq(t.buckets[i], RTEL__NIL);
-  }
+  check_emptied(&t, 0, 20);
   for (i = 0; i < 20; i++) {
-    rtel__qkey k = gen_key(0, i);
-    ck_assert_ptr_null(rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k)));
+    ck_assert_ptr_nonnull(gen_insert(&t, 1, i));
   }
-  for (i = 0; i < 20; i++) {
-    rtel__qkey k = gen_key(1, i);
-    ck_assert_ptr_nonnull(rtel__qtab_insert(&t, &k, rtel__qkey_hash(&t, &k)));
-  }
-  for (i = 0; i < 20; i++) {
-    rtel__qkey k = gen_key(1, i);
-    e = rtel__qtab_find(&t, &k, rtel__qkey_hash(&t, &k));
-    ck_assert_ptr_nonnull(e);
-    ck_assert_uint_eq(e->key.qpn, 0x40 + i);
-  }
+  check_found(&t, 1, 20);
   rtel__qtab_free(&t, rtel_mem_default());
 }
 END_TEST

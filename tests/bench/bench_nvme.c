@@ -488,7 +488,7 @@ static inline void floor_loop(nvme_floor *fl, const bench *b,
     rtel_tstamp ts = ts0 + i * TS_STEP;
     bench_floor_ent *e;
     uint64_t h;
-    bench_floor_update(bench_floor_pkt(&fl->flows, p), p, b->wire[i], ts);
+    bench_floor_pkt_update(&fl->flows, p, b->wire[i], ts);
     if (k->op == IO_NONE) {
       continue;
     }

@@ -256,24 +256,13 @@ void bench_floor_del(bench_floor *t, bench_floor_ent *e) {
   t->n--;
 }
 
-/* The flow floor's update by the packet at |p|: its entry, taken if need
- * be, and (BENCH_FLOOR_SHAPE 3) its line of the second table. */
-static inline void floor_pkt_update(bench_floor *t, const uint8_t *p,
-                                    uint32_t wire, uint64_t ts) {
-  uint32_t a = bench_rd32(p + 26), b = bench_rd32(p + 30),
-           c = bench_rd24(p + 47);
-  uint64_t h = bench_floor_hash(a, b, c);
-  bench_floor_update(bench_floor_get(t, h, a, b, c), p, wire, ts);
-  bench_floor_update_msg(t, h, wire, ts);
-}
-
 void bench_floor_fill(bench_floor *t, const uint8_t *arena, size_t slot,
                       size_t n, const uint16_t *wire, uint64_t ts0,
                       uint32_t ts_step) {
   size_t i;
   for (i = 0; i < n; i++) {
     const uint8_t *p = arena + i * slot;
-    floor_pkt_update(t, p, wire[i], ts0 + i * ts_step);
+    bench_floor_pkt_update(t, p, wire[i], ts0 + i * ts_step);
   }
 }
 
@@ -304,7 +293,7 @@ bench_floor_pass_plain(bench_floor *t, const uint8_t *arena, size_t slot,
   bench_timer_start(&tm);
   for (i = 0; i < n; i++) {
     const uint8_t *p = arena + i * slot;
-    floor_pkt_update(t, p, wire[i], ts0 + i * ts_step);
+    bench_floor_pkt_update(t, p, wire[i], ts0 + i * ts_step);
   }
   return bench_timer_stop(&tm, n);
 }
@@ -322,10 +311,7 @@ bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
     m = n - i < BENCH_BURST ? n - i : BENCH_BURST;
     for (j = 0; j < m; j++) {
       const uint8_t *p = arena + (i + j) * slot;
-      ka[j] = bench_rd32(p + 26);
-      kb[j] = bench_rd32(p + 30);
-      kc[j] = bench_rd24(p + 47);
-      kh[j] = bench_floor_hash(ka[j], kb[j], kc[j]);
+      kh[j] = bench_floor_key(p, &ka[j], &kb[j], &kc[j]);
       __builtin_prefetch(&t->e[(size_t)kh[j] & t->mask], 1);
 #if BENCH_FLOOR_SHAPE == 2
       __builtin_prefetch(&t->e[(size_t)kh[j] & t->mask].msg, 1);

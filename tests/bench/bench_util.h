@@ -128,9 +128,9 @@ void bench_print_allocs(void);
  *      message's packets, bytes and last time, written by every packet
  *   3  two independent lines: the 64-byte entry and, at a place of its
  *      own (the high half of the key's hash), a line of a second table
- *      of as many lines holding the same message counters (the flow floor's
- *      passes only: bench_floor_fill(), _pass_plain(), _pass_batch(),
- *      which prefetches it with the entry)
+ *      of as many lines holding the same message counters (written by
+ *      bench_floor_pkt_update() and the batched pass, which prefetches it
+ *      with the entry)
  * e.g. make tests/bench/bench_flow CFLAGS='-O2 -DBENCH_FLOOR_SHAPE=2'
  * (after touching tests/bench/bench_util.c). */
 #ifndef BENCH_FLOOR_SHAPE
@@ -275,12 +275,25 @@ static inline void bench_floor_update_msg(bench_floor *t, uint64_t h,
 #endif
 }
 
-/* The flow entry of the packet at |p|, taken if need be. */
-static inline bench_floor_ent *bench_floor_pkt(bench_floor *t,
-                                               const uint8_t *p) {
-  uint32_t a = bench_rd32(p + 26), b = bench_rd32(p + 30),
-           c = bench_rd24(p + 47);
-  return bench_floor_get(t, bench_floor_hash(a, b, c), a, b, c);
+/* The floor's key (|a|, |b|, |c|) of the packet at |p|; returns its
+ * hash. */
+static inline uint64_t bench_floor_key(const uint8_t *p, uint32_t *a,
+                                       uint32_t *b, uint32_t *c) {
+  *a = bench_rd32(p + 26);
+  *b = bench_rd32(p + 30);
+  *c = bench_rd24(p + 47);
+  return bench_floor_hash(*a, *b, *c);
+}
+
+/* The flow floor's update by the packet at |p| (|wire| its length on the
+ * wire, |ts| its time): its entry, taken if need be, and
+ * (BENCH_FLOOR_SHAPE 3) its line of the second table. */
+static inline void bench_floor_pkt_update(bench_floor *t, const uint8_t *p,
+                                          uint32_t wire, uint64_t ts) {
+  uint32_t a, b, c;
+  uint64_t h = bench_floor_key(p, &a, &b, &c);
+  bench_floor_update(bench_floor_get(t, h, a, b, c), p, wire, ts);
+  bench_floor_update_msg(t, h, wire, ts);
 }
 
 /* Takes (and updates) the entries of an arena's packets, untimed: the
