@@ -38,22 +38,24 @@
  * the ACKs and NAKs that come back for it (a CNP always has BECN set).
  *
  * Messages (rtel_msg_record(3)): a message is every data packet of its
- * flow whose PSN lies in its range, resends included. It stays open (in a
- * slab of rtel_settings.max_open_msgs entries shared by all flows, each
- * flow's open ones a list in PSN order) until an ACK at or past its last
+ * flow whose PSN lies in its range, resends included. It stays open (in
+ * the flow entry's own slot if that is free, else in a slab of
+ * rtel_settings.max_open_msgs entries shared by all flows; each flow's
+ * open ones a list in PSN order) until an ACK at or past its last
  * PSN, or a sequence-error / RNR NAK after it (once the flow is paired),
  * or the settle rule (the flow's highest PSN msg_settle_psns past its end,
  * msg_settle_ns after its last packet; checked when the flow's packets
  * pass), or the end of its flow. Bounds: max_flow_msgs open per flow (the
- * flow's oldest goes), and an empty slab takes back the oldest open
- * message of the least recently active flow with one (mflows); both
+ * flow's oldest goes), and max_open_msgs open in all: then the oldest open
+ * message of the least recently active flow with one goes (mflows); both
  * deliver it with RTEL_END_OVERFLOW and count rtel_ctx_stats.msgs_overflow.
  *
- * Memory: the flow entry (struct flow) is rtel__flow_entry_size() bytes;
- * with the bucket array (2 x 4 bytes per entry, rounded up to a power of
- * two) that is the per-flow cost; the slab of open messages is
- * max_open_msgs x rtel__flow_msg_size() bytes. Nothing is allocated after
- * setup.
+ * Memory: the flow entry (struct flow, with its own message slot) is
+ * rtel__flow_entry_size() bytes; with the bucket array (2 x 4 bytes per
+ * entry, rounded up to a power of two) that is the per-flow cost; the slab
+ * of open messages is max_open_msgs x rtel__flow_msg_size() bytes (at most
+ * max_open_msgs are open, so it never runs out while the flows' own slots
+ * are taken). Nothing is allocated after setup.
  */
 #include "rtel_flow.h"
 
@@ -71,6 +73,7 @@
 #define ST_SPAN 0x20u    /* previous packet was a multi-PSN request */
 #define ST_DONE 0x40u    /* done_psn is valid */
 #define ST_PAIRED 0x80u  /* peer_qpn is known (set_peer()) */
+#define ST_EMB 0x100u    /* its own message slot (emb) holds an open one */
 
 /* Flow keys of READ RESPONSE data carry this bit above the 24-bit QPN:
  * responses use the requester's PSN space, not the sender's own, so they
@@ -199,7 +202,12 @@ typedef struct flow {
   uint8_t fl; /* RTEL_FLOW_F_* */
   uint8_t ngaps;
   uint8_t tick; /* lru_tick() of its latest move in the LRU lists */
-  /* lines 2-4: retransmissions, control packets, ECN, message boundaries,
+  /* lines 2-3: the flow's own slot of an open message (ST_EMB), next to
+   * the lines above, so that the data packets and the ACKs of a flow with
+   * one message open at a time (the common case) find it in the lines
+   * they fetch anyway, not in a third place: msg_at() */
+  rtel__omsg emb;
+  /* lines 4-6: retransmissions, control packets, ECN, message boundaries,
    * attributes and bookkeeping */
   rtel_tstamp first_ts;
   uint64_t retx_bytes;
@@ -244,13 +252,25 @@ typedef struct flow {
 RTEL__STATIC_ASSERT(offsetof(flow, highest) + 4 <= 64, "flow line 0");
 RTEL__STATIC_ASSERT(offsetof(flow, last_ts) == 64, "flow line 1 begins");
 RTEL__STATIC_ASSERT(offsetof(flow, tick) < 128, "flow line 1 ends");
+RTEL__STATIC_ASSERT(offsetof(flow, emb) == 128, "own message on line 2");
 
 size_t rtel__flow_entry_size(void) { return FLOW_STRIDE; }
 
 size_t rtel__flow_msg_size(void) { return OMSG_STRIDE; }
 
-static rtel__omsg *msg_at(const rtel__flowtab *ft, uint32_t i) {
+/* Entry |i| of the slab of open messages. */
+static rtel__omsg *slab_at(const rtel__flowtab *ft, uint32_t i) {
   return (rtel__omsg *)(void *)((uint8_t *)ft->msgs + (size_t)i * OMSG_STRIDE);
+}
+
+/* Open message |i| of flow |f| (on its list): below msg_cap an entry of the
+ * slab, else the flow's own slot (msg_cap + the flow's index, which only
+ * |f|'s list holds). */
+static rtel__omsg *msg_at(const rtel__flowtab *ft, const flow *f, uint32_t i) {
+  if (i >= ft->msg_cap) {
+    return (rtel__omsg *)(uintptr_t)&f->emb;
+  }
+  return slab_at(ft, i);
 }
 
 /* |o| with its line 1 (resends, control packets, ECN, losses) ready to
@@ -295,7 +315,8 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
     return rv;
   }
   /* 64-byte aligned inside (rtel_mem promises no alignment) */
-  if ((uint64_t)ft->msg_cap * OMSG_STRIDE > (uint64_t)(SIZE_MAX - 63u)) {
+  if ((uint64_t)ft->msg_cap * OMSG_STRIDE > (uint64_t)(SIZE_MAX - 63u) ||
+      (uint64_t)ft->msg_cap + nflows >= RTEL__NIL) {
     rtel__flow_free(ft);
     return RTEL_ERR_NOMEM;
   }
@@ -367,7 +388,7 @@ static uint32_t flow_idx(const rtel__flowtab *ft, const flow *f) {
  * its slab entry. */
 static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   uint32_t i = f->msg_head;
-  rtel__omsg *o = msg_at(ft, i);
+  rtel__omsg *o = msg_at(ft, f, i);
   rtel_msg_record m;
 
   f->msg_head = o->next;
@@ -379,8 +400,13 @@ static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   }
   f->done_psn = (o->fl & M_END) ? o->end_psn : o->last_psn;
   f->st |= ST_DONE;
-  o->next = ft->msg_free;
-  ft->msg_free = i;
+  ft->msg_open--;
+  if (i >= ft->msg_cap) {
+    f->st &= (uint16_t)~ST_EMB; /* (o stays readable until it is reused) */
+  } else {
+    o->next = ft->msg_free;
+    ft->msg_free = i;
+  }
   if (!(ft->env.sink->want & RTEL__WANT_MSG)) {
     return ft->env.sink->msg(ft->env.sink->hub, NULL); /* counted only */
   }
@@ -519,7 +545,7 @@ static rtel__omsg *msg_cur(const rtel__flowtab *ft, const flow *f) {
   if (f->msg_tail == RTEL__NIL) {
     return NULL;
   }
-  o = msg_at(ft, f->msg_tail);
+  o = msg_at(ft, f, f->msg_tail);
   return (o->fl & M_END) ? NULL : o;
 }
 
@@ -535,7 +561,7 @@ static rtel__omsg *msg_find(const rtel__flowtab *ft, const flow *f,
 
   *prev = RTEL__NIL;
   for (i = f->msg_head; i != RTEL__NIL;) {
-    rtel__omsg *o = msg_at(ft, i);
+    rtel__omsg *o = msg_at(ft, f, i);
     if (!rtel__psn_before(psn, o->first_psn)) {
       if (!(o->fl & M_END) || !rtel__psn_after(psn, o->end_psn)) {
         return o;
@@ -583,17 +609,23 @@ static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
       return NULL;
     }
   }
-  if (ft->msg_free == RTEL__NIL && ft->msg_fresh == ft->msg_cap &&
+  if (ft->msg_open == ft->msg_cap &&
       (*prv = overflow(ft, flow_at(ft, ft->mflows.head), f, &prev)) != 0) {
     return NULL;
   }
-  if (ft->msg_free != RTEL__NIL) {
+  ft->msg_open++;
+  if (!(f->st & ST_EMB)) {
+    /* the flow's own slot first: on the lines its packets fetch */
+    f->st |= ST_EMB;
+    i = ft->msg_cap + flow_idx(ft, f);
+    o = &f->emb;
+  } else if (ft->msg_free != RTEL__NIL) {
     i = ft->msg_free;
-    o = msg_at(ft, i);
+    o = slab_at(ft, i);
     ft->msg_free = o->next;
   } else {
     i = ft->msg_fresh++;
-    o = msg_at(ft, i);
+    o = slab_at(ft, i);
   }
   memset(o, 0, offsetof(rtel__omsg, retx_bytes)); /* line 1: msg_l1() */
   /* counted in the part of the flow where it begins, which has a data
@@ -606,15 +638,15 @@ static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
     o->next = f->msg_head;
     f->msg_head = i;
   } else {
-    o->next = msg_at(ft, prev)->next;
-    msg_at(ft, prev)->next = i;
+    o->next = msg_at(ft, f, prev)->next;
+    msg_at(ft, f, prev)->next = i;
   }
   if (o->next == RTEL__NIL) {
     f->msg_tail = i;
   } else if (!(cls & RTEL__P_LAST)) {
     /* between two open messages: it ends before the next one */
     o->fl |= M_END;
-    o->end_psn = rtel__psn_add(msg_at(ft, o->next)->first_psn, -1);
+    o->end_psn = rtel__psn_add(msg_at(ft, f, o->next)->first_psn, -1);
   }
   if (f->msg_n++ == 0) {
     rtel__list_append(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
@@ -659,7 +691,7 @@ static rtel__omsg *msg_of_resend(rtel__flowtab *ft, flow *f,
     return NULL; /* its message was delivered */
   }
   if (prev != RTEL__NIL) {
-    rtel__omsg *p = msg_at(ft, prev);
+    rtel__omsg *p = msg_at(ft, f, prev);
     if (!(p->fl & M_END) || !rtel__psn_after(hd->psn, p->end_psn)) {
       return NULL; /* cannot be */
     }
@@ -716,7 +748,7 @@ static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
 static int msg_acked(rtel__flowtab *ft, flow *f, uint32_t psn) {
   int rv;
   while (f->msg_head != RTEL__NIL) {
-    const rtel__omsg *o = msg_at(ft, f->msg_head);
+    const rtel__omsg *o = msg_at(ft, f, f->msg_head);
     if (!(o->fl & M_END) || rtel__psn_after(o->end_psn, psn)) {
       break;
     }
@@ -736,7 +768,7 @@ static rtel__inline int msg_settled(const rtel__flowtab *ft, const flow *f,
   if (f->msg_head == RTEL__NIL) {
     return 0;
   }
-  o = msg_at(ft, f->msg_head);
+  o = msg_at(ft, f, f->msg_head);
   return (o->fl & M_END) &&
          rtel__psn_diff(f->highest, o->end_psn) >= (int32_t)ft->settle_psns &&
          now >= o->last_ts && now - o->last_ts >= ft->settle_ns;
@@ -912,7 +944,7 @@ static int msg_ctrl(rtel__flowtab *ft, flow *f, const rtel_pkt_info *pi,
 
   if (kind == RTEL__K_CNP) {
     for (i = f->msg_head; i != RTEL__NIL; i = o->next) {
-      o = msg_at(ft, i);
+      o = msg_at(ft, f, i);
       msg_l1(o)->cnps++;
     }
     return msg_settle(ft, f, pi->ts);
@@ -1141,7 +1173,7 @@ static void msgs_lost_lb(rtel__flowtab *ft, flow *f, uint32_t lo,
   uint32_t i;
   rtel__omsg *o;
   for (i = f->msg_head; i != RTEL__NIL; i = o->next) {
-    o = msg_at(ft, i);
+    o = msg_at(ft, f, i);
     if (!rtel__psn_after(o->first_psn, hi) &&
         ((o->fl & M_END) ? !rtel__psn_before(o->end_psn, lo) : 1)) {
       o->fl |= M_LB;
@@ -1506,11 +1538,14 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
     }
     f = flow_at(ft, i);
     if (step == 0) {
+      /* lines 0-2: the table's header, the data path's line, the own
+       * message slot's line 0 */
       rtel__prefetch(f);
       rtel__prefetch((const uint8_t *)f + 64);
+      rtel__prefetch(&f->emb);
     } else if (f->q.hash == hint) {
-      if (f->msg_tail != RTEL__NIL) {
-        rtel__prefetch(msg_at(ft, f->msg_tail));
+      if (f->msg_tail < ft->msg_cap) { /* (not RTEL__NIL, not its own) */
+        rtel__prefetch(slab_at(ft, f->msg_tail));
       }
       /* data_packet()'s rtel__pair_note_psn(): a random slot of an index
        * of 4 per flow, written by every data packet of an unpaired flow
@@ -1533,6 +1568,7 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
       f = flow_at(ft, p->flow1 - 1);
       rtel__prefetch(f);
       rtel__prefetch((const uint8_t *)f + 64);
+      rtel__prefetch(&f->emb); /* the oldest open message, most often */
     }
   }
 }

@@ -23,10 +23,12 @@ typedef struct rtel__flowtab {
   rtel__qtab flows;
   struct rtel__omsg *msgs; /* the slab of open messages (64-byte aligned) */
   void *msg_alloc;         /* what was allocated for it */
-  uint32_t msg_cap;
-  uint32_t msg_free;     /* entries given back, a list through next */
-  uint32_t msg_fresh;    /* entries [msg_fresh, msg_cap) never used */
-  uint32_t msg_per_flow; /* most open messages of one flow */
+  uint32_t msg_cap;        /* most open messages, in the slab or the flows'
+                              own slots */
+  uint32_t msg_open;       /* open messages */
+  uint32_t msg_free;       /* entries given back, a list through next */
+  uint32_t msg_fresh;      /* entries [msg_fresh, msg_cap) never used */
+  uint32_t msg_per_flow;   /* most open messages of one flow */
   uint32_t settle_psns;
   rtel_tstamp settle_ns;
   rtel__pairtab *pairs; /* the hub's, learned from and taught */

@@ -863,10 +863,11 @@ typedef struct rtel_settings {
   /** RTEL_FLOW_* flags. Default 0: flow table on, LRU eviction. */
   uint32_t flow_flags;
   /** Capacity of the flow table (directional flows), allocated by
-   * rtel_ctx_new(). Default 4096. Each flow costs about 860 bytes on
-   * x86_64 with the defaults: a 320-byte entry, two 112-byte pairing
-   * entries, two 128-byte open-message entries (max_open_msgs), 32 bytes
-   * of PSN index and the hash buckets (measured by make bench-flow). */
+   * rtel_ctx_new(). Default 4096. Each flow costs about 990 bytes on
+   * x86_64 with the defaults: a 448-byte entry (with room for one open
+   * message of its own), two 112-byte pairing entries, two 128-byte
+   * open-message entries (max_open_msgs), 32 bytes of PSN index and the
+   * hash buckets (measured by make bench-flow). */
   uint32_t max_flows;
   /** Capacity of the QP pairing table (two entries per learned QP pair,
    * one per direction). Default 2 x max_flows. */
@@ -924,11 +925,14 @@ typedef struct rtel_settings {
   uint32_t max_alarm_keys;
   /** Reserved: set to 0. */
   uint32_t reserved3;
-  /** Capacity of the slab of open messages (messages whose record may
-   * still change), shared by all flows and allocated by rtel_ctx_new().
-   * Default 0: 2 x max_flows. Each costs 128 bytes on x86_64. When it is
-   * empty, the oldest open message of the least recently active flow with
-   * one is delivered early (RTEL_END_OVERFLOW, counted in msgs_overflow). */
+  /** Most open messages (messages whose record may still change) at once,
+   * over all flows. A flow's entry holds one of its own; the others take
+   * entries of a slab of this many, shared by all flows and allocated by
+   * rtel_ctx_new() (its pages are written only as its entries are first
+   * used). Default 0: 2 x max_flows. Each costs 128 bytes on x86_64. When
+   * this many are open, the oldest open message of the least recently
+   * active flow with one is delivered early (RTEL_END_OVERFLOW, counted in
+   * msgs_overflow). */
   uint32_t max_open_msgs;
   /** Most open messages of one flow. Default 64: a sender at 100 Gb/s
    * with a 10 us round trip has about 30 messages of 4 KiB unacknowledged.
@@ -1098,8 +1102,8 @@ typedef struct rtel_ctx_stats {
   uint64_t ios_truncated;
   /** Message records delivered early because a bound on open messages
    * was hit (end RTEL_END_OVERFLOW): a flow had max_flow_msgs open (its
-   * oldest goes), or the slab of max_open_msgs was empty (the oldest open
-   * message of the least recently active flow with one goes). */
+   * oldest goes), or max_open_msgs were open (the oldest open message of
+   * the least recently active flow with one goes). */
   uint64_t msgs_overflow;
   /** I/Os the NVMe-oF correlator began to follow: commands given an entry
    * of the table of outstanding I/Os (max_ios). Each ends once: in one

@@ -2983,6 +2983,110 @@ START_TEST(t14_message_slot_reuse) {
 }
 END_TEST
 
+/* A flow entry holds one open message of its own; more open at once take
+ * the shared slab. Three messages open at once (the first in the flow's
+ * own slot, the next two in the slab); the ACK of the first frees the
+ * flow's slot, which the fourth then takes, after the two still open in
+ * the slab; a resend of the second lands in the second. Each record is
+ * its own message's, in PSN order. Wire bytes by hand (IPv4): ONLY / FIRST
+ * with RETH 14 + 20 + 8 + 12 + 16 + 1024 + 4 + 24 = 1122, LAST 1106. */
+START_TEST(t14_own_slot_and_slab) {
+  env e;
+  MR m;
+  env_init(&e);
+  cm_pair(&e, T0 - 2000, IP_A, IP_B, QA, QB, 0x4001);
+  pk(&e, T0, IP_A, IP_B, QB, OP_WRITE_ONLY, 500, 1024, 1024);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_WRITE_FIRST, 501, 2048, 1024);
+  pk(&e, T0 + 2000, IP_A, IP_B, QB, OP_WRITE_LAST, 502, 0, 1024);
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_WRITE_ONLY, 503, 1024, 1024);
+  bk(&e, T0 + 4000, 500, 0x1F); /* ACK of 500: the first message only */
+  ck_assert_uint_eq(e.c.nms, 1);
+  pk(&e, T0 + 5000, IP_A, IP_B, QB, OP_WRITE_ONLY, 504, 1024, 1024);
+  pk(&e, T0 + 6000, IP_A, IP_B, QB, OP_WRITE_LAST, 502, 0, 1024); /* resent */
+  ck_assert_uint_eq(e.c.nms, 1);
+  bk(&e, T0 + 7000, 504, 0x1F); /* ACK of 504: the three others */
+  ck_assert_uint_eq(e.c.nms, 4);
+
+  mr_init(&m, IP_A, IP_B, QB, RTEL_OP_WRITE);
+  m.flags = RTEL_FLOW_F_PAIRED;
+  m.peer_qpn = QA;
+  m.end = RTEL_END_ACKED;
+  m.reth_len = 1024;
+  m.first_psn = m.last_psn = 500;
+  m.first_ts = m.last_ts = T0;
+  m.bytes = 1024;
+  m.packets = 1;
+  mr_check(&e.c.ms[0], &m, "message 500 (own slot)");
+
+  m.reth_len = 2048;
+  m.first_psn = 501;
+  m.last_psn = 502;
+  m.first_ts = T0 + 1000;
+  m.last_ts = T0 + 6000; /* its resend */
+  m.fct = 5000;
+  m.bytes = 3 * 1024;
+  m.packets = 3;
+  m.retx_packets = 1;
+  m.retx_bytes = 1024;
+  m.losses_downstream = 1;
+  m.losses_timeout = 1;
+  m.fet_bps = UINT64_C(1769600000); /* 502 once: 1106 * 8 / 5000 ns */
+  mr_check(&e.c.ms[1], &m, "message 501-502 (slab, resent)");
+
+  m.reth_len = 1024;
+  m.first_psn = m.last_psn = 503;
+  m.first_ts = m.last_ts = T0 + 3000;
+  m.fct = 0;
+  m.bytes = 1024;
+  m.packets = 1;
+  m.retx_packets = 0;
+  m.retx_bytes = 0;
+  m.losses_downstream = 0;
+  m.losses_timeout = 0;
+  m.fet_bps = 0;
+  mr_check(&e.c.ms[2], &m, "message 503 (slab)");
+
+  m.first_psn = m.last_psn = 504;
+  m.first_ts = m.last_ts = T0 + 5000;
+  mr_check(&e.c.ms[3], &m, "message 504 (own slot again)");
+  env_free(&e);
+}
+END_TEST
+
+/* max_open_msgs bounds the open messages of all flows, those in the flows'
+ * own slots included: with 2, a flow with two open (one in its own slot)
+ * and another flow's first message make three, so the oldest open message
+ * of the least recently active flow goes early. */
+START_TEST(t14_open_bound_counts_own_slots) {
+  env e;
+  rtel_settings s;
+  rtel_settings_default(&s);
+  s.flow_idle_timeout = IDLE;
+  s.max_open_msgs = 2;
+  env_init_s(&e, &s);
+  pk(&e, T0, IP_A, IP_B, QB, OP_WRITE_ONLY, 700, 1024, 1024);
+  pk(&e, T0 + 1000, IP_A, IP_B, QB, OP_WRITE_ONLY, 701, 1024, 1024);
+  ck_assert_uint_eq(e.c.nms, 0);
+  ck_assert_uint_eq(stats(&e).msgs_overflow, 0);
+  pk(&e, T0 + 2000, IP_A, IP_B, QB2, OP_WRITE_ONLY, 900, 1024, 1024);
+  ck_assert_uint_eq(e.c.nms, 1);
+  ck_assert_uint_eq(stats(&e).msgs_overflow, 1);
+  ck_assert_uint_eq(e.c.ms[0].end, RTEL_END_OVERFLOW);
+  ck_assert_uint_eq(e.c.ms[0].dqpn, QB);
+  ck_assert_uint_eq(e.c.ms[0].first_psn, 700);
+  /* the first flow's own slot is free again: its next message takes it
+   * and the bound (two open: 701 and 900) sends 701 early */
+  pk(&e, T0 + 3000, IP_A, IP_B, QB, OP_WRITE_ONLY, 702, 1024, 1024);
+  ck_assert_uint_eq(e.c.nms, 2);
+  ck_assert_uint_eq(e.c.ms[1].first_psn, 701);
+  ck_assert_uint_eq(stats(&e).msgs_overflow, 2);
+  flush(&e, T0 + 4000);
+  ck_assert_uint_eq(e.c.nms, 4);
+  ck_assert_uint_eq(stats(&e).msgs_overflow, 2);
+  env_free(&e);
+}
+END_TEST
+
 /* ================================================================ 15 */
 
 /* A READ REQUEST takes as many PSNs as its response has packets: the next
@@ -3422,6 +3526,8 @@ static Suite *flow_suite(void) {
   tcase_add_test(tc, t14_messages);
   tcase_add_test(tc, t14_message_retx);
   tcase_add_test(tc, t14_message_slot_reuse);
+  tcase_add_test(tc, t14_own_slot_and_slab);
+  tcase_add_test(tc, t14_open_bound_counts_own_slots);
   tcase_add_test(tc, t15_read_request_span);
   tcase_add_test(tc, t16_no_flows);
   tcase_add_test(tc, t16_flow_disable);

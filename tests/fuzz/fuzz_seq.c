@@ -489,7 +489,7 @@ static void *fs_realloc(void *p, size_t n, void *ud) {
  * The most rtel_ctx_new() may allocate for |s|, from the per-entry costs
  * that rocetel.h and rtel_settings(3) document (x86_64), with room for the
  * power-of-two rounding of hash buckets and of the PSN index:
- *   flow       320-byte entry + 32 bytes of PSN index (x2 rounding) + buckets
+ *   flow       448-byte entry + 32 bytes of PSN index (x2 rounding) + buckets
  *   QP pairing 112-byte entry + buckets (16)
  *   I/O        232 bytes, 456 with its max_io_joins share, + buckets (16)
  *   aggregate  "about 34 KiB" per key
@@ -508,14 +508,14 @@ static size_t fs_mem_bound(const rtel_settings *s) {
   size_t nk = s->max_alarm_keys ? s->max_alarm_keys : 1024;
   size_t b = 64 * 1024 + npt * 128 + nk * 128;
   if (!(s->flow_flags & RTEL_FLOW_DISABLE)) {
-    /* rocetel.h's max_flows (measured by bench_flow): a 320-byte entry,
+    /* rocetel.h's max_flows (measured by bench_flow): a 448-byte entry,
      * its bucket (4 bytes, buckets a power of two >= 2 x max_flows: at
      * most 16 per flow), the PSN index (8-byte slots, a power of two >=
      * 4 x max_flows: at most 64 per flow); a 112-byte pairing entry and
      * its bucket (<= 16); the 128-byte open messages; each table aligned
      * to 64 bytes inside its block */
     size_t nm = s->max_open_msgs ? s->max_open_msgs : 2 * nf;
-    b += nf * (320 + 16 + 64) + np * (112 + 16) + nm * 128 + 8 * 64;
+    b += nf * (448 + 16 + 64) + np * (112 + 16) + nm * 128 + 8 * 64;
   }
   if (!(s->nvme_flags & RTEL_NVME_DISABLE)) {
     b += ni * (232 + 16) + nj * (456 - 232 + 16) + na * (34 * 1024 + 64) +
