@@ -138,9 +138,10 @@ static rtel__inline uint8_t lru_tick(const rtel__flowtab *ft, rtel_tstamp ts) {
 #define M_LB 0x08u    /* lost_up is a lower bound */
 #define M_L1 0x10u    /* line 1 was written: msg_l1() */
 
-/* An open message: one whose record may still change. In the slab of the
- * flow table; a flow's open messages are a list in PSN order (head:
- * oldest), through next, which also links the free entries. */
+/* An open message: one whose record may still change. In its flow's own
+ * slot (flow.emb) or in the slab of the flow table; a flow's open
+ * messages are a list in PSN order (head: oldest), through next, which
+ * also links the slab's free entries. */
 typedef struct rtel__omsg {
   /* line 0: what a data packet of the message reads or writes */
   rtel_tstamp first_ts;
@@ -207,8 +208,9 @@ typedef struct flow {
    * one message open at a time (the common case) find it in the lines
    * they fetch anyway, not in a third place: msg_at() */
   rtel__omsg emb;
-  /* lines 4-6: retransmissions, control packets, ECN, message boundaries,
-   * attributes and bookkeeping */
+  /* from the end of line 3 (the message is 120 bytes) to line 6:
+   * retransmissions, control packets, ECN, message boundaries, attributes
+   * and bookkeeping */
   rtel_tstamp first_ts;
   uint64_t retx_bytes;
   uint64_t retx_packets;
@@ -373,8 +375,8 @@ static uint64_t bps(uint64_t bytes, rtel_tstamp ns) {
 }
 
 /* Flows with open messages, least recently active first (to within a
- * tick: lru_tick()): where the slab takes an entry back when it is
- * empty. */
+ * tick: lru_tick()): where a message is taken back when max_open_msgs
+ * are open. */
 static rtel__links mlru_links(const rtel__flowtab *ft) {
   rtel__links lk = {ft->flows.ents + offsetof(flow, mlru), ft->flows.stride};
   return lk;
@@ -385,7 +387,7 @@ static uint32_t flow_idx(const rtel__flowtab *ft, const flow *f) {
 }
 
 /* Delivers the oldest open message of |f| (ending for |end|) and frees
- * its slab entry. */
+ * its place (the flow's own slot or a slab entry). */
 static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   uint32_t i = f->msg_head;
   rtel__omsg *o = msg_at(ft, f, i);
@@ -401,6 +403,8 @@ static int deliver_head(rtel__flowtab *ft, flow *f, uint32_t end) {
   f->done_psn = (o->fl & M_END) ? o->end_psn : o->last_psn;
   f->st |= ST_DONE;
   ft->msg_open--;
+  /* (a record's error leaves the context failed, never used again: a
+   * flow removed then with messages still open leaves them counted) */
   if (i >= ft->msg_cap) {
     f->st &= (uint16_t)~ST_EMB; /* (o stays readable until it is reused) */
   } else {
@@ -595,8 +599,9 @@ static int overflow(rtel__flowtab *ft, flow *g, const flow *f,
  * open message |prev| (RTEL__NIL: at the head); NULL only with the error
  * of a record delivered on the way. A bound hit delivers an open message
  * early: the flow's oldest when the flow has max_flow_msgs open, else,
- * when the slab is empty, the oldest of the least recently active flow
- * with open messages (maybe |f|). */
+ * when max_open_msgs are open, the oldest of the least recently active
+ * flow with open messages (maybe |f|). It takes the flow's own slot if
+ * that is free, else a slab entry. */
 static rtel__omsg *msg_new(rtel__flowtab *ft, flow *f, uint32_t prev,
                            const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
                            uint16_t cls, int *prv) {
@@ -1618,7 +1623,7 @@ again:
     }
     if (f->packets == 0) {
       /* restarted and silent since: it ends; its open messages can no
-       * longer change (their slab entries come back) */
+       * longer change (their places come back) */
       if ((rv = deliver_all(ft, f, RTEL_END_ACTIVE)) != 0 ||
           (rv = end_flow(ft, f, RTEL_END_ACTIVE)) != 0) {
         return rv;

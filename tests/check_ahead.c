@@ -50,10 +50,52 @@ START_TEST(test_ahead_choice) {
 }
 END_TEST
 
+/* A WRITE ONLY (opcode 0x0A) of 256 bytes to QP |qpn|, PSN |psn|. */
+static void write_only(rtel_ctx *ctx, rtel_tstamp ts, uint32_t qpn,
+                       uint32_t psn) {
+  tb t;
+  tu_spec h;
+  rtel_pkt_info pi;
+  tu_spec_init(&h, 0x0A, 256);
+  h.dqpn = qpn;
+  h.psn = psn;
+  h.reth_len = 256;
+  tb_init(&t);
+  tu_build(&t, &h);
+  memset(&pi, 0, sizeof(pi));
+  pi.ts = ts;
+  ck_assert_int_eq(rtel_ctx_read_pkt(ctx, &pi, t.b, t.n), 0);
+}
+
+/* The flow entry's own message slot comes first: flows with one message
+ * open each leave the slab untouched (no entry taken from it); a flow's
+ * second and third open messages take its first two entries. */
+START_TEST(test_own_slot_first) {
+  rtel_ctx *ctx = NULL;
+  rtel_settings s;
+  uint32_t q;
+  rtel_settings_default(&s);
+  ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
+  for (q = 0; q < 10; q++) {
+    write_only(ctx, 1000 + q, 0x100 + q, 7);
+  }
+  ck_assert_uint_eq(ctx->ft.msg_open, 10);
+  ck_assert_uint_eq(ctx->ft.msg_fresh, 0);
+  write_only(ctx, 2000, 0x100, 8);
+  write_only(ctx, 2001, 0x100, 9);
+  ck_assert_uint_eq(ctx->ft.msg_open, 12);
+  ck_assert_uint_eq(ctx->ft.msg_fresh, 2);
+  ck_assert_int_eq(rtel_ctx_flush(ctx, 3000), 0);
+  ck_assert_uint_eq(ctx->ft.msg_open, 0);
+  rtel_ctx_del(ctx);
+}
+END_TEST
+
 Suite *rtel_test_ahead_suite(void) {
   Suite *s = suite_create("ahead_internal");
   TCase *tc = tcase_create("choice");
   tcase_add_test(tc, test_ahead_choice);
+  tcase_add_test(tc, test_own_slot_first);
   suite_add_tcase(s, tc);
   return s;
 }

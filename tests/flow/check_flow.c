@@ -2240,12 +2240,12 @@ START_TEST(t12_flood_evict) {
   st = stats(&e);
   ck_assert_uint_eq(st.flows_created, NFLOOD);
   ck_assert_uint_eq(st.flows_evicted, NFLOOD - 64);
-  /* No ACKs: messages stay open. The slab holds 2 x 64 = 128; when it is
-   * empty the oldest open message of the least recently active flow goes
-   * (RTEL_END_OVERFLOW), which is the oldest open message of all (one flow
-   * after another): the newest 128 messages stay open, so an evicted flow
-   * (64 flows back, 192 messages) has none left. Overflows: 640 * 3 - 128 =
-   * 1792, every message delivered so far. */
+  /* No ACKs: messages stay open. At most 2 x 64 = 128 are open (default
+   * max_open_msgs); beyond that the oldest open message of the least recently
+   * active flow goes (RTEL_END_OVERFLOW), which is the oldest open message of
+   * all (one flow after another): the newest 128 messages stay open, so an
+   * evicted flow (64 flows back, 192 messages) has none left. Overflows: 640 *
+   * 3 - 128 = 1792, every message delivered so far. */
   ck_assert_uint_eq(st.msgs_overflow, NFLOOD * 3 - 128);
   ck_assert_uint_eq(st.messages, NFLOOD * 3 - 128);
   ck_assert_uint_eq(e.c.nfl, NFLOOD - 64);
@@ -2290,7 +2290,7 @@ START_TEST(t12_flood_no_evict) {
   ck_assert_uint_eq(st.flows_created, 64);
   ck_assert_uint_eq(st.flows_evicted, 0);
   ck_assert_uint_eq(st.flows_untracked_pkts, (NFLOOD - 64) * 3); /* 1728 */
-  /* 64 x 3 messages, 128 open (the slab): 64 delivered early */
+  /* 64 x 3 messages, 128 open (max_open_msgs): 64 delivered early */
   ck_assert_uint_eq(st.msgs_overflow, 64 * 3 - 128);
   ck_assert_uint_eq(st.messages, 64 * 3 - 128);
   ck_assert_uint_eq(e.c.nfl, 0);
@@ -2906,11 +2906,11 @@ START_TEST(t14_message_retx) {
 END_TEST
 
 /* Three messages one after the other, each delivered by its ACK before
- * the next begins, so that each takes the slab entry the previous one
- * gave back. The first has a NAK, a resend (the NAK's cause) and a CNP;
- * the second one resend, after a timeout; the third none. Each record
- * counts its own, none of the one before: 1024-byte WRITEs, frames of
- * 1082 bytes + 24 on the wire. */
+ * the next begins, so that each takes the place the previous one gave
+ * back (the flow's own message slot). The first has a NAK, a resend (the NAK's
+ * cause) and a CNP; the second one resend, after a timeout; the third none.
+ * Each record counts its own, none of the one before: 1024-byte WRITEs, frames
+ * of 1082 bytes + 24 on the wire. */
 START_TEST(t14_message_slot_reuse) {
   env e;
   MR m;
