@@ -200,6 +200,11 @@ static void head_sync(rtel__join *j) {
   }
   j->head_obs = j->ents[j->fifo_head].rec.obs;
   j->head_expire = j->ents[j->fifo_head].expire;
+  /* the next head, which this reads when the head goes: with many I/Os
+   * waiting it was written long ago and is out of the caches by then */
+  if (j->ents[j->fifo_head].fnext != RTEL__NIL) {
+    rtel__prefetch(&j->ents[j->ents[j->fifo_head].fnext]);
+  }
 }
 
 /* Puts |e| (index |i|, hash |h|) at the head of its hash chain. */
