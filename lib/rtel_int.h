@@ -21,6 +21,11 @@
 #  define rtel__prefetch(p) __builtin_prefetch((p), 0, 3)
 /* ... for a line about to be written */
 #  define rtel__prefetch_w(p) __builtin_prefetch((p), 1, 3)
+/* data shared by the library's files: addressed directly, not through the
+ * GOT (-fvisibility=hidden hides definitions; a declaration may still
+ * name another library's symbol, so without this each access loads the
+ * address first) */
+#  define rtel__hidden __attribute__((visibility("hidden")))
 #else
 #  define rtel__likely(x) (x)
 #  define rtel__unlikely(x) (x)
@@ -28,6 +33,7 @@
 #  define rtel__noinline
 #  define rtel__prefetch(p) ((void)(p))
 #  define rtel__prefetch_w(p) ((void)(p))
+#  define rtel__hidden
 #endif
 
 /* The default allocator (rtel_mem_default() for the library's own use).

@@ -60,10 +60,10 @@ typedef struct rtel__opcode_info {
   uint16_t hdrs;
 } rtel__opcode_info;
 
-extern const rtel__opcode_info rtel__opcodes[256];
+extern rtel__hidden const rtel__opcode_info rtel__opcodes[256];
 
 /* Bytes of extended headers an opcode's header mask implies. */
-extern const uint8_t rtel__ext_len[256];
+extern rtel__hidden const uint8_t rtel__ext_len[256];
 
 /* rtel__op_class[opcode]: a kind (RTEL__K_*, 0 for none: UD, RD,
  * reserved), for data its RTEL_OP_* (rtel__op_class_op()) and its place
@@ -78,7 +78,7 @@ extern const uint8_t rtel__ext_len[256];
 #define RTEL__P_ONLY (RTEL__P_FIRST | RTEL__P_LAST)
 #define RTEL__O_SHIFT 2
 
-extern const uint16_t rtel__op_class[256];
+extern rtel__hidden const uint16_t rtel__op_class[256];
 
 static inline uint8_t rtel__op_class_op(uint16_t cls) {
   return (uint8_t)((cls >> RTEL__O_SHIFT) & 7u);
