@@ -336,6 +336,28 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   return 0;
 }
 
+/* The look-ahead's has for a packet that rtel__pair_packet() will look up
+ * (rtel__pair_hint()); the flow table's are RTEL__HINT_DATA and _CTRL. */
+#define HINT_PAIR 3
+RTEL__STATIC_ASSERT(HINT_PAIR != RTEL__HINT_DATA &&
+                        HINT_PAIR != RTEL__HINT_CTRL,
+                    "the hints are told apart");
+
+/* Whether read_burst() pays, and for which table: a flow table too large
+ * for a core's cache (below that, measured with bench_flow and bench_nvme,
+ * the bookkeeping cost more than the prefetches saved), or, without a
+ * flow table and with NVMe-oF, whose queues need the QP pairs, a pairing
+ * table as large (every data packet and ACK then looks its QP up there;
+ * the same 2 MiB, tests/bench/README.md). */
+static int ahead_pays(const rtel_ctx *ctx) {
+  if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
+    return rtel__flow_big(&ctx->ft) ? RTEL__AHEAD_FLOWS : 0;
+  }
+  return !(ctx->nvme.flags & RTEL_NVME_DISABLE) && rtel__pair_big(&ctx->pairs)
+             ? RTEL__AHEAD_PAIRS
+             : 0;
+}
+
 int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
                            const rtel_settings *settings,
                            int callbacks_version,
@@ -408,7 +430,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     ctx->mem.free(ctx, ctx->mem.user_data);
     return rv;
   }
-  ctx->ahead = rtel__flow_big(&ctx->ft); /* (the table is made now) */
+  ctx->ahead = ahead_pays(ctx); /* (the tables are made now) */
   *pctx = ctx;
   return 0;
 }
@@ -587,8 +609,9 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
   if (!(ctx->ft.flags & RTEL_FLOW_DISABLE)) {
     rv = rtel__flow_packet(&ctx->ft, pi, hd, h);
   } else if (!(ctx->nvme.flags & RTEL_NVME_DISABLE)) {
-    /* no flow table to learn the QP pairs NVMe-oF queues need */
-    rtel__pair_packet(&ctx->pairs, pi->obs, hd);
+    /* no flow table to learn the QP pairs NVMe-oF queues need (|h| is
+     * set: NVMe-oF is on) */
+    rtel__pair_packet(&ctx->pairs, pi->obs, hd, *h);
   }
   if (rv != 0) {
     ctx->failed = 1;
@@ -637,14 +660,15 @@ static rtel__inline int read_timers(rtel_ctx *ctx, rtel_tstamp ts) {
  * them (decoding depends on the packet and the settings only), so that
  * the flow-table entry each will touch is in cache when it gets there:
  * its bucket is prefetched as it is decoded, the entry the bucket names
- * half way, the entry's open message a quarter of the way before. Only for
- * bursts without on_packet (whose decode result is ctx->hd) and with a flow
- * table too large for a core's cache (ctx->ahead: below that, measured
- * with bench_flow and bench_nvme, the bookkeeping cost more than the
- * prefetches saved). Packets are handled, counted and reported exactly in
- * order, as read_one() would: what runs ahead reads no state that an earlier
- * packet can change, except the prefetched addresses, which are hints. Returns
- * as rtel_ctx_read_pkts(). */
+ * half way, the entry's open message a quarter of the way before; without
+ * a flow table, the pairing entry of its QP (bucket, then entry), then
+ * if that QP is not paired the PSN index slot it will use. Only for
+ * bursts without on_packet (whose decode result is ctx->hd) and with
+ * tables too large for a core's cache (ctx->ahead, ahead_pays()). Packets
+ * are handled, counted and reported exactly in order, as read_one() would:
+ * what runs ahead changes nothing, and what it reads of state an earlier
+ * packet can change only chooses what to prefetch (hints). Returns as
+ * rtel_ctx_read_pkts(). */
 static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
                                           const rtel_pkt_info *pis,
                                           const uint8_t *const *pkts,
@@ -684,10 +708,13 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       if (rtel__likely(pkts[i] != NULL || pktlens[i] == 0)) {
         s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i],
                             pi->wire_len ? pi->wire_len : pktlens[i]);
-        /* (a burst has a flow table: ctx->ahead) */
         if (rtel__likely(s->rv == 0)) {
           s->pk = pkt_hash(ctx, pi->obs, &s->hd);
           s->hint = rtel__flow_hint(&ctx->ft, &s->hd, s->pk, &s->has);
+          if (s->has == 0 && rtel__unlikely(ctx->ahead == RTEL__AHEAD_PAIRS) &&
+              rtel__pair_hint(&ctx->pairs, &s->hd, s->pk)) {
+            s->has = HINT_PAIR;
+          }
         }
       }
     }
@@ -697,14 +724,27 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       size_t j = i - RTEL__AHEAD / 2;
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd, pis[j].obs);
+        if (rtel__likely(m->has != HINT_PAIR)) {
+          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd,
+                              pis[j].obs);
+        } else {
+          const rtel__pair *p = rtel__pair_first(&ctx->pairs, m->pk);
+          if (p != NULL) {
+            rtel__prefetch(p);
+          }
+        }
       }
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
       size_t j = i - 3 * RTEL__AHEAD / 4;
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd, pis[j].obs);
+        if (rtel__likely(m->has != HINT_PAIR)) {
+          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd,
+                              pis[j].obs);
+        } else {
+          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk);
+        }
       }
     }
   }

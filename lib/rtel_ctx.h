@@ -34,11 +34,13 @@ enum {
 
 /* Packets of a burst decoded ahead (rtel_ctx_read_pkts()). */
 #define RTEL__AHEAD 8
+#define RTEL__AHEAD_FLOWS 1
+#define RTEL__AHEAD_PAIRS 2
 
 typedef struct rtel__ahead {
   rtel_pkt_hd hd;
   int rv;        /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
-  int has;       /* hint is set */
+  int has;       /* hint is set (flow table), or HINT_PAIR (rtel_ctx.c) */
   uint32_t hint; /* rtel__flow_hint() */
   uint32_t pk;   /* the hash of its key (read_end()), when rv is 0 */
 } rtel__ahead;
@@ -85,8 +87,9 @@ struct rtel_ctx {
   /* scratch decode result, reused for every packet */
   rtel_pkt_hd hd;
   /* the packets of a burst decoded ahead, when |ahead|: set at creation
-   * from rtel__flow_big() (tests may set it to run the path on small
-   * tables) */
+   * by ahead_pays() (tests may set it to run the path on small tables):
+   * RTEL__AHEAD_FLOWS for the flow table's lookups, RTEL__AHEAD_PAIRS
+   * (no flow table) for the pairing table's */
   int ahead;
   rtel__ahead ahead_pkts[RTEL__AHEAD];
 };

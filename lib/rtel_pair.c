@@ -194,18 +194,23 @@ void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
 /* ------------------------------------------------------------ packets */
 
 void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t dqpn, uint32_t psn) {
-  if (rtel__pair_peer(pt, obs, src, dst, dqpn) == RTEL_QPN_NONE) {
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                     uint32_t h) {
+  const rtel__pair *p =
+      (const rtel__pair *)(const void *)rtel__qtab_find_parts(
+          &pt->pairs, h, obs, src, dst, dqpn);
+  if (p == NULL || p->peer == RTEL_QPN_NONE) {
     rtel__pair_note_psn(pt, obs, src, dst, dqpn, psn);
   }
 }
 
 void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                    const uint8_t *dst, uint32_t dqpn, uint32_t psn) {
+                    const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                    uint32_t h) {
   rtel__qkey k;
   rtel__pair *p;
   rtel__qkey_set(&k, obs, src, dst, dqpn);
-  p = rtel__pair_find(pt, &k);
+  p = rtel__pair_find_h(pt, &k, h);
   if (p && p->peer != RTEL_QPN_NONE) {
     return;
   }
@@ -213,8 +218,8 @@ void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
   rtel__pair_confirm(pt, p, &k, NULL, NULL);
 }
 
-void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
-                       const rtel_pkt_hd *hd) {
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
+                       uint32_t pk) {
   uint16_t cls;
   if (!pt->on ||
       (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
@@ -222,8 +227,41 @@ void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs,
   }
   cls = rtel__op_class[hd->opcode];
   if ((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) {
-    rtel__pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn);
+    rtel__pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
   } else if ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH)) {
-    rtel__pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn);
+    rtel__pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
   }
+}
+
+int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
+                    uint32_t pk) {
+  uint16_t cls;
+  if (!pt->on ||
+      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
+    return 0;
+  }
+  cls = rtel__op_class[hd->opcode];
+  if (((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) ||
+      ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH))) {
+    rtel__pair_prefetch(pt, pk);
+    return 1;
+  }
+  return 0;
+}
+
+void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
+                      uint32_t obs, uint32_t pk) {
+  const rtel__pair *p =
+      (const rtel__pair *)(const void *)rtel__qtab_find_parts(
+          &pt->pairs, pk, obs, hd->src, hd->dst, hd->dqpn);
+  uint32_t tag;
+  if (p != NULL && p->peer != RTEL_QPN_NONE) {
+    return; /* paired: no PSN slot read */
+  }
+  /* a data packet notes its PSN under its own direction's tag; an ACK
+   * reads the slot of the data it names, sent the other way */
+  tag = (rtel__op_class[hd->opcode] & RTEL__K_DATA)
+            ? rtel__pair_psn_tag(pt, obs, hd->src, hd->dst)
+            : rtel__pair_psn_tag(pt, obs, hd->dst, hd->src);
+  rtel__prefetch_w(rtel__pair_psn_slot(pt, tag, hd->psn));
 }

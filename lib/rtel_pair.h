@@ -194,16 +194,45 @@ rtel__pair *rtel__pair_ack_psn(rtel__pairtab *pt, rtel__pair *p,
 void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
                         rtel__pair_learned *learned, void *arg);
 
-/* Without the flow table, the packets pairing needs, one at a time:
- * a data packet (rtel__pair_note_psn() unless its QP is paired) ... */
+/* Without the flow table, the packets pairing needs, one at a time, each
+ * with |h|, the hash of its key (|obs|, |src|, |dst|, |dqpn|) with the
+ * context's seed, which the hub computes once for every module: a data
+ * packet (rtel__pair_note_psn() unless its QP is paired) ... */
 void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t dqpn, uint32_t psn);
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                     uint32_t h);
 /* ... an ACK or NAK (AETH) (rtel__pair_ack_psn(), rtel__pair_confirm()
  * unless its QP is paired) ... */
 void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                    const uint8_t *dst, uint32_t dqpn, uint32_t psn);
-/* ... and any decoded RoCE packet: the data (not READ RESPONSE: those use
- * the requester's PSNs) and ACKs among them go to the two above. */
-void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd);
+                    const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                    uint32_t h);
+/* ... and any decoded RoCE packet (|pk|: the hash of its key (|obs|,
+ * hd->src, hd->dst, hd->dqpn)): the data (not READ RESPONSE: those use the
+ * requester's PSNs) and ACKs among them go to the two above. */
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
+                       uint32_t pk);
+
+/* For the hub's look-ahead over a burst without the flow table
+ * (rtel_ctx.c, read_burst()): whether rtel__pair_packet() will look packet
+ * |hd| up (key hash |pk|), and if so its bucket prefetched; the entry that
+ * bucket names is rtel__pair_first(), for the next step. Reads only the
+ * table's settings, so it may run before earlier packets are handled. */
+int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
+                    uint32_t pk);
+
+/* The look-ahead's next step for a packet rtel__pair_hint() took (|obs|:
+ * its point), once its bucket and entry are in cache: if the table does
+ * not pair its QP (yet), the PSN index slot rtel__pair_packet() will read
+ * and write, prefetched. Writes nothing. */
+void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
+                      uint32_t obs, uint32_t pk);
+
+/* Whether the table is large enough (RTEL__PAIR_BIG bytes of entries) for
+ * that look-ahead to pay: the flow table's threshold (RTEL__FLOW_BIG). */
+#define RTEL__PAIR_BIG (2u << 20)
+static inline int rtel__pair_big(const rtel__pairtab *pt) {
+  return pt->on &&
+         (uint64_t)pt->pairs.cap * pt->pairs.stride >= RTEL__PAIR_BIG;
+}
 
 #endif /* RTEL_PAIR_H */

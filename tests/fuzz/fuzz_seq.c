@@ -2691,8 +2691,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(SH.calls, 0, sizeof(SH.calls));
   if (SH.on) {
     FS_CHECK(rtel_ctx_new(&SH.ctx, &F.set, &sh_callbacks, NULL, NULL) == 0);
-    /* the burst path even on these small tables (a test hook) */
-    SH.ctx->ahead = 1;
+    /* the burst path even on these small tables (a test hook): the flow
+     * table's, or without one the pairing table's */
+    SH.ctx->ahead = (F.set.flow_flags & RTEL_FLOW_DISABLE) ? RTEL__AHEAD_PAIRS
+                                                           : RTEL__AHEAD_FLOWS;
   }
   TW.on = (h[26] & 1) != 0;
   if (TW.on) {
@@ -2700,7 +2702,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FS_CHECK(rtel_ctx_new(&TW.ctx[i], &F.set, &sh_callbacks, NULL,
                             (void *)(uintptr_t)&tw_side[i]) == 0);
     }
-    TW.ctx[1]->ahead = 1;
+    TW.ctx[1]->ahead = (F.set.flow_flags & RTEL_FLOW_DISABLE)
+                           ? RTEL__AHEAD_PAIRS
+                           : RTEL__AHEAD_FLOWS;
   }
   F.frozen = 1; /* no allocation from here on */
   FS_CHECK(rtel_ctx_get_expiry(F.ctx) == FS_NONE);
