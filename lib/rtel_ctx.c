@@ -114,7 +114,7 @@ void rtel_settings_default_versioned(int settings_version,
   s.stats_interval = 0;
   s.flow_flags = 0;
   s.max_flows = 4096;
-  s.max_qp_pairs = 0;               /* max_flows */
+  s.max_qp_pairs = 0;               /* 2 x max_flows */
   s.flow_idle_timeout = 100000000u; /* 100 ms */
   s.flow_active_timeout = 0;
   s.hash_seed = 0;
@@ -336,11 +336,8 @@ static int init_modules(rtel_ctx *ctx, const size_t lens[RTEL__OUT_N]) {
   return 0;
 }
 
-/* The look-ahead's has for a packet that rtel__pair_packet() will look up
- * (rtel__pair_hint()); the flow table's are RTEL__HINT_DATA and _CTRL. */
-#define HINT_PAIR 3
-RTEL__STATIC_ASSERT(HINT_PAIR != RTEL__HINT_DATA &&
-                        HINT_PAIR != RTEL__HINT_CTRL,
+RTEL__STATIC_ASSERT(RTEL__HINT_PAIR != RTEL__HINT_DATA &&
+                        RTEL__HINT_PAIR != RTEL__HINT_CTRL,
                     "the hints are told apart");
 
 /* Whether read_burst() pays, and for which table: a flow table too large
@@ -713,7 +710,7 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
           s->hint = rtel__flow_hint(&ctx->ft, &s->hd, s->pk, &s->has);
           if (s->has == 0 && rtel__unlikely(ctx->ahead == RTEL__AHEAD_PAIRS) &&
               rtel__pair_hint(&ctx->pairs, &s->hd, s->pk)) {
-            s->has = HINT_PAIR;
+            s->has = RTEL__HINT_PAIR;
           }
         }
       }
@@ -724,7 +721,7 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       size_t j = i - RTEL__AHEAD / 2;
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        if (rtel__likely(m->has != HINT_PAIR)) {
+        if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
           rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd,
                               pis[j].obs);
         } else {
@@ -739,7 +736,7 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       size_t j = i - 3 * RTEL__AHEAD / 4;
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
-        if (rtel__likely(m->has != HINT_PAIR)) {
+        if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
           rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd,
                               pis[j].obs);
         } else {

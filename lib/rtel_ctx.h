@@ -36,11 +36,14 @@ enum {
 #define RTEL__AHEAD 8
 #define RTEL__AHEAD_FLOWS 1
 #define RTEL__AHEAD_PAIRS 2
+/* rtel__ahead.has of a packet that rtel__pair_packet() will look up
+ * (rtel__pair_hint()); the flow table's are RTEL__HINT_DATA and _CTRL */
+#define RTEL__HINT_PAIR 3
 
 typedef struct rtel__ahead {
   rtel_pkt_hd hd;
   int rv;        /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
-  int has;       /* hint is set (flow table), or HINT_PAIR (rtel_ctx.c) */
+  int has;       /* hint is set (flow table), or RTEL__HINT_PAIR */
   uint32_t hint; /* rtel__flow_hint() */
   uint32_t pk;   /* the hash of its key (read_end()), when rv is 0 */
 } rtel__ahead;

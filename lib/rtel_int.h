@@ -25,7 +25,11 @@
  * GOT (-fvisibility=hidden hides definitions; a declaration may still
  * name another library's symbol, so without this each access loads the
  * address first) */
-#  define rtel__hidden __attribute__((visibility("hidden")))
+#  if defined(_WIN32) || defined(__CYGWIN__)
+#    define rtel__hidden /* (PE/COFF: no ELF visibility) */
+#  else
+#    define rtel__hidden __attribute__((visibility("hidden")))
+#  endif
 #else
 #  define rtel__likely(x) (x)
 #  define rtel__unlikely(x) (x)

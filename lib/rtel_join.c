@@ -203,7 +203,9 @@ static void head_sync(rtel__join *j) {
   /* the next head, which this reads when the head goes: with many I/Os
    * waiting it was written long ago and is out of the caches by then */
   if (j->ents[j->fifo_head].fnext != RTEL__NIL) {
-    rtel__prefetch(&j->ents[j->ents[j->fifo_head].fnext]);
+    const rtel__joinent *n = &j->ents[j->ents[j->fifo_head].fnext];
+    rtel__prefetch(&n->expire);  /* (112-byte entries: its point may be on */
+    rtel__prefetch(&n->rec.obs); /* the next line) */
   }
 }
 

@@ -193,9 +193,14 @@ void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
 
 /* ------------------------------------------------------------ packets */
 
-void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t dqpn, uint32_t psn,
-                     uint32_t h) {
+/* Without the flow table, the packets pairing needs, one at a time, each
+ * with |h|, the hash of its key (|obs|, |src|, |dst|, |dqpn|) with the
+ * context's seed, which the hub computes once for every module (the table
+ * is allocated: pt->on): a data packet (rtel__pair_note_psn() unless its
+ * QP is paired) ... */
+static void pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                      const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                      uint32_t h) {
   const rtel__pair *p =
       (const rtel__pair *)(const void *)rtel__qtab_find_parts(
           &pt->pairs, h, obs, src, dst, dqpn);
@@ -204,9 +209,11 @@ void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
   }
 }
 
-void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                    const uint8_t *dst, uint32_t dqpn, uint32_t psn,
-                    uint32_t h) {
+/* ... an ACK or NAK (AETH) (rtel__pair_ack_psn(), rtel__pair_confirm()
+ * unless its QP is paired). */
+static void pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
+                     const uint8_t *dst, uint32_t dqpn, uint32_t psn,
+                     uint32_t h) {
   rtel__qkey k;
   rtel__pair *p;
   rtel__qkey_set(&k, obs, src, dst, dqpn);
@@ -227,18 +234,18 @@ void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
   }
   cls = rtel__op_class[hd->opcode];
   if ((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) {
-    rtel__pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
+    pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
   } else if ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH)) {
-    rtel__pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
+    pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
   }
 }
 
 int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
                     uint32_t pk) {
   uint16_t cls;
-  if (!pt->on ||
-      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
-    return 0;
+  if (!pt->on || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
+                               RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
+    return 0; /* (a CM MAD is UD: rtel__pair_packet() skips it too) */
   }
   cls = rtel__op_class[hd->opcode];
   if (((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) ||
@@ -256,12 +263,15 @@ void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
           &pt->pairs, pk, obs, hd->src, hd->dst, hd->dqpn);
   uint32_t tag;
   if (p != NULL && p->peer != RTEL_QPN_NONE) {
-    return; /* paired: no PSN slot read */
+    return; /* paired: no PSN slot used */
   }
-  /* a data packet notes its PSN under its own direction's tag; an ACK
-   * reads the slot of the data it names, sent the other way */
-  tag = (rtel__op_class[hd->opcode] & RTEL__K_DATA)
-            ? rtel__pair_psn_tag(pt, obs, hd->src, hd->dst)
-            : rtel__pair_psn_tag(pt, obs, hd->dst, hd->src);
-  rtel__prefetch_w(rtel__pair_psn_slot(pt, tag, hd->psn));
+  if (rtel__op_class[hd->opcode] & RTEL__K_DATA) {
+    /* a data packet writes its PSN under its own direction's tag */
+    tag = rtel__pair_psn_tag(pt, obs, hd->src, hd->dst);
+    rtel__prefetch_w(rtel__pair_psn_slot(pt, tag, hd->psn));
+  } else {
+    /* an ACK reads the slot of the data it names, sent the other way */
+    tag = rtel__pair_psn_tag(pt, obs, hd->dst, hd->src);
+    rtel__prefetch(rtel__pair_psn_slot(pt, tag, hd->psn));
+  }
 }

@@ -194,21 +194,13 @@ rtel__pair *rtel__pair_ack_psn(rtel__pairtab *pt, rtel__pair *p,
 void rtel__pair_confirm(rtel__pairtab *pt, rtel__pair *p, const rtel__qkey *k,
                         rtel__pair_learned *learned, void *arg);
 
-/* Without the flow table, the packets pairing needs, one at a time, each
- * with |h|, the hash of its key (|obs|, |src|, |dst|, |dqpn|) with the
- * context's seed, which the hub computes once for every module: a data
- * packet (rtel__pair_note_psn() unless its QP is paired) ... */
-void rtel__pair_data(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                     const uint8_t *dst, uint32_t dqpn, uint32_t psn,
-                     uint32_t h);
-/* ... an ACK or NAK (AETH) (rtel__pair_ack_psn(), rtel__pair_confirm()
- * unless its QP is paired) ... */
-void rtel__pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
-                    const uint8_t *dst, uint32_t dqpn, uint32_t psn,
-                    uint32_t h);
-/* ... and any decoded RoCE packet (|pk|: the hash of its key (|obs|,
- * hd->src, hd->dst, hd->dqpn)): the data (not READ RESPONSE: those use the
- * requester's PSNs) and ACKs among them go to the two above. */
+/* Without the flow table, the packets pairing needs, one at a time: any
+ * decoded RoCE packet, with |pk|, the hash of its key (|obs|, hd->src,
+ * hd->dst, hd->dqpn) with the context's seed, which the hub computes once
+ * for every module. A data packet (not READ RESPONSE: those use the
+ * requester's PSNs) is noted in the PSN index (rtel__pair_note_psn())
+ * unless its QP is paired; an ACK or NAK (AETH) whose QP is not paired
+ * looks its PSN up there (rtel__pair_ack_psn(), rtel__pair_confirm()). */
 void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
                        uint32_t pk);
 
@@ -222,8 +214,9 @@ int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
 
 /* The look-ahead's next step for a packet rtel__pair_hint() took (|obs|:
  * its point), once its bucket and entry are in cache: if the table does
- * not pair its QP (yet), the PSN index slot rtel__pair_packet() will read
- * and write, prefetched. Writes nothing. */
+ * not pair its QP (yet), the PSN index slot rtel__pair_packet() will use
+ * (a data packet writes it, an ACK reads it), prefetched. Writes
+ * nothing. */
 void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
                       uint32_t obs, uint32_t pk);
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * White-box tests of the hub's burst look-ahead (lib/rtel_ctx.c
- * read_burst()): which contexts take it, and that the flow table's memory
- * is laid out as the look-ahead and the per-packet path assume.
+ * read_burst()): which contexts take it, that the flow table's memory is
+ * laid out as the look-ahead and the per-packet path assume, and that
+ * without a flow table the pairing look-ahead counts what one packet at a
+ * time does.
  */
 #include "rtel_test_util.h"
 
@@ -18,8 +20,8 @@
  * 448 bytes (seven lines: two of the flow's data path, two of its own
  * open-message slot, three more), so 2 MiB holds 4681.1 entries: 4682
  * flows take it, 4681 do not; a pairing entry is 112 bytes, so 2 MiB holds
- * 18724.6: 18725 pairs take it, 18724 do not (the default without a flow
- * table: 2 x max_flows, 8192 for the default 4096). */
+ * 18724.6: 18725 pairs take it, 18724 do not (max_qp_pairs 0 is 2 x
+ * max_flows: 8192 for the default 4096). */
 START_TEST(test_ahead_choice) {
   static const struct {
     uint32_t max_flows;
@@ -115,73 +117,116 @@ static void mapped4(uint8_t a[16], uint8_t last) {
   a[15] = last;
 }
 
+/* One packet of test_ahead_pairs_without_flows: a WRITE ONLY of 64 bytes
+ * from 10.0.0.1 to QP |qpn| on 10.0.0.2 (|ack| 0), or an ACK from 10.0.0.2
+ * to QP |qpn| on 10.0.0.1 (|ack| 1), with |psn|. */
+typedef struct pair_pkt {
+  int ack;
+  uint32_t qpn;
+  uint32_t psn;
+} pair_pkt;
+
 /* Pairing from ACK PSNs without a flow table, through the look-ahead and
- * without it. Connection q (q < 40) sends WRITE ONLYs with PSNs 1000 + 2q
- * and 1001 + 2q (its own: a PSN two QPs of a host pair both used names
- * neither) from 10.0.0.1 to QP 0x100 + q on 10.0.0.2, which acknowledges
- * both on QP 0x900 + q (ACKs naming those PSNs): two ACKs in a row naming
- * recent PSNs of one flow pair it, so by hand 40 pairs are learned from
- * PSNs; 8 more connections are acknowledged with PSNs never sent (3000 +
- * 2q, 3001 + 2q) and stay unpaired. The 192 packets go to
- * rtel_ctx_read_pkts() in
+ * without it. Data of connection q goes to QP 0x100 + q, its ACKs to QP
+ * 0x900 + q; two ACKs in a row naming recent data PSNs of one QP pair it,
+ * and a PSN two QPs of a host pair both sent names neither. By hand:
+ *   q 0-19   data PSNs P, P + 1 (P = 1000 + 2q, its own), then ACKs naming
+ *            them: paired (20);
+ *   q 20-29  ACKs naming PSNs never sent (3000 + 2q, + 1): not paired;
+ *   q 30-39  data P, ACK P + 1 (not sent yet: no hit), data P + 1, ACK P
+ *            (one hit): not paired; handled early or twice, it would be;
+ *   q 40-59  data P, P + 1 (P = 7000 + 2q), then connection q - 40, paired
+ *            above, sends the same two PSNs, then ACKs for q name them:
+ *            paired (20) only if the paired QP's data left the PSN index
+ *            alone, which takes finding its pairing entry, i.e. the right
+ *            key hash with the context's seed (a nonzero one here).
+ * So 40 pairs from PSNs. The 280 packets go to rtel_ctx_read_pkts() in
  * bursts of 32: a context whose pairing table takes the look-ahead (20000
- * pairs: 2.1 MiB) and the same context with it turned off must count
- * what the hand count says. */
+ * pairs: 2.1 MiB) and the same context with it turned off must both count
+ * 40; the first must have taken the pairing look-ahead. */
 START_TEST(test_ahead_pairs_without_flows) {
-  enum { NC = 48, NP = NC * 4 };
+  enum { NP = 20 * 4 + 10 * 4 + 10 * 4 + 20 * 6 };
   static tb pk[NP];
+  pair_pkt w[NP];
   const uint8_t *pkts[NP];
   size_t lens[NP];
   rtel_pkt_info pis[NP];
-  rtel_ctx *ctx[2];
   uint8_t a[16], b[16];
   size_t i, n = 0;
+  uint32_t q;
   int k;
 
+#define PP(A, Q, PSN) (w[n].ack = (A), w[n].qpn = (Q), w[n].psn = (PSN), n++)
+  for (q = 0; q < 20; q++) {
+    uint32_t p = 1000 + 2 * q;
+    PP(0, 0x100 + q, p), PP(0, 0x100 + q, p + 1);
+    PP(1, 0x900 + q, p), PP(1, 0x900 + q, p + 1);
+  }
+  for (q = 20; q < 30; q++) {
+    uint32_t p = 1000 + 2 * q;
+    PP(0, 0x100 + q, p), PP(0, 0x100 + q, p + 1);
+    PP(1, 0x900 + q, 3000 + 2 * q), PP(1, 0x900 + q, 3001 + 2 * q);
+  }
+  for (q = 30; q < 40; q++) {
+    uint32_t p = 1000 + 2 * q;
+    PP(0, 0x100 + q, p), PP(1, 0x900 + q, p + 1);
+    PP(0, 0x100 + q, p + 1), PP(1, 0x900 + q, p);
+  }
+  for (q = 40; q < 60; q++) {
+    uint32_t p = 7000 + 2 * q;
+    PP(0, 0x100 + q, p), PP(0, 0x100 + q, p + 1);
+    PP(0, 0x100 + q - 40, p), PP(0, 0x100 + q - 40, p + 1);
+    PP(1, 0x900 + q, p), PP(1, 0x900 + q, p + 1);
+  }
+#undef PP
+  ck_assert_uint_eq(n, NP);
   mapped4(a, 1);
   mapped4(b, 2);
-  for (i = 0; i < NC; i++) {
-    int j;
-    for (j = 0; j < 4; j++) {
-      tu_spec h;
-      int ack = j >= 2;
-      tu_spec_init(&h, ack ? 0x11 : 0x0A, ack ? 0 : 64);
-      memcpy(h.src, ack ? b : a, 16);
-      memcpy(h.dst, ack ? a : b, 16);
-      h.dqpn = (uint32_t)((ack ? 0x900 : 0x100) + i);
-      h.psn = (uint32_t)((ack && i >= 40 ? 3000 : 1000) + 2 * i + (j & 1));
-      if (!ack) {
-        h.reth_len = 64;
-      }
-      tb_init(&pk[n]);
-      tu_build(&pk[n], &h);
-      pkts[n] = pk[n].b;
-      lens[n] = pk[n].n;
-      memset(&pis[n], 0, sizeof(pis[n]));
-      pis[n].ts = 1000 + n;
-      n++;
+  for (i = 0; i < NP; i++) {
+    tu_spec h;
+    tu_spec_init(&h, w[i].ack ? 0x11 : 0x0A, w[i].ack ? 0 : 64);
+    memcpy(h.src, w[i].ack ? b : a, 16);
+    memcpy(h.dst, w[i].ack ? a : b, 16);
+    h.dqpn = w[i].qpn;
+    h.psn = w[i].psn;
+    if (!w[i].ack) {
+      h.reth_len = 64;
     }
+    tb_init(&pk[i]);
+    tu_build(&pk[i], &h);
+    pkts[i] = pk[i].b;
+    lens[i] = pk[i].n;
+    memset(&pis[i], 0, sizeof(pis[i]));
+    pis[i].ts = 1000 + i;
   }
   for (k = 0; k < 2; k++) {
+    rtel_ctx *ctx = NULL;
     rtel_settings s;
     rtel_ctx_stats st;
+    int took = 0;
     rtel_settings_default(&s);
     s.flow_flags = RTEL_FLOW_DISABLE;
     s.max_qp_pairs = 20000;
-    ck_assert_int_eq(rtel_ctx_new(&ctx[k], &s, NULL, NULL, NULL), 0);
-    ck_assert_int_eq(ctx[k]->ahead, RTEL__AHEAD_PAIRS);
+    s.hash_seed = UINT64_C(0x0123456789abcdef);
+    ck_assert_int_eq(rtel_ctx_new(&ctx, &s, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(ctx->ahead, RTEL__AHEAD_PAIRS);
     if (k == 1) {
-      ctx[k]->ahead = 0; /* the second: one packet at a time */
+      ctx->ahead = 0; /* the second: one packet at a time */
     }
     for (i = 0; i < NP; i += 32) {
-      ck_assert_int_eq(
-          rtel_ctx_read_pkts(ctx[k], pis + i, pkts + i, lens + i, 32), 32);
+      size_t m = NP - i < 32 ? NP - i : 32;
+      ck_assert_int_eq(rtel_ctx_read_pkts(ctx, pis + i, pkts + i, lens + i, m),
+                       (rtel_ssize)m);
+      for (q = 0; q < RTEL__AHEAD; q++) {
+        took |= ctx->ahead_pkts[q].has == RTEL__HINT_PAIR;
+      }
     }
-    ck_assert_int_eq(rtel_ctx_get_stats(ctx[k], &st), 0);
+    ck_assert_int_eq(took, k == 0);
+    ck_assert_int_eq(rtel_ctx_get_stats(ctx, &st), 0);
     ck_assert_uint_eq(st.pkts_roce, NP);
     ck_assert_uint_eq(st.pairs_psn, 40);
     ck_assert_uint_eq(st.pairs_cm, 0);
-    rtel_ctx_del(ctx[k]);
+    rtel_ctx_del(ctx);
   }
 }
 END_TEST
