@@ -789,12 +789,13 @@ static void worker_tick(worker *w) {
 }
 
 /* Packets taken from the ring for one rtel_ctx_read_pkts_timed() call,
- * which runs the due timers before each packet as the per-packet loop
- * does and lets the library prefetch the tables of the packets to come.
- * Their slots stay the worker's until it publishes its tail, so a batch is
- * handed over before every publication (and before a slot mark). Only
- * without IPFIX export: an exporter stamps each record with the time of
- * the packet that made it (rec_now()), which a batch does not tell. */
+ * which runs the due timers before each packet (as rtel-analyze runs
+ * them) and, with more than one, lets the library prefetch the tables of
+ * the packets to come. Their slots stay the worker's until it publishes
+ * its tail, so a batch is handed over before every publication (and
+ * before a slot mark). With IPFIX export a batch is one packet: an
+ * exporter stamps each record with the time of the packet that made it
+ * (rec_now()), which a longer batch does not tell. */
 typedef struct wbatch {
   size_t n;
   rtel_pkt_info pi[RING_BATCH];
@@ -802,10 +803,15 @@ typedef struct wbatch {
   size_t len[RING_BATCH];
 } wbatch;
 
-/* Hands |b| to the worker's context; the timer clock moves to its last
- * packet. */
+/* Hands |b| to the worker's context, the timer clock moved to its last
+ * packet first. */
 static void worker_batch(worker *w, wbatch *b) {
   size_t i, done = 0;
+  for (i = 0; i < b->n; i++) {
+    if (b->pi[i].ts > w->now) {
+      w->now = b->pi[i].ts;
+    }
+  }
   while (done < b->n && !w->failed) {
     rtel_ssize k = rtel_ctx_read_pkts_timed(
         w->ctx, b->pi + done, b->pkt + done, b->len + done, b->n - done);
@@ -814,11 +820,6 @@ static void worker_batch(worker *w, wbatch *b) {
       break;
     }
     done += (size_t)k;
-  }
-  for (i = 0; i < b->n; i++) {
-    if (b->pi[i].ts > w->now) {
-      w->now = b->pi[i].ts;
-    }
   }
   b->n = 0;
 }
@@ -829,7 +830,7 @@ static size_t drain(worker *w, size_t budget) {
   size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
   size_t h = atomic_load_explicit(&q->head, memory_order_acquire);
   size_t n = 0;
-  int batched = w->opt->nipfix == 0;
+  size_t cap = w->opt->nipfix == 0 ? RING_BATCH : 1;
   wbatch b;
   rtel_pkt_info pi;
   memset(&pi, 0, sizeof(pi));
@@ -858,26 +859,11 @@ static size_t drain(worker *w, size_t budget) {
       pi.obs = s->obs;
       pi.port = s->obs;
       pi.linktype = s->linktype;
-      if (batched) {
-        b.pi[b.n] = pi;
-        b.pkt[b.n] = s->data;
-        b.len[b.n] = s->caplen;
-        if (++b.n == RING_BATCH) {
-          worker_batch(w, &b);
-        }
-      } else {
-        /* due timers before the packet, as rtel-analyze runs them */
-        if (rtel_ctx_get_expiry(w->ctx) <= pi.ts &&
-            (rv = rtel_ctx_handle_expiry(w->ctx, pi.ts)) != 0) {
-          worker_fail(w, "timers", rv);
-        }
-        if (pi.ts > w->now) {
-          w->now = pi.ts;
-        }
-        if (!w->failed &&
-            (rv = rtel_ctx_read_pkt(w->ctx, &pi, s->data, s->caplen)) != 0) {
-          worker_fail(w, "packet", rv);
-        }
+      b.pi[b.n] = pi;
+      b.pkt[b.n] = s->data;
+      b.len[b.n] = s->caplen;
+      if (++b.n == cap) {
+        worker_batch(w, &b);
       }
     }
     w->pkts++;

@@ -725,10 +725,7 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
           rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd,
                               pis[j].obs);
         } else {
-          const rtel__pair *p = rtel__pair_first(&ctx->pairs, m->pk);
-          if (p != NULL) {
-            rtel__prefetch(p);
-          }
+          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 0);
         }
       }
     }
@@ -740,7 +737,7 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
           rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd,
                               pis[j].obs);
         } else {
-          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk);
+          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 1);
         }
       }
     }

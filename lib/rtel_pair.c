@@ -225,47 +225,65 @@ static void pair_ack(rtel__pairtab *pt, uint32_t obs, const uint8_t *src,
   rtel__pair_confirm(pt, p, &k, NULL, NULL);
 }
 
-void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
-                       uint32_t pk) {
+/* What rtel__pair_packet() does with |hd|, the one rule for it and for
+ * the look-ahead: PAIR_DATA for data (not READ RESPONSE: those use the
+ * requester's PSNs), PAIR_ACK for an ACK or NAK (AETH), 0 for the rest (a
+ * CM MAD is UD: 0 too). */
+#define PAIR_DATA 1
+#define PAIR_ACK 2
+static rtel__inline int pair_kind(const rtel__pairtab *pt,
+                                  const rtel_pkt_hd *hd) {
   uint16_t cls;
-  if (!pt->on ||
-      (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER))) {
-    return;
+  if (!pt->on || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
+                               RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
+    return 0;
   }
   cls = rtel__op_class[hd->opcode];
   if ((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) {
+    return PAIR_DATA;
+  }
+  return (cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH) ? PAIR_ACK : 0;
+}
+
+void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
+                       uint32_t pk) {
+  switch (pair_kind(pt, hd)) {
+  case PAIR_DATA:
     pair_data(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
-  } else if ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH)) {
+    break;
+  case PAIR_ACK:
     pair_ack(pt, obs, hd->src, hd->dst, hd->dqpn, hd->psn, pk);
+    break;
+  default:
+    break;
   }
 }
 
 int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
                     uint32_t pk) {
-  uint16_t cls;
-  if (!pt->on || (hd->flags & (RTEL_HD_F_UNKNOWN_OPCODE |
-                               RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
-    return 0; /* (a CM MAD is UD: rtel__pair_packet() skips it too) */
+  if (pair_kind(pt, hd) == 0) {
+    return 0;
   }
-  cls = rtel__op_class[hd->opcode];
-  if (((cls & RTEL__K_DATA) && rtel__op_class_op(cls) != RTEL_OP_READ_RESP) ||
-      ((cls & RTEL__K_ACK) && (hd->flags & RTEL_HD_F_AETH))) {
-    rtel__pair_prefetch(pt, pk);
-    return 1;
-  }
-  return 0;
+  rtel__pair_prefetch(pt, pk);
+  return 1;
 }
 
 void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
-                      uint32_t obs, uint32_t pk) {
-  const rtel__pair *p =
-      (const rtel__pair *)(const void *)rtel__qtab_find_parts(
-          &pt->pairs, pk, obs, hd->src, hd->dst, hd->dqpn);
+                      uint32_t obs, uint32_t pk, int step) {
+  const rtel__pair *p;
   uint32_t tag;
+  if (step == 0) {
+    if ((p = rtel__pair_first(pt, pk)) != NULL) {
+      rtel__prefetch(p);
+    }
+    return;
+  }
+  p = (const rtel__pair *)(const void *)rtel__qtab_find_parts(
+      &pt->pairs, pk, obs, hd->src, hd->dst, hd->dqpn);
   if (p != NULL && p->peer != RTEL_QPN_NONE) {
     return; /* paired: no PSN slot used */
   }
-  if (rtel__op_class[hd->opcode] & RTEL__K_DATA) {
+  if (pair_kind(pt, hd) == PAIR_DATA) {
     /* a data packet writes its PSN under its own direction's tag */
     tag = rtel__pair_psn_tag(pt, obs, hd->src, hd->dst);
     rtel__prefetch_w(rtel__pair_psn_slot(pt, tag, hd->psn));

@@ -206,19 +206,19 @@ void rtel__pair_packet(rtel__pairtab *pt, uint32_t obs, const rtel_pkt_hd *hd,
 
 /* For the hub's look-ahead over a burst without the flow table
  * (rtel_ctx.c, read_burst()): whether rtel__pair_packet() will look packet
- * |hd| up (key hash |pk|), and if so its bucket prefetched; the entry that
- * bucket names is rtel__pair_first(), for the next step. Reads only the
+ * |hd| up (key hash |pk|), and if so its bucket prefetched. Reads only the
  * table's settings, so it may run before earlier packets are handled. */
 int rtel__pair_hint(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
                     uint32_t pk);
 
-/* The look-ahead's next step for a packet rtel__pair_hint() took (|obs|:
- * its point), once its bucket and entry are in cache: if the table does
- * not pair its QP (yet), the PSN index slot rtel__pair_packet() will use
- * (a data packet writes it, an ACK reads it), prefetched. Writes
- * nothing. */
+/* The look-ahead's later steps for a packet rtel__pair_hint() took (|obs|:
+ * its point), as rtel__flow_prefetch()'s for the flow table: |step| 0,
+ * once its bucket is in cache, the entry the bucket names first; 1, once
+ * that entry is too, if the table does not pair its QP (yet), the PSN
+ * index slot rtel__pair_packet() will use (a data packet writes it, an
+ * ACK reads it). Prefetches only: writes nothing. */
 void rtel__pair_ahead(const rtel__pairtab *pt, const rtel_pkt_hd *hd,
-                      uint32_t obs, uint32_t pk);
+                      uint32_t obs, uint32_t pk, int step);
 
 /* Whether the table is large enough (RTEL__PAIR_BIG bytes of entries) for
  * that look-ahead to pay: the flow table's threshold (RTEL__FLOW_BIG). */
