@@ -1552,9 +1552,9 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
       if (f->msg_tail < ft->msg_cap) { /* (not RTEL__NIL, not its own) */
         rtel__prefetch(slab_at(ft, f->msg_tail));
       }
-      /* data_packet()'s rtel__pair_note_psn(): a random slot of an index
-       * of 4 per flow, written by every data packet of an unpaired flow
-       * (READ RESPONSE flows never write it) */
+      /* data_packet()'s rtel__pair_note_psn(): the slot written by every
+       * data packet of an unpaired flow (READ RESPONSE flows never write
+       * it), in a line shared by 8 consecutive PSNs (rtel_pair.h) */
       if (!(f->st & ST_PAIRED) && !(f->q.key.qpn & KEY_RESP)) {
         rtel__prefetch_w(rtel__pair_psn_slot(
             ft->pairs, rtel__pair_psn_tag(ft->pairs, obs, hd->src, hd->dst),

@@ -52,11 +52,17 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
     rtel__pair_free(pt);
     return rv;
   }
-  pt->psn_index = rtel__zalloc(&pt->env, npsn, sizeof(rtel__psn_slot));
-  if (pt->psn_index == NULL) {
+  /* 64-byte aligned inside (rtel_mem promises no alignment) */
+  pt->psn_alloc =
+      rtel__zalloc(&pt->env, 1, (size_t)npsn * sizeof(rtel__psn_slot) + 63u);
+  if (pt->psn_alloc == NULL) {
     rtel__pair_free(pt);
     return RTEL_ERR_NOMEM;
   }
+  pt->psn_index =
+      (rtel__psn_slot *)(void *)((uint8_t *)pt->psn_alloc +
+                                 ((64u - ((uintptr_t)pt->psn_alloc & 63u)) &
+                                  63u));
   pt->psn_mask = npsn - 1;
   pt->on = 1;
   return 0;
@@ -67,7 +73,8 @@ void rtel__pair_free(rtel__pairtab *pt) {
     return; /* never initialised */
   }
   rtel__qtab_free(&pt->pairs, pt->env.mem);
-  rtel__dealloc(&pt->env, pt->psn_index);
+  rtel__dealloc(&pt->env, pt->psn_alloc);
+  pt->psn_alloc = NULL;
   pt->psn_index = NULL;
   pt->on = 0;
 }

@@ -68,7 +68,11 @@ typedef struct rtel__pair {
  * The slot's place comes from the whole tag and the PSN, so another host
  * pair's PSN matches only if it lands on the same slot with the same PSN
  * and the same 16 tag bits; pairing then needs two such hits in a row for
- * the same QP. 8 bytes, so 8 slots per cache line. */
+ * the same QP. 8 bytes, so 8 slots per cache line, and a line is a block
+ * of 8 consecutive PSNs (PSN / 8 and the tag choose the line, PSN mod 8
+ * the slot in it): a flow's data packets, which carry consecutive PSNs,
+ * write one line per 8 packets, not a random line each. Two keys still
+ * share a slot with probability 1 / slots, as with a slot hashed whole. */
 typedef uint64_t rtel__psn_slot;
 
 #define RTEL__PSN_QPN_NONE 0xffffffu
@@ -95,7 +99,8 @@ static inline uint32_t rtel__psn_qpn(uint64_t w) {
 typedef struct rtel__pairtab {
   rtel__env env;
   rtel__qtab pairs;
-  rtel__psn_slot *psn_index;
+  rtel__psn_slot *psn_index; /* 64-byte aligned: a block of 8 is a line */
+  void *psn_alloc;           /* what was allocated for it */
   uint32_t psn_mask;
   uint32_t on; /* allocated: the flow table or NVMe-oF is on */
   uint64_t tag_seed;
@@ -151,8 +156,9 @@ void rtel__pair_cm_conn(rtel__pairtab *pt, const rtel__cm_conn *c,
                         rtel__pair_learned *learned, void *arg);
 
 /* The PSN index of recent data PSNs of unpaired flows: direct-mapped on
- * (obs, src, dst, psn); a slot keeps the destination QPN. Inline: a flow
- * not paired yet writes it for every data packet. */
+ * (obs, src, dst, psn), in blocks of 8 PSNs per line (above); a slot keeps
+ * the destination QPN. Inline: a flow not paired yet writes it for every
+ * data packet. */
 static inline uint32_t rtel__pair_psn_tag(const rtel__pairtab *pt,
                                           uint32_t obs, const uint8_t *src,
                                           const uint8_t *dst) {
@@ -161,8 +167,8 @@ static inline uint32_t rtel__pair_psn_tag(const rtel__pairtab *pt,
 
 static inline rtel__psn_slot *rtel__pair_psn_slot(const rtel__pairtab *pt,
                                                   uint32_t tag, uint32_t psn) {
-  uint32_t h = (tag ^ (psn * 0x9E3779B1u)) * 0x85EBCA6Bu;
-  return &pt->psn_index[(h ^ (h >> 15)) & pt->psn_mask];
+  uint32_t h = (tag ^ ((psn & 0xffffffu) >> 3) * 0x9E3779B1u) * 0x85EBCA6Bu;
+  return &pt->psn_index[((h ^ (h >> 15)) << 3 | (psn & 7u)) & pt->psn_mask];
 }
 
 /* A data packet with |psn| from |src| to (|dst|, |dqpn|) of a flow not
