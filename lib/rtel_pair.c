@@ -32,7 +32,7 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
   uint32_t npairs = s->max_qp_pairs                 ? s->max_qp_pairs
                     : nflows <= RTEL__MAX_TABLE / 2 ? 2 * nflows
                                                     : RTEL__MAX_TABLE;
-  uint32_t npsn = 1;
+  uint32_t npsn = 8; /* one line: a whole block of 8 PSNs (rtel_pair.h) */
   int rv;
 
   memset(pt, 0, sizeof(*pt));

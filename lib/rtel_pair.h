@@ -19,7 +19,8 @@
  * up (rtel__pair_peer()).
  *
  * Memory: max_qp_pairs entries (default 2 x max_flows: one per direction)
- * and a PSN index of 4 x max_flows slots (a power of two, at most 2^24),
+ * and a PSN index of 4 x max_flows slots (a power of two, at least 8 and
+ * at most 2^24),
  * allocated by rtel__pair_init() when the flow table or NVMe-oF is on.
  * Counters: pairs_cm, pairs_psn, pairs_evicted, and ctrl_unattributed for
  * the NAKs and CNPs an evicted entry held.
@@ -70,9 +71,16 @@ typedef struct rtel__pair {
  * and the same 16 tag bits; pairing then needs two such hits in a row for
  * the same QP. 8 bytes, so 8 slots per cache line, and a line is a block
  * of 8 consecutive PSNs (PSN / 8 and the tag choose the line, PSN mod 8
- * the slot in it): a flow's data packets, which carry consecutive PSNs,
- * write one line per 8 packets, not a random line each. Two keys still
- * share a slot with probability 1 / slots, as with a slot hashed whole. */
+ * the slot in it; the index has 8 slots at least): a flow's data packets,
+ * which carry consecutive PSNs, write one line per 8 packets, not a random
+ * line each. The price: slots are overwritten a block at a time. Two keys
+ * whose PSNs are unrelated share a slot with probability 1 / slots as
+ * before, but two whose PSNs are equal modulo 8 (the same PSN, say) with
+ * 1 / lines, 8 times as often, and two PSNs of one flow in different
+ * blocks with 1 / lines when congruent modulo 8, never within a block.
+ * An overwrite of another PSN only loses a slot (a later pairing); a
+ * match still needs the same PSN and tag bits, so it never names a wrong
+ * QP more often than 2^-16 of the time per colliding slot. */
 typedef uint64_t rtel__psn_slot;
 
 #define RTEL__PSN_QPN_NONE 0xffffffu

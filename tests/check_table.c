@@ -193,7 +193,7 @@ START_TEST(test_psn_index_match) {
   env.stats = &st;
   env.sink = NULL;
   ck_assert_int_eq(rtel__pair_init(&pt, &s, &env), 0);
-  ck_assert_uint_eq(pt.psn_mask, 3);
+  ck_assert_uint_eq(pt.psn_mask, 7); /* one line, the least */
   bytes = (pt.psn_mask + 1) * sizeof(*pt.psn_index);
   v4(a, 1);
   v4(b, 2);
@@ -285,6 +285,10 @@ START_TEST(test_psn_index_blocks) {
                          first + j);
       }
     }
+    /* a PSN is taken modulo 2^24, as on the wire: the line and the slot
+     * of PSN 2^24 + 1000 are those of 1000 */
+    ck_assert_ptr_eq(rtel__pair_psn_slot(&pt, tag, 0x1000000u | 1000u),
+                     rtel__pair_psn_slot(&pt, tag, 1000));
     /* the line of PSNs 1000-1007 */
     j = (uint32_t)(rtel__pair_psn_slot(&pt, tag, 1000) - pt.psn_index) / 8;
     used += !seen[j];

@@ -511,7 +511,8 @@ static size_t fs_mem_bound(const rtel_settings *s) {
     /* rocetel.h's max_flows (measured by bench_flow): a 448-byte entry,
      * its bucket (4 bytes, buckets a power of two >= 2 x max_flows: at
      * most 16 per flow), the PSN index (8-byte slots, a power of two >=
-     * 4 x max_flows: at most 64 per flow); a 112-byte pairing entry and
+     * 4 x max_flows and >= 8: at most 64 per flow); a 112-byte pairing
+     * entry and
      * its bucket (<= 16); the 128-byte open messages; each table aligned
      * to 64 bytes inside its block */
     size_t nm = s->max_open_msgs ? s->max_open_msgs : 2 * nf;
