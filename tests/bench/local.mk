@@ -37,7 +37,7 @@ tests_bench_bench_nvme_CFLAGS = -std=c11 -O2 $(EXTRA_WARN_CFLAGS)
 tests_bench_bench_nvme_LDADD = lib/librocetel.la
 
 EXTRA_DIST += tests/bench/README.md tests/bench/collect-scale.py \
-	tests/bench/analyze-e2e.py
+	tests/bench/analyze-e2e.py tests/bench/ab.py
 
 # make bench-collect: rtel-collect with 1 and 2 workers on a 1M-packet
 # capture of 128-byte mirror copies (tests/bench/collect-scale.py).
