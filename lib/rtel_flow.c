@@ -328,10 +328,7 @@ int rtel__flow_init(rtel__flowtab *ft, const rtel_settings *s,
     rtel__flow_free(ft);
     return RTEL_ERR_NOMEM;
   }
-  ft->msgs =
-      (struct rtel__omsg *)(void *)((uint8_t *)ft->msg_alloc +
-                                    ((64u - ((uintptr_t)ft->msg_alloc & 63u)) &
-                                     63u));
+  ft->msgs = (struct rtel__omsg *)rtel__align64(ft->msg_alloc);
   ft->msg_fresh = 0; /* entries are taken in order, the slab's pages when
                        first needed */
   rtel__list_init(&ft->fifo);

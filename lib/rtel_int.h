@@ -135,6 +135,14 @@ static inline uint32_t rtel__pow2_at_least(uint32_t v) {
   return p;
 }
 
+/* The first 64-byte boundary at or after |p|: the tables allocate 63
+ * bytes more (rtel_mem promises no alignment) and start there, so that an
+ * entry whose stride is whole lines keeps its fields in the lines it
+ * chose. */
+static inline void *rtel__align64(void *p) {
+  return (uint8_t *)p + ((64u - ((uintptr_t)p & 63u)) & 63u);
+}
+
 /*
  * Length of the prefix of a versioned struct that a given version has:
  * offsetof(last field of that version) + its size. Each versioned struct

@@ -59,10 +59,7 @@ int rtel__pair_init(rtel__pairtab *pt, const rtel_settings *s,
     rtel__pair_free(pt);
     return RTEL_ERR_NOMEM;
   }
-  pt->psn_index =
-      (rtel__psn_slot *)(void *)((uint8_t *)pt->psn_alloc +
-                                 ((64u - ((uintptr_t)pt->psn_alloc & 63u)) &
-                                  63u));
+  pt->psn_index = (rtel__psn_slot *)rtel__align64(pt->psn_alloc);
   pt->psn_mask = npsn - 1;
   pt->on = 1;
   return 0;

@@ -29,7 +29,7 @@ int rtel__qtab_init(rtel__qtab *t, uint32_t cap, size_t stride, uint64_t seed,
     rtel__qtab_free(t, mem);
     return RTEL_ERR_NOMEM;
   }
-  t->ents = (uint8_t *)t->alloc + ((64u - ((uintptr_t)t->alloc & 63u)) & 63u);
+  t->ents = (uint8_t *)rtel__align64(t->alloc);
   buckets_empty(t, nb);
   t->stride = stride;
   t->cap = cap;

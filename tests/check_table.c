@@ -175,10 +175,23 @@ static uint8_t *v4(uint8_t *a, uint32_t host) {
   return a;
 }
 
-START_TEST(test_psn_index_match) {
+/* A pairing table of |max_flows| flows (its PSN index: 4 slots per flow,
+ * 8 at least) counting into |st|, which must outlive it. */
+static void pair_setup(rtel__pairtab *pt, rtel_ctx_stats *st,
+                       uint32_t max_flows) {
   rtel_settings s;
-  rtel_ctx_stats st;
   rtel__env env;
+  rtel_settings_default(&s);
+  s.max_flows = max_flows;
+  memset(st, 0, sizeof(*st));
+  env.mem = rtel_mem_default();
+  env.stats = st;
+  env.sink = NULL;
+  ck_assert_int_eq(rtel__pair_init(pt, &s, &env), 0);
+}
+
+START_TEST(test_psn_index_match) {
+  rtel_ctx_stats st;
   rtel__pairtab pt;
   rtel__qkey k;
   uint8_t a[16], b[16], c[16];
@@ -186,13 +199,7 @@ START_TEST(test_psn_index_match) {
   const rtel__pair *p;
   size_t bytes;
 
-  rtel_settings_default(&s);
-  s.max_flows = 1;
-  memset(&st, 0, sizeof(st));
-  env.mem = rtel_mem_default();
-  env.stats = &st;
-  env.sink = NULL;
-  ck_assert_int_eq(rtel__pair_init(&pt, &s, &env), 0);
+  pair_setup(&pt, &st, 1);
   ck_assert_uint_eq(pt.psn_mask, 7); /* one line, the least */
   bytes = (pt.psn_mask + 1) * sizeof(*pt.psn_index);
   v4(a, 1);
@@ -254,22 +261,14 @@ END_TEST
  * lines of the blocks must still spread as a uniform random function
  * would spread them: the expected figures are those of balls in bins. */
 START_TEST(test_psn_index_blocks) {
-  rtel_settings s;
   rtel_ctx_stats st;
-  rtel__env env;
   rtel__pairtab pt;
   uint8_t a[16], b[16];
   uint32_t i, j, nlines, used = 0, same_next = 0;
   static const uint32_t base[3] = {1000, 0, 0xfffff8};
   static uint8_t seen[512];
 
-  rtel_settings_default(&s);
-  s.max_flows = 1024;
-  memset(&st, 0, sizeof(st));
-  env.mem = rtel_mem_default();
-  env.stats = &st;
-  env.sink = NULL;
-  ck_assert_int_eq(rtel__pair_init(&pt, &s, &env), 0);
+  pair_setup(&pt, &st, 1024);
   ck_assert_uint_eq(pt.psn_mask + 1, 4096); /* 4 slots per flow */
   nlines = (pt.psn_mask + 1) / 8;
   ck_assert_uint_eq((uintptr_t)pt.psn_index & 63u, 0);
