@@ -537,7 +537,10 @@ static int run_case(uint32_t nflows) {
            "(bare floor: plain hash table of %zu-byte entries, %zu keys in "
            "%zu, one update per packet%s)",
            sizeof(bench_floor_ent), floor_keys, fl.cap,
-           BENCH_FLOOR_SHAPE == 3 ? ", + a line of a second table" : "");
+           BENCH_FLOOR_SHAPE == 3   ? ", + a line of a second table"
+           : BENCH_FLOOR_SHAPE == 4 ? ", + 3 lines of the 448-byte entry "
+                                      "it names"
+                                    : "");
   floor_ns = print_rate("floor", t_floor, npass * b.n, 0, note_);
   snprintf(note_, sizeof(note_),
            "(the same, %u packets at a time: hash and prefetch, then update)",

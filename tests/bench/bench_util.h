@@ -131,6 +131,14 @@ void bench_print_allocs(void);
  *      of as many lines holding the same message counters (written by
  *      bench_floor_pkt_update() and the batched pass, which prefetches it
  *      with the entry)
+ *   4  the library's shape: the 64-byte entry stands for the bucket, and
+ *      names (by its stored hash, a load the next one depends on, as a
+ *      bucket's entry index) a 448-byte entry of a second table, the
+ *      library's flow stride, of which the update reads line 0 and writes
+ *      lines 1 and 2, as a data packet does the flow's key, its data line
+ *      and its own message's line 0; the batched pass prefetches the
+ *      bucket when it hashes and, some packets later, reads it and
+ *      prefetches the entry's three lines (bench_floor_pass_batch())
  * e.g. make tests/bench/bench_flow CFLAGS='-O2 -DBENCH_FLOOR_SHAPE=2'
  * (after touching tests/bench/bench_util.c). */
 #ifndef BENCH_FLOOR_SHAPE
@@ -142,6 +150,22 @@ typedef struct bench_floor_msg {
   uint64_t pkts, bytes, last_ts;
   uint64_t pad[5];
 } bench_floor_msg;
+
+/* BENCH_FLOOR_SHAPE 4: the library-shaped entry, 7 lines. */
+typedef struct bench_floor_big {
+  uint64_t key[8];     /* line 0: read */
+  bench_floor_msg hot; /* line 1: written */
+  bench_floor_msg msg; /* line 2: written */
+  uint64_t cold[32];   /* lines 3-6: not touched */
+} bench_floor_big;
+
+/* An entry of the second table: shape 3, a line (|cap| of them); shape 4,
+ * a bench_floor_big (|cap| / 2). */
+#if BENCH_FLOOR_SHAPE == 4
+typedef bench_floor_big bench_floor_m;
+#else
+typedef bench_floor_msg bench_floor_m;
+#endif
 
 typedef struct bench_floor_ent {
   uint32_t a, b, c; /* the key */
@@ -160,9 +184,10 @@ typedef struct bench_floor_ent {
 
 typedef struct bench_floor {
   bench_floor_ent *e;
-  bench_floor_msg *m; /* BENCH_FLOOR_SHAPE 3: cap lines */
-  size_t cap, mask;   /* entries: a power of two */
-  size_t n;           /* taken */
+  bench_floor_m *m; /* BENCH_FLOOR_SHAPE 3 and 4: the second table */
+  size_t cap, mask; /* entries: a power of two */
+  size_t mmask;     /* the second table's entries - 1 */
+  size_t n;         /* taken */
 } bench_floor;
 
 /* A table for up to |keys| keys: the least power of two >= 2 |keys|
@@ -258,16 +283,35 @@ static inline void bench_floor_update(bench_floor_ent *e, const uint8_t *p,
 #endif
 }
 
+/* BENCH_FLOOR_SHAPE 4: the second table's entry that the entry at |e|
+ * (the bucket) names. */
+static inline bench_floor_m *bench_floor_named(const bench_floor *t,
+                                               const bench_floor_ent *e) {
+  return &t->m[(size_t)e->h & t->mmask];
+}
+
 /* BENCH_FLOOR_SHAPE 3: the update of the second table's line of the key
- * of hash |h| (else nothing). */
-static inline void bench_floor_update_msg(bench_floor *t, uint64_t h,
+ * of hash |h|; 4: of the entry that |e| names (else nothing). */
+static inline void bench_floor_update_msg(bench_floor *t,
+                                          const bench_floor_ent *e, uint64_t h,
                                           uint32_t wire, uint64_t ts) {
 #if BENCH_FLOOR_SHAPE == 3
-  bench_floor_msg *m = &t->m[(size_t)(h >> 32) & t->mask];
+  bench_floor_msg *m = &t->m[(size_t)(h >> 32) & t->mmask];
+  (void)e;
   m->pkts++;
   m->bytes += wire;
   m->last_ts = ts;
+#elif BENCH_FLOOR_SHAPE == 4
+  bench_floor_big *m = bench_floor_named(t, e);
+  (void)h;
+  m->hot.pkts += m->key[0] == e->h;
+  m->hot.bytes += wire;
+  m->hot.last_ts = ts;
+  m->msg.pkts++;
+  m->msg.bytes += wire;
+  m->msg.last_ts = ts;
 #else
+  (void)e;
   (void)t;
   (void)h;
   (void)wire;
@@ -287,13 +331,14 @@ static inline uint64_t bench_floor_key(const uint8_t *p, uint32_t *a,
 
 /* The flow floor's update by the packet at |p| (|wire| its length on the
  * wire, |ts| its time): its entry, taken if need be, and
- * (BENCH_FLOOR_SHAPE 3) its line of the second table. */
+ * (BENCH_FLOOR_SHAPE 3, 4) its place in the second table. */
 static inline void bench_floor_pkt_update(bench_floor *t, const uint8_t *p,
                                           uint32_t wire, uint64_t ts) {
   uint32_t a, b, c;
   uint64_t h = bench_floor_key(p, &a, &b, &c);
-  bench_floor_update(bench_floor_get(t, h, a, b, c), p, wire, ts);
-  bench_floor_update_msg(t, h, wire, ts);
+  bench_floor_ent *e = bench_floor_get(t, h, a, b, c);
+  bench_floor_update(e, p, wire, ts);
+  bench_floor_update_msg(t, e, h, wire, ts);
 }
 
 /* Takes (and updates) the entries of an arena's packets, untimed: the
