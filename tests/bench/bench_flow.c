@@ -538,8 +538,8 @@ static int run_case(uint32_t nflows) {
            "%zu, one update per packet%s)",
            sizeof(bench_floor_ent), floor_keys, fl.cap,
            BENCH_FLOOR_SHAPE == 3   ? ", + a line of a second table"
-           : BENCH_FLOOR_SHAPE == 4 ? ", + 3 lines of the 448-byte entry "
-                                      "it names"
+           : BENCH_FLOOR_SHAPE == 4 ? "; shape 4: 4-byte slots naming "
+                                      "448-byte entries, 3 lines each"
                                     : "");
   floor_ns = print_rate("floor", t_floor, npass * b.n, 0, note_);
   snprintf(note_, sizeof(note_),

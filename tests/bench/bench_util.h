@@ -131,14 +131,16 @@ void bench_print_allocs(void);
  *      of as many lines holding the same message counters (written by
  *      bench_floor_pkt_update() and the batched pass, which prefetches it
  *      with the entry)
- *   4  the library's shape: the 64-byte entry stands for the bucket, and
- *      names (by its stored hash, a load the next one depends on, as a
- *      bucket's entry index) a 448-byte entry of a second table, the
- *      library's flow stride, of which the update reads line 0 and writes
- *      lines 1 and 2, as a data packet does the flow's key, its data line
- *      and its own message's line 0; the batched pass prefetches the
- *      bucket when it hashes and, some packets later, reads it and
- *      prefetches the entry's three lines (bench_floor_pass_batch())
+ *   4  the library's shape: an open-addressing index of 32-bit slots
+ *      (the flow table's buckets: 4 bytes each, 2 or more per key) that
+ *      name 448-byte entries (the library's flow stride) taken in the
+ *      order keys first come; the update reads the entry's line 0 (the
+ *      key) and writes lines 1 and 2, as a data packet reads the flow's
+ *      key and writes its data line and its own open message's line 0.
+ *      The batched pass prefetches the slot when it hashes the packet and,
+ *      some packets later, reads it and prefetches the entry's three
+ *      lines (bench_floor_pass_batch()). The other functions below keep
+ *      the 64-byte entries (bench_nvme's I/O floor)
  * e.g. make tests/bench/bench_flow CFLAGS='-O2 -DBENCH_FLOOR_SHAPE=2'
  * (after touching tests/bench/bench_util.c). */
 #ifndef BENCH_FLOOR_SHAPE
@@ -153,9 +155,11 @@ typedef struct bench_floor_msg {
 
 /* BENCH_FLOOR_SHAPE 4: the library-shaped entry, 7 lines. */
 typedef struct bench_floor_big {
-  uint64_t key[8];     /* line 0: read */
-  bench_floor_msg hot; /* line 1: written */
-  bench_floor_msg msg; /* line 2: written */
+  uint32_t a, b, c; /* line 0: the key */
+  uint32_t psn;     /* highest PSN */
+  uint64_t pad[7];
+  bench_floor_msg hot; /* line 1: the flow's counters */
+  bench_floor_msg msg; /* line 2: its message's counters */
   uint64_t cold[32];   /* lines 3-6: not touched */
 } bench_floor_big;
 
@@ -185,6 +189,8 @@ typedef struct bench_floor_ent {
 typedef struct bench_floor {
   bench_floor_ent *e;
   bench_floor_m *m; /* BENCH_FLOOR_SHAPE 3 and 4: the second table */
+  uint32_t *idx;    /* BENCH_FLOOR_SHAPE 4: cap slots, each naming an entry
+                       of m or UINT32_MAX (empty) */
   size_t cap, mask; /* entries: a power of two */
   size_t mmask;     /* the second table's entries - 1 */
   size_t n;         /* taken */
@@ -283,35 +289,70 @@ static inline void bench_floor_update(bench_floor_ent *e, const uint8_t *p,
 #endif
 }
 
-/* BENCH_FLOOR_SHAPE 4: the second table's entry that the entry at |e|
- * (the bucket) names. */
-static inline bench_floor_m *bench_floor_named(const bench_floor *t,
-                                               const bench_floor_ent *e) {
-  return &t->m[(size_t)e->h & t->mmask];
+#if BENCH_FLOOR_SHAPE == 4
+/* The entry of key (a, b, c) of hash |h| through the index, taken (the
+ * next unused, zeroed but for the key) if it was not there; aborts if the
+ * table is full. */
+static inline bench_floor_big *bench_floor_get4(bench_floor *t, uint64_t h,
+                                                uint32_t a, uint32_t b,
+                                                uint32_t c) {
+  size_t i = (size_t)h & t->mask;
+  for (;;) {
+    uint32_t x = t->idx[i];
+    bench_floor_big *g;
+    if (x == UINT32_MAX) {
+      if (t->n + 1 >= t->cap / 2) {
+        abort();
+      }
+      x = (uint32_t)t->n++;
+      t->idx[i] = x;
+      g = &t->m[x];
+      g->a = a;
+      g->b = b;
+      g->c = c;
+      return g;
+    }
+    g = &t->m[x];
+    if (g->a == a && g->b == b && g->c == c) {
+      return g;
+    }
+    i = (i + 1) & t->mask;
+  }
 }
 
+/* The update of a library-shaped entry by one packet (as
+ * bench_floor_update()), its flow's line and its message's. */
+static inline void bench_floor_update4(bench_floor_big *g, const uint8_t *p,
+                                       uint32_t wire, uint64_t ts) {
+  uint32_t psn = bench_rd24(p + 51), d = (psn - g->psn) & 0xffffff;
+  if (g->hot.pkts == 0) {
+    g->hot.pad[0] = ts; /* first_ts */
+  } else if (d > 1 && d < 0x800000) {
+    g->hot.pad[1]++; /* gaps */
+  }
+  if (g->hot.pkts == 0 || d < 0x800000) {
+    g->psn = psn;
+  }
+  g->hot.pkts++;
+  g->hot.bytes += wire;
+  g->hot.last_ts = ts;
+  g->hot.pad[2] += (p[15] & 3) == 3;
+  g->msg.pkts++;
+  g->msg.bytes += wire;
+  g->msg.last_ts = ts;
+}
+#endif
+
 /* BENCH_FLOOR_SHAPE 3: the update of the second table's line of the key
- * of hash |h|; 4: of the entry that |e| names (else nothing). */
-static inline void bench_floor_update_msg(bench_floor *t,
-                                          const bench_floor_ent *e, uint64_t h,
+ * of hash |h| (else nothing). */
+static inline void bench_floor_update_msg(bench_floor *t, uint64_t h,
                                           uint32_t wire, uint64_t ts) {
 #if BENCH_FLOOR_SHAPE == 3
   bench_floor_msg *m = &t->m[(size_t)(h >> 32) & t->mmask];
-  (void)e;
   m->pkts++;
   m->bytes += wire;
   m->last_ts = ts;
-#elif BENCH_FLOOR_SHAPE == 4
-  bench_floor_big *m = bench_floor_named(t, e);
-  (void)h;
-  m->hot.pkts += m->key[0] == e->h;
-  m->hot.bytes += wire;
-  m->hot.last_ts = ts;
-  m->msg.pkts++;
-  m->msg.bytes += wire;
-  m->msg.last_ts = ts;
 #else
-  (void)e;
   (void)t;
   (void)h;
   (void)wire;
@@ -331,14 +372,18 @@ static inline uint64_t bench_floor_key(const uint8_t *p, uint32_t *a,
 
 /* The flow floor's update by the packet at |p| (|wire| its length on the
  * wire, |ts| its time): its entry, taken if need be, and
- * (BENCH_FLOOR_SHAPE 3, 4) its place in the second table. */
+ * (BENCH_FLOOR_SHAPE 3) its line of the second table; shape 4: its
+ * library-shaped entry through the index. */
 static inline void bench_floor_pkt_update(bench_floor *t, const uint8_t *p,
                                           uint32_t wire, uint64_t ts) {
   uint32_t a, b, c;
   uint64_t h = bench_floor_key(p, &a, &b, &c);
-  bench_floor_ent *e = bench_floor_get(t, h, a, b, c);
-  bench_floor_update(e, p, wire, ts);
-  bench_floor_update_msg(t, e, h, wire, ts);
+#if BENCH_FLOOR_SHAPE == 4
+  bench_floor_update4(bench_floor_get4(t, h, a, b, c), p, wire, ts);
+#else
+  bench_floor_update(bench_floor_get(t, h, a, b, c), p, wire, ts);
+  bench_floor_update_msg(t, h, wire, ts);
+#endif
 }
 
 /* Takes (and updates) the entries of an arena's packets, untimed: the
