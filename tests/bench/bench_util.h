@@ -133,16 +133,18 @@ void bench_print_allocs(void);
  *      with the entry)
  *   4  the library's shape: an open-addressing index of 32-bit slots
  *      (the flow table's buckets: 4 bytes each, 2 or more per key) that
- *      name 448-byte entries (the library's flow stride) taken in the
- *      order keys first come; the update reads the entry's line 0 (the
- *      key) and writes lines 1 and 2, as a data packet reads the flow's
- *      key and writes its data line and its own open message's line 0.
- *      The batched pass prefetches the slot when it hashes the packet and,
- *      some packets later, reads it and prefetches the entry's three
- *      lines (bench_floor_pass_batch()). The other functions below keep
- *      the 64-byte entries (bench_nvme's I/O floor)
+ *      name 448-byte entries (the library's flow stride, 64-byte aligned)
+ *      taken in the order keys first come (bench_floor_big); the update
+ *      writes lines 0-2 of the entry, as a data packet reads the flow's
+ *      key and writes its highest PSN (line 0), its data line (1) and its
+ *      own open message's line 0 (2). The batched pass prefetches the slot
+ *      when it hashes the packet and, some packets later, reads it and
+ *      prefetches the entry's three lines (bench_floor_pass_batch()).
+ *      bench_floor_pkt_update() takes this shape too (bench_nvme's flow
+ *      floor); bench_floor_get(), _find() and _del() keep the 64-byte
+ *      entries (bench_nvme's I/O floor)
  * e.g. make tests/bench/bench_flow CFLAGS='-O2 -DBENCH_FLOOR_SHAPE=2'
- * (after touching tests/bench/bench_util.c). */
+ * (after touching tests/bench/bench_util.c and the program's own .c). */
 #ifndef BENCH_FLOOR_SHAPE
 #  define BENCH_FLOOR_SHAPE 1
 #endif
@@ -157,11 +159,16 @@ typedef struct bench_floor_msg {
 typedef struct bench_floor_big {
   uint32_t a, b, c; /* line 0: the key */
   uint32_t psn;     /* highest PSN */
-  uint64_t pad[7];
+  uint64_t pad[6];
   bench_floor_msg hot; /* line 1: the flow's counters */
   bench_floor_msg msg; /* line 2: its message's counters */
   uint64_t cold[32];   /* lines 3-6: not touched */
 } bench_floor_big;
+
+_Static_assert(sizeof(bench_floor_big) == 448 &&
+                   offsetof(bench_floor_big, hot) == 64 &&
+                   offsetof(bench_floor_big, msg) == 128,
+               "shape 4: the library's stride, whole lines");
 
 /* An entry of the second table: shape 3, a line (|cap| of them); shape 4,
  * a bench_floor_big (|cap| / 2). */
@@ -197,8 +204,9 @@ typedef struct bench_floor {
 } bench_floor;
 
 /* A table for up to |keys| keys: the least power of two >= 2 |keys|
- * entries (load <= 1/2), zeroed. Returns 0, or -1 out of memory. Not
- * through bench_mem: not part of what the allocator counts. */
+ * entries (load <= 1/2), zeroed (BENCH_FLOOR_SHAPE 4: as many index
+ * slots, and half as many entries of the second table). Returns 0, or -1 out
+ * of memory. Not through bench_mem: not part of what the allocator counts. */
 int bench_floor_init(bench_floor *t, size_t keys);
 void bench_floor_free(bench_floor *t);
 
@@ -301,7 +309,7 @@ static inline bench_floor_big *bench_floor_get4(bench_floor *t, uint64_t h,
     uint32_t x = t->idx[i];
     bench_floor_big *g;
     if (x == UINT32_MAX) {
-      if (t->n + 1 >= t->cap / 2) {
+      if (t->n > t->mmask) { /* all cap / 2 entries taken */
         abort();
       }
       x = (uint32_t)t->n++;
@@ -402,7 +410,8 @@ double bench_floor_pass_walk(const uint8_t *arena, size_t slot, size_t n,
  * ts_step), timed as bench_read_arena() (bench_timer): plain, one packet
  * after the other (hash, probe, update); batched, BENCH_BURST packets at
  * a time: first each packet's key is read and hashed and its slot
- * prefetched, then each is probed and updated. Return CPU seconds. */
+ * prefetched, then each is probed and updated (BENCH_FLOOR_SHAPE 4: the
+ * whole pass as one pipeline, bench_util.c). Return CPU seconds. */
 double bench_floor_pass_plain(bench_floor *t, const uint8_t *arena,
                               size_t slot, size_t n, const uint16_t *wire,
                               uint64_t ts0, uint32_t ts_step);
