@@ -318,8 +318,9 @@ bench_floor_pass_plain(bench_floor *t, const uint8_t *arena, size_t slot,
 /* The library's look-ahead, across the whole pass: a packet's index slot
  * is prefetched when it is hashed, D0 packets before its turn; D1 packets
  * before it, the slot is read and the entry it names prefetched (lines
- * 0-2). (The library decodes 8 packets ahead, in bursts, with steps at 4
- * and 2; 8 and 4 here measured the same as 16 and 8.) */
+ * 0-2). Twice the library's distances (it decodes 8 packets ahead, in
+ * bursts, and fetches the entry 4 ahead), which suit its longer packets:
+ * at 8 and 4 this floor is slower (tests/bench/README.md). */
 __attribute__((noinline)) double
 bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
                        size_t n, const uint16_t *wire, uint64_t ts0,

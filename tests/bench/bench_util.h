@@ -149,34 +149,11 @@ void bench_print_allocs(void);
 #  define BENCH_FLOOR_SHAPE 1
 #endif
 
-/* A message's counters (BENCH_FLOOR_SHAPE 2 and 3): one line. */
+/* A message's counters (BENCH_FLOOR_SHAPE 2, 3 and 4): one line. */
 typedef struct bench_floor_msg {
   uint64_t pkts, bytes, last_ts;
   uint64_t pad[5];
 } bench_floor_msg;
-
-/* BENCH_FLOOR_SHAPE 4: the library-shaped entry, 7 lines. */
-typedef struct bench_floor_big {
-  uint32_t a, b, c; /* line 0: the key */
-  uint32_t psn;     /* highest PSN */
-  uint64_t pad[6];
-  bench_floor_msg hot; /* line 1: the flow's counters */
-  bench_floor_msg msg; /* line 2: its message's counters */
-  uint64_t cold[32];   /* lines 3-6: not touched */
-} bench_floor_big;
-
-_Static_assert(sizeof(bench_floor_big) == 448 &&
-                   offsetof(bench_floor_big, hot) == 64 &&
-                   offsetof(bench_floor_big, msg) == 128,
-               "shape 4: the library's stride, whole lines");
-
-/* An entry of the second table: shape 3, a line (|cap| of them); shape 4,
- * a bench_floor_big (|cap| / 2). */
-#if BENCH_FLOOR_SHAPE == 4
-typedef bench_floor_big bench_floor_m;
-#else
-typedef bench_floor_msg bench_floor_m;
-#endif
 
 typedef struct bench_floor_ent {
   uint32_t a, b, c; /* the key */
@@ -192,6 +169,29 @@ typedef struct bench_floor_ent {
   bench_floor_msg msg; /* the entry's second line */
 #endif
 } bench_floor_ent;
+
+/* BENCH_FLOOR_SHAPE 4: the library-shaped entry, 7 lines. */
+typedef struct bench_floor_big {
+  bench_floor_ent ent; /* line 0: the key, the flow's counters and PSN */
+  bench_floor_msg hot; /* line 1: the data line's counters */
+  bench_floor_msg msg; /* line 2: its message's counters */
+  uint64_t cold[32];   /* lines 3-6: not touched */
+} bench_floor_big;
+
+#if BENCH_FLOOR_SHAPE == 4
+_Static_assert(sizeof(bench_floor_big) == 448 &&
+                   offsetof(bench_floor_big, hot) == 64 &&
+                   offsetof(bench_floor_big, msg) == 128,
+               "shape 4: the library's stride, whole lines");
+#endif
+
+/* An entry of the second table: shape 3, a line (|cap| of them); shape 4,
+ * a bench_floor_big (|cap| / 2). */
+#if BENCH_FLOOR_SHAPE == 4
+typedef bench_floor_big bench_floor_m;
+#else
+typedef bench_floor_msg bench_floor_m;
+#endif
 
 typedef struct bench_floor {
   bench_floor_ent *e;
@@ -315,36 +315,29 @@ static inline bench_floor_big *bench_floor_get4(bench_floor *t, uint64_t h,
       x = (uint32_t)t->n++;
       t->idx[i] = x;
       g = &t->m[x];
-      g->a = a;
-      g->b = b;
-      g->c = c;
+      g->ent.a = a;
+      g->ent.b = b;
+      g->ent.c = c;
+      g->ent.used = 1;
+      g->ent.h = (uint32_t)h;
       return g;
     }
     g = &t->m[x];
-    if (g->a == a && g->b == b && g->c == c) {
+    if (g->ent.a == a && g->ent.b == b && g->ent.c == c) {
       return g;
     }
     i = (i + 1) & t->mask;
   }
 }
 
-/* The update of a library-shaped entry by one packet (as
- * bench_floor_update()), its flow's line and its message's. */
+/* The update of a library-shaped entry by one packet: the flow's counters
+ * on line 0 (bench_floor_update()), and lines 1 and 2. */
 static inline void bench_floor_update4(bench_floor_big *g, const uint8_t *p,
                                        uint32_t wire, uint64_t ts) {
-  uint32_t psn = bench_rd24(p + 51), d = (psn - g->psn) & 0xffffff;
-  if (g->hot.pkts == 0) {
-    g->hot.pad[0] = ts; /* first_ts */
-  } else if (d > 1 && d < 0x800000) {
-    g->hot.pad[1]++; /* gaps */
-  }
-  if (g->hot.pkts == 0 || d < 0x800000) {
-    g->psn = psn;
-  }
+  bench_floor_update(&g->ent, p, wire, ts);
   g->hot.pkts++;
   g->hot.bytes += wire;
   g->hot.last_ts = ts;
-  g->hot.pad[2] += (p[15] & 3) == 3;
   g->msg.pkts++;
   g->msg.bytes += wire;
   g->msg.last_ts = ts;
