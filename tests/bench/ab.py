@@ -13,7 +13,7 @@ order alternates (base first, then new first, ...), so that a machine
 whose speed drifts, as the shared VMs of tests/bench/README.md do within
 minutes, weighs on both alike. Per build it prints the minimum and the
 median of the wall time and of the CPU time (user + system, from the
-kernel's accounting of the child) and in how many pairs the new build was
+kernel's accounting of the child: analyze-e2e.py's timed()) and in how many pairs the new build was
 the faster; for the benchmark programs (lines "NAME  N pkt/s  X ns/pkt"
 and "ratio ..."), the same for every ns/pkt figure and every ratio they
 print.
@@ -36,10 +36,8 @@ import importlib.util
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 
 def load_e2e():
@@ -111,28 +109,21 @@ def figures(text):
     return out
 
 
-def run_once(path, env, args, stdin):
-    """(wall s, stdout bytes) of one run; exits 2 if it fails. Standard
-    output goes to a regular file, read back after the run: into a pipe
-    the example programs would flush every record (they line-buffer
-    pipes), which is not what they cost."""
-    with open(stdin if stdin else os.devnull, "rb") as i, \
-            tempfile.TemporaryFile() as o, tempfile.TemporaryFile() as e:
-        t = time.monotonic()
-        p = subprocess.Popen([path] + args, stdin=i, stdout=o, stderr=e,
-                             env=env)
-        p.wait()
-        wall = time.monotonic() - t
-        o.seek(0)
-        out = o.read()
-        e.seek(0)
-        err = e.read()
-    if p.returncode != 0:
-        sys.stderr.write(err.decode(errors="replace"))
-        print("ab.py: %s exited with status %d" % (path, p.returncode),
-              file=sys.stderr)
-        sys.exit(2)
-    return wall, out
+def run_once(e2e, path, env, args, stdin):
+    """(wall s, CPU s, stdout bytes) of one run, by analyze-e2e.py's
+    timed(); exits 2 if it fails. Standard output goes to a regular file,
+    read back after the run: into a pipe the example programs would flush
+    every record (they line-buffer pipes), which is not what they cost."""
+    with tempfile.TemporaryDirectory() as d:
+        out, err = os.path.join(d, "out"), os.path.join(d, "err")
+        try:
+            wall, user, system, _, _ = e2e.timed([path] + args, env, out,
+                                                 err, stdin or os.devnull)
+        except SystemExit as ex:
+            print("ab.py: %s" % ex, file=sys.stderr)
+            sys.exit(2)
+        with open(out, "rb") as f:
+            return wall, user + system, f.read()
 
 
 def main():
@@ -169,14 +160,9 @@ def main():
         order = ("base", "new") if i % 2 == 0 else ("new", "base")
         for name in order:
             path, env = progs[name]
-            # the child's CPU time, as the kernel accounted it: the growth
-            # of this process's waited-for children's total
-            c0 = os.times()
-            wall, out = run_once(path, env, cmd[1:], a.stdin)
-            c1 = os.times()
+            wall, cpu, out = run_once(e2e, path, env, cmd[1:], a.stdin)
             walls[name].append(wall)
-            cpus[name].append(c1.children_user - c0.children_user +
-                              c1.children_system - c0.children_system)
+            cpus[name].append(cpu)
             if bench:
                 figs[name].append(figures(out.decode(errors="replace")))
             outs.setdefault(name, out)

@@ -76,14 +76,17 @@ def program(build, rel):
     return path, env
 
 
-def timed(cmd, env, out, errf):
-    """Runs cmd with stdout to the path |out| (None: read it); returns
-    (wall s, user CPU s, system CPU s, max RSS KiB, stdout or "")."""
+def timed(cmd, env, out, errf, stdin=None):
+    """Runs cmd with stdout to the path |out| (None: read it) and stdin from
+    the path |stdin| (None: this process's); returns (wall s, user CPU s,
+    system CPU s, max RSS KiB, stdout or "")."""
     with open(out if out else os.devnull, "wb") as o, \
-            open(errf, "w+b") as e:
+            open(errf, "w+b") as e, \
+            open(stdin if stdin else os.devnull, "rb") as i:
         stdout = subprocess.PIPE if out is None else o
         t = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=stdout, stderr=e, env=env)
+        p = subprocess.Popen(cmd, stdin=i if stdin else None, stdout=stdout,
+                             stderr=e, env=env)
         text = p.stdout.read() if out is None else b""
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.monotonic() - t
