@@ -78,9 +78,17 @@
  *   -A        64-byte-aligned allocations (an experiment: the default
  *             allocator returns 16-byte-aligned blocks)
  *   -H        as -A, and blocks of 2 MiB or more 2 MiB-aligned with
- *             transparent huge pages asked for (madvise), written at
- *             allocation: what an embedder's allocator can do for large
- *             tables (rtel_mem_default(3))
+ *             transparent huge pages asked for (madvise): what an
+ *             embedder's allocator can do for large tables
+ *             (rtel_mem_default(3))
+ *   -L        lazy tables: blocks left as the allocator returns them, so
+ *             that a page is faulted in when the library first writes it,
+ *             in a timed pass if that is when (the open-message slab grows
+ *             all run at 10^6 flows); by default the counting allocator
+ *             writes every block when it allocates it, as rtel-collect(8)
+ *             does, so that the timed passes measure the packet path and
+ *             not the kernel's first touch of the tables
+ *             (tests/bench/README.md, "Resident tables")
  *   -E        end the flows by the idle timeout, not by a flush
  *   -d        leave max_qp_pairs at rtel_settings_default()'s value
  *             instead of 2 F (each connection takes two pairing entries):
@@ -567,13 +575,15 @@ static int run_case(uint32_t nflows) {
   printf(
       "check     flows_created %llu, flows_evicted %llu, flows_active "
       "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
-      "ctrl_unattributed %llu, allocator calls in timed loops 0; floor keys "
-      "%zu\n",
+      "ctrl_unattributed %llu, messages delivered %llu, msgs_overflow "
+      "%llu, allocator calls in timed loops 0; floor keys %zu\n",
       (unsigned long long)st.flows_created,
       (unsigned long long)st.flows_evicted,
       (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
       (unsigned long long)st.pairs_psn, (unsigned long long)st.pairs_evicted,
-      (unsigned long long)st.ctrl_unattributed, fl.n);
+      (unsigned long long)st.ctrl_unattributed,
+      (unsigned long long)st.messages, (unsigned long long)st.msgs_overflow,
+      fl.n);
   if (st.flows_created != nflows || st.flows_evicted != 0 ||
       fl.n != floor_keys || st.pkts_roce != st.pkts ||
       stb.pkts_roce != stb.pkts || st.pkts != stb.pkts) {
@@ -628,6 +638,8 @@ int main(int argc, char **argv) {
       bench_cnt.align64 = 1;
     } else if (strcmp(argv[i], "-H") == 0) {
       bench_cnt.align64 = bench_cnt.huge = 1;
+    } else if (strcmp(argv[i], "-L") == 0) {
+      bench_cnt.lazy = 1;
     } else if (strcmp(argv[i], "-d") == 0) {
       default_pairs = 1;
     } else if (strcmp(argv[i], "-E") == 0) {
@@ -638,7 +650,7 @@ int main(int argc, char **argv) {
       secs_per_case = atof(argv[i]);
     } else {
       fprintf(stderr, "usage: bench_flow [-n PASSES] [-f FLOWS] [-P] [-R] "
-                      "[-A] [-H] [-d] [-E] [SECONDS_PER_CASE]\n");
+                      "[-A] [-H] [-L] [-d] [-E] [SECONDS_PER_CASE]\n");
       return 2;
     }
   }
@@ -648,10 +660,7 @@ int main(int argc, char **argv) {
   }
   printf("librocetel %s flow benchmark: parse + flow update, one core; "
          "%u-packet bursts to rtel_ctx_read_pkts(), %u ns apart%s\n",
-         rtel_version(0)->version_str, BURST, TS_STEP,
-         bench_cnt.huge      ? "; 64-byte-aligned allocations, huge pages"
-         : bench_cnt.align64 ? "; 64-byte-aligned allocations"
-                             : "");
+         rtel_version(0)->version_str, BURST, TS_STEP, bench_alloc_desc());
   if (one) {
     rv = run_case(one);
   } else {

@@ -72,6 +72,9 @@
  *        least 3 passes)
  *   -q QUEUES        one case with QUEUES queues instead of 64 and 4096
  *   -a               an on_io_aggregate callback on the nvme context
+ *   -L               lazy tables: pages faulted in when the library first
+ *                    writes them, maybe in a timed pass (default: every
+ *                    block written at allocation, as bench_flow)
  *   -j MAX_IO_JOINS  the join table's capacity (default: max_ios, which
  *                    is twice the outstanding I/Os); -j 1 nearly removes
  *                    it, to measure what it costs
@@ -853,6 +856,8 @@ int main(int argc, char **argv) {
       one = (uint32_t)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "-a") == 0) {
       agg_cb = 1;
+    } else if (strcmp(argv[i], "-L") == 0) {
+      bench_cnt.lazy = 1;
     } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
       io_joins = atol(argv[++i]);
     } else if (argv[i][0] != '-') {
@@ -860,7 +865,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(
           stderr,
-          "usage: bench_nvme [-a] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
+          "usage: bench_nvme [-a] [-L] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
           "[SECONDS_PER_CASE]\n");
       return 2;
     }
@@ -871,8 +876,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   printf("librocetel %s NVMe-oF benchmark: parse + flows + I/O correlation, "
-         "one core; %u-packet bursts to rtel_ctx_read_pkts(), %u ns apart\n",
-         rtel_version(0)->version_str, BURST, TS_STEP);
+         "one core; %u-packet bursts to rtel_ctx_read_pkts(), %u ns apart%s\n",
+         rtel_version(0)->version_str, BURST, TS_STEP, bench_alloc_desc());
   if (memory(one ? one : 4096) != 0) {
     return 1;
   }

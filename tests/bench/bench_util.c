@@ -61,8 +61,13 @@ static void *aligned(const bench_counting *c, size_t n) {
 
 static void *c_malloc(size_t size, void *ud) {
   bench_counting *c = ud;
+  void *p;
   note(c, 1, size);
-  return c->align64 ? aligned(c, size) : malloc(size);
+  p = c->align64 ? aligned(c, size) : malloc(size);
+  if (p && !c->lazy) {
+    memset(p, 0, size); /* resident (any content will do for malloc) */
+  }
+  return p;
 }
 
 static void *c_calloc(size_t nmemb, size_t size, void *ud) {
@@ -70,14 +75,19 @@ static void *c_calloc(size_t nmemb, size_t size, void *ud) {
   void *p;
   note(c, nmemb, size);
   if (!c->align64) {
-    return calloc(nmemb, size);
+    p = calloc(nmemb, size);
+    if (p && !c->lazy) {
+      /* a large calloc() is fresh zero pages, not yet resident */
+      memset(p, 0, nmemb * size);
+    }
+    return p;
   }
   if (size && nmemb > SIZE_MAX / size) {
     return NULL;
   }
   p = aligned(c, nmemb * size);
   if (p) {
-    memset(p, 0, nmemb * size);
+    memset(p, 0, nmemb * size); /* (so resident even with lazy) */
   }
   return p;
 }
@@ -94,6 +104,19 @@ static void c_free(void *ptr, void *ud) {
 }
 
 const rtel_mem bench_mem = {&bench_cnt, c_malloc, c_free, c_calloc, c_realloc};
+
+const char *bench_alloc_desc(void) {
+  static char buf[128];
+  snprintf(buf, sizeof(buf), "; %s%s",
+           bench_cnt.huge      ? "64-byte-aligned allocations, huge pages, "
+           : bench_cnt.align64 ? "64-byte-aligned allocations, "
+                               : "",
+           !bench_cnt.lazy ? "tables written at allocation (resident)"
+           : bench_cnt.align64
+               ? "malloc()'s blocks lazy (-L)"
+               : "lazy tables (-L): pages faulted on first write");
+  return buf;
+}
 
 int bench_ctx_new(rtel_ctx **pctx, const rtel_settings *s,
                   bench_alloc_log *lg) {
@@ -348,6 +371,22 @@ bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
     }
     if (i >= D0) {
       size_t k = i - D0, r = k % R;
+#  if BENCH_FLOOR_DECODES > 0
+      {
+        /* instructions without memory traffic of their own (the packet's
+         * lines are in cache by now, the header is on the stack): the
+         * public decoder, BENCH_FLOOR_DECODES times */
+        static rtel_pkt_hd hd; /* (static: its address is not a register's) */
+        int d;
+        for (d = 0; d < BENCH_FLOOR_DECODES; d++) {
+          if (rtel_pkt_decode(&hd, NULL, arena + k * slot, slot, wire[k]) !=
+              0) {
+            abort();
+          }
+          __asm__ __volatile__("" : : "r"(&hd) : "memory");
+        }
+      }
+#  endif
       bench_floor_update4(bench_floor_get4(t, kh[r], ka[r], kb[r], kc[r]),
                           arena + k * slot, wire[k], ts0 + k * ts_step);
     }

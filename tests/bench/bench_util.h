@@ -36,12 +36,20 @@ typedef struct bench_counting {
   uint64_t bytes; /* requested by those calls */
   int align64;    /* set: 64-byte-aligned blocks (an experiment) */
   int huge;       /* set (with align64): huge pages for blocks >= 2 MiB */
+  int lazy; /* set: blocks as the allocator returns them, their pages
+               faulted in when first written; else (the default) every
+               block is written when it is allocated, as rtel-collect(8)
+               allocates: the tables are resident before the first packet
+               (tests/bench/README.md, "Resident tables") */
   unsigned nlog;  /* allocations logged since the last reset */
   uint64_t log[BENCH_LOG_MAX][2]; /* nmemb, size */
 } bench_counting;
 
 extern bench_counting bench_cnt;
 extern const rtel_mem bench_mem;
+
+/* How bench_mem allocates, for a program's first line: "; ..." */
+const char *bench_alloc_desc(void);
 
 /* What one rtel_ctx_new() allocated: total bytes and each call's (nmemb,
  * size), in call order. */
@@ -61,7 +69,11 @@ int bench_ctx_new_cb(rtel_ctx **pctx, const rtel_settings *s,
 
 /* ------------------------------------------------------------ timed passes */
 
-#define BENCH_BURST 32u /* packets per rtel_ctx_read_pkts() call */
+/* packets per rtel_ctx_read_pkts() call (and the floors' batch); a
+ * compile-time experiment may set another (-DBENCH_BURST=256u) */
+#ifndef BENCH_BURST
+#  define BENCH_BURST 32u
+#endif
 
 /* |n| bytes, 64-byte aligned, as a NIC's receive buffers are: a packet's
  * headers (54 to 70 bytes) are then in its first cache line or two, not
@@ -147,6 +159,13 @@ void bench_print_allocs(void);
  * (after touching tests/bench/bench_util.c and the program's own .c). */
 #ifndef BENCH_FLOOR_SHAPE
 #  define BENCH_FLOOR_SHAPE 1
+#endif
+/* BENCH_FLOOR_DECODES (shape 4 only, default 0): the batched pass also
+ * runs the public decoder this many times on each packet just before its
+ * update: instructions added to the floor's memory traffic, to measure
+ * what instructions cost at the library's memory shape. */
+#ifndef BENCH_FLOOR_DECODES
+#  define BENCH_FLOOR_DECODES 0
 #endif
 
 /* A message's counters (BENCH_FLOOR_SHAPE 2, 3 and 4): one line. */
