@@ -275,6 +275,11 @@ int main(int argc, char **argv) {
   rtel_ctx_stats st;
 
   bench_prog = "bench_decode";
+  if (argc > 1 && strcmp(argv[1], "-L") == 0) {
+    bench_cnt.lazy = 1; /* (bench_flow -L) */
+    argc--;
+    argv++;
+  }
   if (argc > 2 && strcmp(argv[1], "-n") == 0) {
     fixed_passes = atol(argv[2]);
   } else if (argc > 1) {
