@@ -26,9 +26,11 @@
  * Linked against the convenience library (lib/librocetel_core.la) for
  * the internal decoder entry.
  *
- * Usage: bench_decode [SECONDS_PER_CASE]  (default 1.0)
- *        bench_decode -n PASSES   exactly PASSES passes per case, for
+ * Usage: bench_decode [-L] [SECONDS_PER_CASE]  (default 1.0)
+ *        bench_decode [-L] -n PASSES   exactly PASSES passes per case, for
  *        instruction counts under valgrind --tool=callgrind
+ *   -L (first)  lazy tables, as bench_flow -L (default: every block the
+ *               contexts allocate is written at allocation)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -329,8 +331,8 @@ int main(int argc, char **argv) {
   }
   printf("librocetel %s decode benchmark: %d packets in memory "
          "(55%% WRITE MIDDLE, 8%% FIRST, 8%% LAST, 15%% ACK, 3%% READ REQ, "
-         "5%% READ RESP, 4%% SEND, 2%% CNP; 10%% VLAN)\n",
-         rtel_version(0)->version_str, NPKT);
+         "5%% READ RESP, 4%% SEND, 2%% CNP; 10%% VLAN)%s\n",
+         rtel_version(0)->version_str, NPKT, bench_alloc_desc());
   {
     rtel_settings s;
     rtel_settings_default(&s);

@@ -11,7 +11,11 @@
  * 128-byte mirror copy of a ~1100-byte packet; every flow sends RDMA WRITE
  * messages of MSG_PKTS packets (FIRST with a RETH, MIDDLEs, LAST with
  * AckReq), and every tenth packet is an ACK on the reverse QP naming a data
- * PSN sent half a round earlier. Flow f goes from host f mod H to host
+ * PSN sent half a round earlier (plus pass mod 10 packets: at F = 10^6,
+ * where a pass is one round, the ACKs of a pass name one flow in nine, and
+ * this shift moves them on, so that every flow's messages are acknowledged
+ * within 10 passes and the open messages stay as many however long the
+ * run: ack_flow()). Flow f goes from host f mod H to host
  * f / H (H = ceil(sqrt F)) to QP 0x10000 + f; its reverse QP is
  * 0x800000 + f. Before each pass the arena is rebuilt for that pass (not
  * timed): PSNs move on and the message positions rotate, so flows always
@@ -25,8 +29,8 @@
  * table (bench_util.h): a plain open-addressing hash table of 64-byte
  * entries written here, one update per packet in the same order, keyed by
  * the packet's (source, destination, destination QPN) read at fixed
- * offsets: F data flows and the reverse QPs the ACKs go to (F of them at
- * F <= 10^5; at F = 10^6 the ACKs of a pass name 111111 flows):
+ * offsets: F data flows and the F reverse QPs the ACKs go to, all taken
+ * before the timed passes (at F = 10^6 a pass's ACKs name 111111 of them):
  *   walk      read the key bytes of every packet, no table: what reading
  *             the arena costs, inside the floor
  *   floor     one packet after the other: hash, probe, update
@@ -45,9 +49,9 @@
  * per connection fed to both contexts before pass 0 (untimed), so the timed
  * passes are the steady state of paired flows; with -P there is no CM and
  * pairs are learned from ACK PSNs only (at F = 10^3 within pass 0; at F =
- * 10^6, where a flow sees an ACK about every ninth pass, only about 10^5 flows
- * are paired after four passes, so the figure is mostly the unpaired path: one
- * more hash and a PSN-index write per data packet).
+ * 10^6, where a flow sees an ACK about every tenth pass, about 10^5 more
+ * flows are paired each pass, so a short run measures mostly the unpaired
+ * path: one more hash and a PSN-index write per data packet).
  *
  * Memory is measured with a counting allocator: what rtel_ctx_new()
  * allocates with max_flows = F minus what it allocates with the flow table
@@ -55,7 +59,7 @@
  * same allocator checks that the timed loops allocate nothing (abort if
  * they do).
  *
- * Usage: bench_flow [-f FLOWS] [-P] [-R] [-A] [-H] [-d] [-E]
+ * Usage: bench_flow [-f FLOWS] [-P] [-R] [-A] [-H] [-L] [-d] [-E]
  *                   [SECONDS_PER_CASE]
  *        (default 1.0: CPU seconds of the flow context's timed passes, at
  *        least 3 passes)
@@ -83,12 +87,14 @@
  *             (rtel_mem_default(3))
  *   -L        lazy tables: blocks left as the allocator returns them, so
  *             that a page is faulted in when the library first writes it,
- *             in a timed pass if that is when (the open-message slab grows
- *             all run at 10^6 flows); by default the counting allocator
- *             writes every block when it allocates it, as rtel-collect(8)
- *             does, so that the timed passes measure the packet path and
- *             not the kernel's first touch of the tables
- *             (tests/bench/README.md, "Resident tables")
+ *             in a timed pass if that is when (the open-message slab takes
+ *             fresh entries as messages begin); by default the counting
+ *             allocator writes every page of every block when it allocates
+ *             it, as rtel-collect(8) does, so that the timed passes measure
+ *             the packet path and not the kernel's first touch of the
+ *             tables (tests/bench/README.md, "Resident tables"). With -A or
+ *             -H the allocator zeroes calloc()'s blocks itself, so -L
+ *             leaves only malloc()'s blocks lazy
  *   -E        end the flows by the idle timeout, not by a flush
  *   -d        leave max_qp_pairs at rtel_settings_default()'s value
  *             instead of 2 F (each connection takes two pairing entries):
@@ -190,13 +196,18 @@ static void build_data(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
   *wire = (uint16_t)w;
 }
 
-/* The ACK after data packet |d| of pass |pass|: it names the data packet
- * b->lag data packets earlier (of the previous pass if need be). */
 /* The flow whose data packet the ACK after data packet |d| of pass |pass|
- * names, and (|*seq|) that packet's sequence number in its flow. */
+ * names, and (|*seq|) that packet's sequence number in its flow: the data
+ * packet b->lag + pass mod ACK_EVERY data packets earlier (of the previous
+ * pass if need be). The shift with the pass matters at F = 10^6, where the
+ * ACKs of a pass name one flow in nine: without it they would name the same
+ * flows every pass, and the other flows' messages, never acknowledged,
+ * would pile up open all run (until max_open_msgs, then delivered early:
+ * a regime that depends on the run's length). With it every flow of the
+ * default cases is acknowledged within ACK_EVERY passes. */
 static uint32_t ack_flow(const bench *b, uint64_t d, uint64_t pass,
                          int64_t *seq) {
-  int64_t t = (int64_t)d - (int64_t)b->lag;
+  int64_t t = (int64_t)d - (int64_t)b->lag - (int64_t)(pass % ACK_EVERY);
   int64_t tp = (int64_t)pass;
   if (t < 0) {
     t += (int64_t)b->ndata;
@@ -206,10 +217,9 @@ static uint32_t ack_flow(const bench *b, uint64_t d, uint64_t pass,
   return flow_of(b, (uint64_t)*seq, (uint32_t)((uint64_t)t % b->nflows));
 }
 
-static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
-                      uint16_t *cap, uint16_t *wire) {
-  int64_t s;
-  uint32_t f = ack_flow(b, d, pass, &s);
+/* An ACK of flow |f|'s data packet of sequence number |s|. */
+static void build_ack_of(const bench *b, uint8_t *p, uint32_t f, int64_t s,
+                         uint16_t *cap, uint16_t *wire) {
   size_t off, w;
 
   off =
@@ -220,6 +230,14 @@ static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
   put32(p + off + 4, 0); /* ICRC (not verified) */
   *cap = (uint16_t)(off + 8);
   *wire = (uint16_t)w;
+}
+
+/* The ACK after data packet |d| of pass |pass|. */
+static void build_ack(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
+                      uint16_t *cap, uint16_t *wire) {
+  int64_t s;
+  uint32_t f = ack_flow(b, d, pass, &s);
+  build_ack_of(b, p, f, s, cap, wire);
 }
 
 static void build_pass(const bench *b, uint64_t pass) {
@@ -235,19 +253,17 @@ static void build_pass(const bench *b, uint64_t pass) {
   }
 }
 
-/* Marks in |acked| (one byte per flow) the flows the ACKs of pass |pass|
- * name; returns how many were not marked before. */
-static size_t acked_in(const bench *b, uint64_t pass, uint8_t *acked) {
-  size_t i, n = 0;
-  for (i = 0; i < b->n; i++) {
-    if (b->desc[i] & ACK_BIT) {
-      int64_t s;
-      uint32_t f = ack_flow(b, b->desc[i] & ~ACK_BIT, pass, &s);
-      n += !acked[f];
-      acked[f] = 1;
-    }
+/* Takes every flow's reverse QP, the key of its ACKs, into the floor (not
+ * timed): one ACK of each flow, so that the timed passes find all the keys
+ * the ACKs will name, whichever pass names them. */
+static void floor_take_acks(const bench *b, bench_floor *fl, rtel_tstamp ts) {
+  uint8_t p[SLOT];
+  uint16_t cap, wire;
+  uint32_t f;
+  for (f = 0; f < b->nflows; f++) {
+    build_ack_of(b, p, f, -1, &cap, &wire);
+    bench_floor_fill(fl, p, SLOT, 1, &wire, ts, 0);
   }
-  return n;
 }
 
 static int bench_init(bench *b, uint32_t nflows) {
@@ -422,21 +438,15 @@ static int run_case(uint32_t nflows) {
   double t_base = 0, t_full = 0, t_first, base_ns, full_ns;
   double t_walk = 0, t_floor = 0, t_floor_pf = 0, floor_ns, floor_pf_ns;
   uint64_t pass = 0, npass = 0;
-  size_t floor_keys, ack_keys = 0;
-  uint8_t *acked;
+  size_t floor_keys = 2 * (size_t)nflows; /* data flows, reverse QPs */
   uint32_t f;
   char note_[160];
   int rv;
 
-  if (bench_init(&b, nflows) != 0 ||
-      bench_floor_init(&fl, 2 * (size_t)nflows) != 0 ||
-      (acked = calloc(nflows, 1)) == NULL) {
+  if (bench_init(&b, nflows) != 0 || bench_floor_init(&fl, floor_keys) != 0) {
     fprintf(stderr, "bench_flow: out of memory for the arena\n");
     return 1;
   }
-  /* the floor's keys: the F data flows and the flows the ACKs name (their
-   * reverse QPs): in round robin the same set every pass; with -R each
-   * pass's own, counted as the passes are built (acked_in()) */
   rtel_settings_default(&sb);
   sb.flow_flags = RTEL_FLOW_DISABLE;
   sb.nvme_flags = RTEL_NVME_DISABLE;
@@ -489,10 +499,10 @@ static int run_case(uint32_t nflows) {
 
   /* pass 0: the flow context creates its flows */
   build_pass(&b, pass);
-  ack_keys += acked_in(&b, pass, acked);
   bench_flow_pass_warm(base, &b, ts);
   t_first = bench_flow_pass_first(full, &b, ts);
   bench_floor_fill(&fl, b.arena, SLOT, b.n, b.wire, ts, TS_STEP);
+  floor_take_acks(&b, &fl, ts);
   ts += b.n * TS_STEP;
   pass++;
   if (rtel_ctx_get_stats(full, &st) != 0 || st.flows_created != nflows ||
@@ -514,7 +524,6 @@ static int run_case(uint32_t nflows) {
   /* timed passes, the two contexts alternately on the same packets */
   do {
     build_pass(&b, pass);
-    ack_keys += acked_in(&b, pass, acked);
     t_base += bench_flow_pass_base(base, &b, ts);
     t_full += bench_flow_pass_full(full, &b, ts);
     t_walk += bench_floor_pass_walk(b.arena, SLOT, b.n, b.wire);
@@ -528,8 +537,6 @@ static int run_case(uint32_t nflows) {
   } while (fixed_passes ? (long)npass < fixed_passes
                         : t_full < secs_per_case || npass < 3);
 
-  free(acked);
-  floor_keys = nflows + ack_keys;
   if (rtel_ctx_get_stats(full, &st) != 0 ||
       rtel_ctx_get_stats(base, &stb) != 0) {
     return 1;
@@ -572,18 +579,18 @@ static int run_case(uint32_t nflows) {
          "baseline / floor %.2f\n",
          full_ns / floor_ns, full_ns / floor_pf_ns, base_ns / floor_ns);
   bench_print_allocs();
-  printf(
-      "check     flows_created %llu, flows_evicted %llu, flows_active "
-      "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
-      "ctrl_unattributed %llu, messages delivered %llu, msgs_overflow "
-      "%llu, allocator calls in timed loops 0; floor keys %zu\n",
-      (unsigned long long)st.flows_created,
-      (unsigned long long)st.flows_evicted,
-      (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
-      (unsigned long long)st.pairs_psn, (unsigned long long)st.pairs_evicted,
-      (unsigned long long)st.ctrl_unattributed,
-      (unsigned long long)st.messages, (unsigned long long)st.msgs_overflow,
-      fl.n);
+  printf("check     flows_created %llu, flows_evicted %llu, flows_active "
+         "%llu, pairs_cm %llu, pairs_psn %llu, pairs_evicted %llu, "
+         "ctrl_unattributed %llu, messages delivered %llu, msgs_overflow "
+         "%llu, allocator calls in timed loops 0; floor keys %zu\n",
+         (unsigned long long)st.flows_created,
+         (unsigned long long)st.flows_evicted,
+         (unsigned long long)st.flows_active, (unsigned long long)st.pairs_cm,
+         (unsigned long long)st.pairs_psn,
+         (unsigned long long)st.pairs_evicted,
+         (unsigned long long)st.ctrl_unattributed,
+         (unsigned long long)st.messages, (unsigned long long)st.msgs_overflow,
+         fl.n);
   if (st.flows_created != nflows || st.flows_evicted != 0 ||
       fl.n != floor_keys || st.pkts_roce != st.pkts ||
       stb.pkts_roce != stb.pkts || st.pkts != stb.pkts) {

@@ -67,7 +67,7 @@
  * the end (rtel_ctx_flush(), untimed), so the timed passes add every I/O
  * to its aggregates.
  *
- * Usage: bench_nvme [-a] [-q QUEUES] [-j MAX_IO_JOINS] [SECONDS_PER_CASE]
+ * Usage: bench_nvme [-a] [-L] [-q QUEUES] [-j MAX_IO_JOINS] [SECONDS_PER_CASE]
  *        (default 1.0: CPU seconds of the nvme context's timed passes, at
  *        least 3 passes)
  *   -q QUEUES        one case with QUEUES queues instead of 64 and 4096
@@ -863,10 +863,9 @@ int main(int argc, char **argv) {
     } else if (argv[i][0] != '-') {
       secs_per_case = atof(argv[i]);
     } else {
-      fprintf(
-          stderr,
-          "usage: bench_nvme [-a] [-L] [-n PASSES] [-q QUEUES] [-j MAX_IO_JOINS] "
-          "[SECONDS_PER_CASE]\n");
+      fprintf(stderr, "usage: bench_nvme [-a] [-L] [-n PASSES] [-q QUEUES] "
+                      "[-j MAX_IO_JOINS] "
+                      "[SECONDS_PER_CASE]\n");
       return 2;
     }
   }

@@ -36,11 +36,13 @@ typedef struct bench_counting {
   uint64_t bytes; /* requested by those calls */
   int align64;    /* set: 64-byte-aligned blocks (an experiment) */
   int huge;       /* set (with align64): huge pages for blocks >= 2 MiB */
-  int lazy; /* set: blocks as the allocator returns them, their pages
-               faulted in when first written; else (the default) every
-               block is written when it is allocated, as rtel-collect(8)
-               allocates: the tables are resident before the first packet
-               (tests/bench/README.md, "Resident tables") */
+  int lazy;       /* set: blocks as the allocator returns them, their pages
+                     faulted in when first written (but with align64 the
+                     allocator zeroes calloc()'s blocks itself); else (the
+                     default) a write to every page of every block when it
+                     is allocated, as rtel-collect(8) allocates: the tables
+                     are resident before the first packet
+                     (tests/bench/README.md, "Resident tables") */
   unsigned nlog;  /* allocations logged since the last reset */
   uint64_t log[BENCH_LOG_MAX][2]; /* nmemb, size */
 } bench_counting;
@@ -166,6 +168,9 @@ void bench_print_allocs(void);
  * what instructions cost at the library's memory shape. */
 #ifndef BENCH_FLOOR_DECODES
 #  define BENCH_FLOOR_DECODES 0
+#endif
+#if BENCH_FLOOR_DECODES > 0 && BENCH_FLOOR_SHAPE != 4
+#  error "BENCH_FLOOR_DECODES needs BENCH_FLOOR_SHAPE=4"
 #endif
 
 /* A message's counters (BENCH_FLOOR_SHAPE 2, 3 and 4): one line. */
