@@ -13,9 +13,11 @@
  * AckReq), and every tenth packet is an ACK on the reverse QP naming a data
  * PSN sent half a round earlier (plus pass mod 10 packets: at F = 10^6,
  * where a pass is one round, the ACKs of a pass name one flow in nine, and
- * this shift moves them on, so that every flow's messages are acknowledged
- * within 10 passes and the open messages stay as many however long the
- * run: ack_flow()). Flow f goes from host f mod H to host
+ * this shift moves them on, so that in round robin every flow's messages
+ * are acknowledged within 10 passes at the default sizes and the open
+ * messages stop growing after about 10 passes (with -R, every 8 passes or
+ * so on average; at some sizes above 500000 a few flows are never named):
+ * ack_flow()). Flow f goes from host f mod H to host
  * f / H (H = ceil(sqrt F)) to QP 0x10000 + f; its reverse QP is
  * 0x800000 + f. Before each pass the arena is rebuilt for that pass (not
  * timed): PSNs move on and the message positions rotate, so flows always
@@ -87,8 +89,9 @@
  *             (rtel_mem_default(3))
  *   -L        lazy tables: blocks left as the allocator returns them, so
  *             that a page is faulted in when the library first writes it,
- *             in a timed pass if that is when (the open-message slab takes
- *             fresh entries as messages begin); by default the counting
+ *             in a timed pass if that is when (at 10^6 flows the
+ *             open-message slab takes fresh entries in the first ~10
+ *             passes); by default the counting
  *             allocator writes every page of every block when it allocates
  *             it, as rtel-collect(8) does, so that the timed passes measure
  *             the packet path and not the kernel's first touch of the
@@ -199,9 +202,10 @@ static void build_data(const bench *b, uint8_t *p, uint64_t d, uint64_t pass,
 /* The flow whose data packet the ACK after data packet |d| of pass |pass|
  * names, and (|*seq|) that packet's sequence number in its flow: the data
  * packet b->lag + pass mod ACK_EVERY data packets earlier (of the previous
- * pass if need be). The shift with the pass matters at F = 10^6, where the
- * ACKs of a pass name one flow in nine: without it they would name the same
- * flows every pass, and the other flows' messages, never acknowledged,
+ * pass if need be). The shift with the pass matters where the ACKs of a
+ * pass name only part of the flows (one packet per flow per pass, F >
+ * 500000, or F divisible by 3): without it they would name the same flows
+ * every pass, and the other flows' messages, never acknowledged,
  * would pile up open all run (until max_open_msgs, then delivered early:
  * a regime that depends on the run's length). With it every flow of the
  * default cases is acknowledged within ACK_EVERY passes. */
