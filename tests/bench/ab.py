@@ -13,10 +13,10 @@ order alternates (base first, then new first, ...), so that a machine
 whose speed drifts, as the shared VMs of tests/bench/README.md do within
 minutes, weighs on both alike. Per build it prints the minimum and the
 median of the wall time and of the CPU time (user + system, from the
-kernel's accounting of the child: analyze-e2e.py's timed()) and in how many pairs the new build was
-the faster; for the benchmark programs (lines "NAME  N pkt/s  X ns/pkt"
-and "ratio ..."), the same for every ns/pkt figure and every ratio they
-print.
+kernel's accounting of the child: analyze-e2e.py's timed()) and in how
+many pairs the new build was the faster; for the benchmark programs
+(lines "NAME  N pkt/s  X ns/pkt" and "ratio ..."), the same for every
+ns/pkt figure and every ratio they print.
 
 Unless --no-output-check (or a benchmark program, whose output is timings),
 the standard output of the first run of each build must be identical: a

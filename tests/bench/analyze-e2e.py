@@ -27,10 +27,10 @@ and each of them again on a file of the capture's first packet alone: its
 setup (for rtel-analyze: making the context, its tables sized by
 --max-flows; for the bare loops: starting a process; where the library
 touches a table's pages only as entries are taken, as since a1416f9,
-those page faults fall in the packet phase instead). Prints per program the minimum and the spread (max - min) of
-the process wall time over the runs, the user and system CPU time of the
-fastest run, the
-packets per second and ns per packet, of the whole process and of the
+those page faults fall in the packet phase instead). Prints per program
+the minimum and the spread (max - min) of the process wall time over the
+runs, the user and system CPU time of the fastest run, the packets per
+second and ns per packet, of the whole process and of the
 packet phase (whole - setup, minimum of each), then the speed of
 rtel-analyze as a fraction of each bare loop's against the aim of issue
 16 (rtel-analyze >= 2/3 of the speed of the bare libpcap loop).

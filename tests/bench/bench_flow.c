@@ -91,13 +91,13 @@
  *             that a page is faulted in when the library first writes it,
  *             in a timed pass if that is when (at 10^6 flows the
  *             open-message slab takes fresh entries in the first ~10
- *             passes); by default the counting
- *             allocator writes every page of every block when it allocates
- *             it, as rtel-collect(8) does, so that the timed passes measure
- *             the packet path and not the kernel's first touch of the
- *             tables (tests/bench/README.md, "Resident tables"). With -A or
- *             -H the allocator zeroes calloc()'s blocks itself, so -L
- *             leaves only malloc()'s blocks lazy
+ *             passes); by default the counting allocator writes every page
+ *             of every block when it allocates it, as rtel-collect(8)
+ *             does, so that the timed passes measure the packet path and
+ *             not the kernel's first touch of the tables
+ *             (tests/bench/README.md, "Resident tables"). With -A or -H
+ *             the allocator zeroes calloc()'s blocks itself, so -L leaves
+ *             only malloc()'s blocks lazy
  *   -E        end the flows by the idle timeout, not by a flush
  *   -d        leave max_qp_pairs at rtel_settings_default()'s value
  *             instead of 2 F (each connection takes two pairing entries):

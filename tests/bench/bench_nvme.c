@@ -864,8 +864,7 @@ int main(int argc, char **argv) {
       secs_per_case = atof(argv[i]);
     } else {
       fprintf(stderr, "usage: bench_nvme [-a] [-L] [-n PASSES] [-q QUEUES] "
-                      "[-j MAX_IO_JOINS] "
-                      "[SECONDS_PER_CASE]\n");
+                      "[-j MAX_IO_JOINS] [SECONDS_PER_CASE]\n");
       return 2;
     }
   }
