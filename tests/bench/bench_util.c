@@ -352,6 +352,67 @@ bench_floor_pass_plain(bench_floor *t, const uint8_t *arena, size_t slot,
   return bench_timer_stop(&tm, n);
 }
 
+#if BENCH_FLOOR_FUSED
+/* The length of the extended headers of each RC opcode, + 1 (0: an opcode
+ * the prototype does not know): IBA, the RC opcodes 0x00-0x17. */
+static const uint8_t fused_ext[256] = {
+    [0x00] = 1,  [0x01] = 1,  [0x02] = 1,  [0x03] = 5,  [0x04] = 1,
+    [0x05] = 5,  [0x06] = 17, [0x07] = 1,  [0x08] = 1,  [0x09] = 5,
+    [0x0a] = 17, [0x0b] = 21, [0x0c] = 17, [0x0d] = 5,  [0x0e] = 1,
+    [0x0f] = 5,  [0x10] = 5,  [0x11] = 5,  [0x12] = 13, [0x13] = 29,
+    [0x14] = 29, [0x16] = 5,  [0x17] = 5};
+
+int bench_fused_decode(const uint8_t *p, size_t cap, size_t wire,
+                       bench_fused *o) {
+  size_t off = 14, ip_end, end, poff;
+  const uint8_t *ip, *bth;
+  unsigned et;
+  uint32_t b0, x;
+  if (cap < 18 + 20 + 8 + 12) {
+    return 0;
+  }
+  et = (unsigned)p[12] << 8 | p[13];
+  if (et == 0x8100) {
+    off = 18;
+    et = (unsigned)p[16] << 8 | p[17];
+  }
+  ip = p + off;
+  if (et != 0x0800 || ip[0] != 0x45 || ip[9] != 17 ||
+      ((ip[6] << 8 | ip[7]) & 0x3fff) != 0) {
+    return 0;
+  }
+  ip_end = off + ((size_t)ip[2] << 8 | ip[3]);
+  if (ip_end > wire) {
+    wire = ip_end;
+  }
+  end = off + 20 + ((size_t)ip[24] << 8 | ip[25]);
+  if (end > ip_end || end < off + 20 + 8 + 12 + 4 ||
+      (ip[22] << 8 | ip[23]) != 4791) {
+    return 0;
+  }
+  bth = ip + 28;
+  b0 = bench_rd32(bth);
+  x = fused_ext[b0 >> 24];
+  poff = off + 20 + 8 + 12 + x - 1;
+  if (x == 0 || (b0 & 0x000f0000u) != 0 || poff > cap ||
+      poff + 4 + ((b0 >> 20) & 3) > end) {
+    return 0;
+  }
+  o->opcode = (uint8_t)(b0 >> 24);
+  o->psn = bench_rd24(bth + 9);
+  o->c = bench_rd24(bth + 5);
+  o->a = bench_rd32(ip + 12);
+  o->b = bench_rd32(ip + 16);
+  o->plen = (uint32_t)(end - poff - 4 - ((b0 >> 20) & 3));
+  o->wire = (uint32_t)wire;
+  o->trunc = cap < wire;
+  o->ecn = ip[1] & 3;
+  o->fecn = bth[4] >> 7;
+  o->h = bench_fused_hash(o->a, o->b, o->c);
+  return 1;
+}
+#endif
+
 #if BENCH_FLOOR_SHAPE == 4
 /* The library's look-ahead, across the whole pass: a packet's index slot
  * is prefetched when it is hashed, D0 packets before its turn; D1 packets
@@ -366,13 +427,31 @@ bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
   enum { D0 = BENCH_BURST / 2, D1 = BENCH_BURST / 4, R = BENCH_BURST };
   uint32_t ka[R], kb[R], kc[R];
   uint64_t kh[R];
+#  if BENCH_FLOOR_FUSED
+  static bench_fused_stats fst;
+  bench_fused fo[R];
+#  endif
   bench_timer tm;
   size_t i;
   bench_timer_start(&tm);
   for (i = 0; i < n + D0; i++) {
     if (i < n) {
+#  if BENCH_FLOOR_FUSED
+      /* decoded here, D0 packets before its update, as the library's
+       * look-ahead decodes ahead; every packet of the arena passes */
+      bench_fused *o = &fo[i % R];
+      if (!bench_fused_decode(arena + i * slot,
+                              wire[i] < slot ? wire[i] : slot, wire[i], o)) {
+        abort();
+      }
+      kh[i % R] = o->h;
+      ka[i % R] = o->a;
+      kb[i % R] = o->b;
+      kc[i % R] = o->c;
+#  else
       kh[i % R] = bench_floor_key(arena + i * slot, &ka[i % R], &kb[i % R],
                                   &kc[i % R]);
+#  endif
       __builtin_prefetch(&t->idx[(size_t)kh[i % R] & t->mask]);
     }
     if (i >= D0 - D1 && i - (D0 - D1) < n) {
@@ -405,8 +484,13 @@ bench_floor_pass_batch(bench_floor *t, const uint8_t *arena, size_t slot,
         }
       }
 #  endif
+#  if BENCH_FLOOR_FUSED
+      bench_fused_update(bench_floor_get4(t, kh[r], ka[r], kb[r], kc[r]),
+                         &fo[r], ts0 + k * ts_step, &fst);
+#  else
       bench_floor_update4(bench_floor_get4(t, kh[r], ka[r], kb[r], kc[r]),
                           arena + k * slot, wire[k], ts0 + k * ts_step);
+#  endif
     }
   }
   return bench_timer_stop(&tm, n);

@@ -172,6 +172,23 @@ void bench_print_allocs(void);
 #if BENCH_FLOOR_DECODES > 0 && BENCH_FLOOR_SHAPE != 4
 #  error "BENCH_FLOOR_DECODES needs BENCH_FLOOR_SHAPE=4"
 #endif
+/* BENCH_FLOOR_FUSED (shape 4 only, without BENCH_FLOOR_DECODES; default
+ * 0): the batched pass becomes a prototype of a fused fast path, the least
+ * a library must do for a data packet of an existing flow if it decodes
+ * only what the flow table reads and updates the flow at once, with no
+ * rtel_pkt_hd and no generic hub (bench_fused_decode(),
+ * bench_fused_update()): the header checks a decoder needs before it may
+ * trust the packet's key and lengths, the key as 16-byte addresses and a
+ * hash of the library's cost, the hub's four counters, and the flow's and
+ * its open message's fields a data packet moves. What it still leaves out
+ * (so it is a lower bound): the 36-byte key comparison (3 words here), the
+ * idle, active-timeout and LRU-tick tests, the pairing and settle checks. */
+#ifndef BENCH_FLOOR_FUSED
+#  define BENCH_FLOOR_FUSED 0
+#endif
+#if BENCH_FLOOR_FUSED && (BENCH_FLOOR_SHAPE != 4 || BENCH_FLOOR_DECODES > 0)
+#  error "BENCH_FLOOR_FUSED needs BENCH_FLOOR_SHAPE=4, no BENCH_FLOOR_DECODES"
+#endif
 
 /* A message's counters (BENCH_FLOOR_SHAPE 2, 3 and 4): one line. */
 typedef struct bench_floor_msg {
@@ -249,6 +266,29 @@ static inline uint64_t bench_floor_hash(uint32_t a, uint32_t b, uint32_t c) {
   h ^= h >> 33;
   return h;
 }
+
+#if BENCH_FLOOR_FUSED
+static inline uint64_t bench_rotl(uint64_t x, int r) {
+  return x << r | x >> (64 - r);
+}
+
+/* BENCH_FLOOR_FUSED: the key's hash at the library's cost. The library
+ * holds a key as IPv4-mapped 16-byte addresses and a QPN and hashes five
+ * words with a multiply each; so does this (the zero words made opaque to
+ * the compiler, as words loaded from a key would be). */
+static inline uint64_t bench_fused_hash(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t s_lo = 0, d_lo = 0, h;
+  uint64_t s_hi = (uint64_t)a << 32 | 0xffffu,
+           d_hi = (uint64_t)b << 32 | 0xffffu;
+  __asm__("" : "+r"(s_lo), "+r"(d_lo));
+  h = (s_lo + 0x51) * 0x9ddfea08eb382d69ull ^
+      bench_rotl((s_hi + 0x52) * 0xc6a4a7935bd1e995ull, 11) ^
+      bench_rotl((d_lo - 0x53) * 0xff51afd7ed558ccdull, 23) ^
+      bench_rotl((d_hi - 0x54) * 0xc4ceb9fe1a85ec53ull, 37) ^
+      bench_rotl((uint64_t)c * 0x94d049bb133111ebull, 47);
+  return h ^ h >> 29;
+}
+#endif
 
 /* The entry of key (a, b, c) of hash |h|, taken if it was not there
  * (zeroed but for the key); aborts if the table is full. */
@@ -368,6 +408,80 @@ static inline void bench_floor_update4(bench_floor_big *g, const uint8_t *p,
 }
 #endif
 
+#if BENCH_FLOOR_FUSED
+/* What bench_fused_decode() reads of a packet for bench_fused_update(). */
+typedef struct bench_fused {
+  uint64_t h;       /* the key's hash */
+  uint32_t a, b, c; /* the floor's key: source, destination, QPN */
+  uint32_t psn, plen, wire;
+  uint8_t opcode, ecn, fecn, trunc;
+} bench_fused;
+
+/* The hub's counters the fused path moves. */
+typedef struct bench_fused_stats {
+  uint64_t pkts, bytes, roce, truncated;
+} bench_fused_stats;
+
+/* The fast path's checks and fields for the packet at |p| (|cap| bytes
+ * captured, |wire| on the wire): Ethernet, at most one 802.1Q tag, IPv4
+ * without options or fragments, UDP to 4791 with lengths that hold, a
+ * known RC opcode of transport version 0 whose headers and pad fit.
+ * Returns 0 if the packet is not one (the library would take its general
+ * walk), else 1 with |o| filled. */
+int bench_fused_decode(const uint8_t *p, size_t cap, size_t wire,
+                       bench_fused *o);
+
+static inline void bench_fused_update(bench_floor_big *g, const bench_fused *o,
+                                      uint64_t ts, bench_fused_stats *st) {
+  bench_floor_ent *e = &g->ent;
+  uint32_t d = (o->psn - e->psn) & 0xffffff;
+  uint8_t op = o->opcode;
+  int first = op == 0x06 || op == 0x0a || op == 0x00 || op == 0x04;
+  int last = op == 0x08 || op == 0x09 || op == 0x0a || op == 0x0b ||
+             op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05;
+  st->pkts++;
+  st->bytes += o->wire;
+  st->roce++;
+  st->truncated += o->trunc;
+  if (e->pkts != 0 && (d == 0 || d >= 0x800000)) {
+    g->hot.pad[0]++; /* a resend: counted, the PSN stays */
+  } else {
+    if (e->pkts != 0 && d > 1) {
+      e->gaps++;
+    }
+    e->psn = o->psn;
+  }
+  if (e->pkts == 0) {
+    e->first_ts = ts;
+  } else {
+    g->hot.pad[1] += o->wire; /* wire bytes: not the first packet's */
+  }
+  if (ts > e->last_ts) {
+    e->last_ts = ts;
+  }
+  e->pkts++;
+  e->bytes += o->plen;
+  g->hot.pad[2] |= 1u << (op & 31); /* the operations seen */
+  e->ce += o->ecn == 3;
+  g->hot.pad[3] += o->fecn;
+  if (first) {
+    g->msg.pkts = 0;
+    g->msg.bytes = 0;
+    g->msg.pad[0] = ts; /* first time, first PSN */
+    g->msg.pad[1] = o->psn;
+    g->msg.pad[2] = 0;
+  }
+  g->msg.pkts++;
+  g->msg.bytes += o->plen;
+  g->msg.pad[3] += o->wire;
+  if (ts > g->msg.last_ts) {
+    g->msg.last_ts = ts;
+  }
+  g->msg.pad[4] = o->psn;
+  g->msg.pad[2] |= (uint64_t)last; /* the message's end is known */
+}
+#endif
+
 /* BENCH_FLOOR_SHAPE 3: the update of the second table's line of the key
  * of hash |h| (else nothing). */
 static inline void bench_floor_update_msg(bench_floor *t, uint64_t h,
@@ -392,7 +506,11 @@ static inline uint64_t bench_floor_key(const uint8_t *p, uint32_t *a,
   *a = bench_rd32(p + 26);
   *b = bench_rd32(p + 30);
   *c = bench_rd24(p + 47);
+#if BENCH_FLOOR_FUSED
+  return bench_fused_hash(*a, *b, *c); /* the batched pass's hash */
+#else
   return bench_floor_hash(*a, *b, *c);
+#endif
 }
 
 /* The flow floor's update by the packet at |p| (|wire| its length on the
