@@ -355,6 +355,18 @@ static int ahead_pays(const rtel_ctx *ctx) {
              : 0;
 }
 
+/* Whether read_one() and read_burst() try the fused fast path
+ * (read_fast_decode(), read_fast()): with a flow table and nothing else
+ * that reads the decoded header of a data packet (no on_packet, no NVMe-oF
+ * correlator), on Ethernet without ICRC checks (what rtel__decode_data()
+ * takes). */
+static int fast_pays(const rtel_ctx *ctx) {
+  return ctx->cb.on_packet == NULL && !(ctx->ft.flags & RTEL_FLOW_DISABLE) &&
+         (ctx->nvme.flags & RTEL_NVME_DISABLE) &&
+         ctx->dcfg.linktype == RTEL_LINK_ETHERNET &&
+         !(ctx->dcfg.flags & RTEL_DECODE_VERIFY_ICRC);
+}
+
 int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
                            const rtel_settings *settings,
                            int callbacks_version,
@@ -428,6 +440,7 @@ int rtel_ctx_new_versioned(rtel_ctx **pctx, int settings_version,
     return rv;
   }
   ctx->ahead = ahead_pays(ctx); /* (the tables are made now) */
+  ctx->fast = fast_pays(ctx);
   *pctx = ctx;
   return 0;
 }
@@ -562,18 +575,14 @@ static rtel__inline uint32_t pkt_hash(const rtel_ctx *ctx, uint32_t obs,
                                hd->dqpn);
 }
 
-/* A decoded packet (|rv| from read_decode()) through the modules; |hint|
- * is pkt_hash() of it, or NULL (then computed here if needed). */
-static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
-                                 const rtel_pkt_hd *hd, int rv,
-                                 const uint8_t *pkt, size_t pktlen,
-                                 const uint32_t *hint) {
+/* A decoded and counted RoCE packet through the modules; |hint| is
+ * pkt_hash() of it, or NULL (then computed here if needed). */
+static rtel__inline int read_mods(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                  const rtel_pkt_hd *hd, const uint8_t *pkt,
+                                  size_t pktlen, const uint32_t *hint) {
   uint32_t pk;
   const uint32_t *h = hint;
-  count(ctx, rv, hd);
-  if (rv != 0) {
-    return 0; /* not RoCE, or malformed: counted */
-  }
+  int rv = 0;
   if (ctx->cb.on_packet &&
       ctx->cb.on_packet(ctx, pi, out(ctx, RTEL__OUT_HD, hd), pkt, pktlen,
                         ctx->user_data) != 0) {
@@ -627,6 +636,62 @@ static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
   return 0;
 }
 
+/* The fused fast path of a context with fast_pays(), part 1: whether
+ * rtel__decode_data() takes the packet (a plain SEND or WRITE packet that
+ * may continue its flow's message), decoded into |d| only as far as the
+ * flow table reads it. */
+static rtel__inline int read_fast_decode(const rtel_ctx *ctx,
+                                         const rtel_pkt_info *pi,
+                                         const uint8_t *pkt, size_t pktlen,
+                                         size_t wire, rtel__dpkt *d) {
+  return (pi->linktype == 0 || pi->linktype == ctx->dcfg.linktype) &&
+         rtel__decode_data(d, &ctx->dcfg, pkt, pktlen, wire);
+}
+
+/* pkt_hash() of a packet that rtel__decode_data() took. */
+static rtel__inline uint32_t data_hash(const rtel_ctx *ctx, uint32_t obs,
+                                       const rtel__dpkt *d) {
+  return rtel__qkey_hash_parts(ctx->settings.hash_seed, obs, d->src, d->dst,
+                               d->dqpn);
+}
+
+/* Part 2: the packet that read_fast_decode() took into |d| (|pk| its
+ * data_hash()), counted as count() counts it (RoCE, none of count_rare()'s:
+ * rtel__decode_data()); then, if it continues its flow's message in order,
+ * the flow table's whole work (rtel__flow_fast()), else decoded whole into
+ * |hd| and through the modules as any packet (read_mods()). The same
+ * counters and records as read_decode() and read_end() give it. Returns as
+ * read_mods(). */
+static rtel__inline int read_fast(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                  const rtel__dpkt *d, uint32_t pk,
+                                  rtel_pkt_hd *hd, const uint8_t *pkt,
+                                  size_t pktlen, size_t wire) {
+  int rv = 0;
+  ctx->stats.pkts_truncated += d->truncated;
+  ctx->stats.pkts_roce++;
+  if (rtel__flow_fast(&ctx->ft, pi, d, pk, &rv)) {
+    if (rv != 0) {
+      ctx->failed = 1;
+    }
+    return rv;
+  }
+  (void)read_decode(ctx, hd, pi, pkt, pktlen, wire); /* RoCE, as above */
+  return read_mods(ctx, pi, hd, pkt, pktlen, &pk);
+}
+
+/* A decoded packet (|rv| from read_decode()): counted, then through the
+ * modules if it is RoCE; |hint| as read_mods(). */
+static rtel__inline int read_end(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                                 const rtel_pkt_hd *hd, int rv,
+                                 const uint8_t *pkt, size_t pktlen,
+                                 const uint32_t *hint) {
+  count(ctx, rv, hd);
+  if (rv != 0) {
+    return 0; /* not RoCE, or malformed: counted */
+  }
+  return read_mods(ctx, pi, hd, pkt, pktlen, hint);
+}
+
 static rtel__inline int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
                                  const uint8_t *pkt, size_t pktlen) {
   size_t wire = pi->wire_len ? pi->wire_len : pktlen;
@@ -637,6 +702,13 @@ static rtel__inline int read_one(rtel_ctx *ctx, const rtel_pkt_info *pi,
   }
   if (!read_begin(ctx, pi, pktlen, wire)) {
     return 0;
+  }
+  if (ctx->fast) {
+    rtel__dpkt d;
+    if (read_fast_decode(ctx, pi, pkt, pktlen, wire, &d)) {
+      return read_fast(ctx, pi, &d, data_hash(ctx, pi->obs, &d), &ctx->hd, pkt,
+                       pktlen, wire);
+    }
   }
   rv = read_decode(ctx, &ctx->hd, pi, pkt, pktlen, wire);
   return read_end(ctx, pi, &ctx->hd, rv, pkt, pktlen, NULL);
@@ -661,8 +733,11 @@ static rtel__inline int read_timers(rtel_ctx *ctx, rtel_tstamp ts) {
  * a flow table, the pairing entry of its QP (bucket, then entry), then
  * if that QP is not paired the PSN index slot it will use. Only for
  * bursts without on_packet (whose decode result is ctx->hd) and with
- * tables too large for a core's cache (ctx->ahead, ahead_pays()). Packets
- * are handled, counted and reported exactly in order, as read_one() would:
+ * tables too large for a core's cache (ctx->ahead, ahead_pays()). With
+ * ctx->fast, a packet that read_fast_decode() takes is decoded ahead only
+ * that far (the rest at its turn, if rtel__flow_fast() does not take it).
+ * Packets are handled, counted and reported exactly in order, as
+ * read_one() would:
  * what runs ahead changes nothing, and what it reads of state an earlier
  * packet can change only chooses what to prefetch (hints). Returns as
  * rtel_ctx_read_pkts(). */
@@ -680,7 +755,8 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
     if (i >= RTEL__AHEAD) {
       size_t k = i - RTEL__AHEAD; /* the packet whose turn it is */
       const rtel_pkt_info *pk = &pis[k];
-      const rtel__ahead *s = &a[k % RTEL__AHEAD];
+      rtel__ahead *s = &a[k % RTEL__AHEAD];
+      size_t wire = pk->wire_len ? pk->wire_len : pktlens[k];
       int rv = 0;
       if (rtel__unlikely(s->rv == RTEL_ERR_INVALID_ARGUMENT)) {
         return k == 0 ? RTEL_ERR_INVALID_ARGUMENT : (rtel_ssize)k;
@@ -688,10 +764,12 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       if (timed && (rv = read_timers(ctx, pk->ts)) != 0) {
         return k == 0 ? rv : (rtel_ssize)k;
       }
-      if (read_begin(ctx, pk, pktlens[k],
-                     pk->wire_len ? pk->wire_len : pktlens[k])) {
+      if (read_begin(ctx, pk, pktlens[k], wire)) {
         /* (s->pk is read only when s->rv is 0) */
-        rv = read_end(ctx, pk, &s->hd, s->rv, pkts[k], pktlens[k], &s->pk);
+        rv = s->fast ? read_fast(ctx, pk, &s->d, s->pk, &s->hd, pkts[k],
+                                 pktlens[k], wire)
+                     : read_end(ctx, pk, &s->hd, s->rv, pkts[k], pktlens[k],
+                                &s->pk);
       }
       if (rv != 0) {
         return k == 0 ? rv : (rtel_ssize)k;
@@ -700,14 +778,24 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
     if (i < n) { /* into the slot just freed */
       const rtel_pkt_info *pi = &pis[i];
       rtel__ahead *s = &a[i % RTEL__AHEAD];
+      size_t wire = pi->wire_len ? pi->wire_len : pktlens[i];
       s->has = 0;
+      s->fast = 0;
       s->rv = RTEL_ERR_INVALID_ARGUMENT;
-      if (rtel__likely(pkts[i] != NULL || pktlens[i] == 0)) {
-        s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i],
-                            pi->wire_len ? pi->wire_len : pktlens[i]);
+      if (rtel__unlikely(pkts[i] == NULL && pktlens[i] != 0)) {
+        /* bad input: reported at its turn */
+      } else if (ctx->fast &&
+                 read_fast_decode(ctx, pi, pkts[i], pktlens[i], wire, &s->d)) {
+        s->fast = 1;
+        s->rv = 0;
+        s->pk = data_hash(ctx, pi->obs, &s->d);
+        s->hint = rtel__flow_hint(&ctx->ft, 0, s->d.opcode, s->pk, &s->has);
+      } else {
+        s->rv = read_decode(ctx, &s->hd, pi, pkts[i], pktlens[i], wire);
         if (rtel__likely(s->rv == 0)) {
           s->pk = pkt_hash(ctx, pi->obs, &s->hd);
-          s->hint = rtel__flow_hint(&ctx->ft, &s->hd, s->pk, &s->has);
+          s->hint = rtel__flow_hint(&ctx->ft, s->hd.flags, s->hd.opcode, s->pk,
+                                    &s->has);
           if (s->has == 0 && rtel__unlikely(ctx->ahead == RTEL__AHEAD_PAIRS) &&
               rtel__pair_hint(&ctx->pairs, &s->hd, s->pk)) {
             s->has = RTEL__HINT_PAIR;
@@ -722,8 +810,10 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
         if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
-          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0, &m->hd,
-                              pis[j].obs);
+          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0,
+                              m->fast ? m->d.src : m->hd.src,
+                              m->fast ? m->d.dst : m->hd.dst,
+                              m->fast ? m->d.psn : m->hd.psn, pis[j].obs);
         } else {
           rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 0);
         }
@@ -734,8 +824,10 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
       const rtel__ahead *m = &a[j % RTEL__AHEAD];
       if (m->has) {
         if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
-          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1, &m->hd,
-                              pis[j].obs);
+          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1,
+                              m->fast ? m->d.src : m->hd.src,
+                              m->fast ? m->d.dst : m->hd.dst,
+                              m->fast ? m->d.psn : m->hd.psn, pis[j].obs);
         } else {
           rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 1);
         }

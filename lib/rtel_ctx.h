@@ -41,11 +41,13 @@ enum {
 #define RTEL__HINT_PAIR 3
 
 typedef struct rtel__ahead {
-  rtel_pkt_hd hd;
-  int rv;        /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
-  int has;       /* hint is set (flow table), or RTEL__HINT_PAIR */
-  uint32_t hint; /* rtel__flow_hint() */
-  uint32_t pk;   /* the hash of its key (read_end()), when rv is 0 */
+  rtel_pkt_hd hd; /* decoded, unless |fast| (then at its turn if need be) */
+  rtel__dpkt d;   /* with |fast|: what rtel__decode_data() read of it */
+  int fast;       /* rtel__decode_data() took it (ctx->fast) */
+  int rv;         /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
+  int has;        /* hint is set (flow table), or RTEL__HINT_PAIR */
+  uint32_t hint;  /* rtel__flow_hint() */
+  uint32_t pk;    /* the hash of its key (read_end()), when rv is 0 */
 } rtel__ahead;
 
 struct rtel_ctx {
@@ -95,6 +97,9 @@ struct rtel_ctx {
    * (no flow table) for the pairing table's */
   int ahead;
   rtel__ahead ahead_pkts[RTEL__AHEAD];
+  /* read_one() and read_burst() try the fused fast path first: set at
+   * creation by fast_pays() */
+  int fast;
 };
 
 /* Size of the prefix of each versioned input/output struct. */

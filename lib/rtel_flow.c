@@ -701,47 +701,55 @@ static rtel__omsg *msg_of_resend(rtel__flowtab *ft, flow *f,
   return msg_new(ft, f, prev, pi, hd, cls, prv);
 }
 
-/* The data packet's share of its open message |o|; |wire| is its bytes on
- * the wire if it counts in the message's FET (new data, not its first
- * packet), else 0. */
-static void msg_count(rtel__omsg *o, const rtel_pkt_info *pi,
-                      const rtel_pkt_hd *hd, uint16_t cls, int retx,
-                      uint32_t wire) {
+/* A data packet's share of its open message |o| (its time |ts|, PSN
+ * |psn|, payload |plen| bytes, ECN |ecn|, class |cls|; |retx| if a
+ * retransmission); |wire| is its bytes on the wire if it counts in the
+ * message's FET (new data, not its first packet), else 0. A FIRST packet's
+ * own part is msg_first()'s. */
+static rtel__inline void msg_count(rtel__omsg *o, rtel_tstamp ts, uint32_t psn,
+                                   uint32_t plen, uint8_t ecn, uint16_t cls,
+                                   int retx, uint32_t wire) {
   if (o->packets == 0) {
     wire = 0; /* its first packet: n packets span n - 1 gaps */
   }
   o->packets++;
-  o->bytes += hd->payload_len;
+  o->bytes += plen;
   if (retx) {
     msg_l1(o);
     o->retx_pkts++;
-    o->retx_bytes += hd->payload_len;
+    o->retx_bytes += plen;
   }
   o->wire += wire;
-  if (rtel__unlikely(hd->ecn == 3)) {
+  if (rtel__unlikely(ecn == 3)) {
     msg_l1(o)->ecn_ce++;
   }
-  if (pi->ts > o->last_ts) {
-    o->last_ts = pi->ts;
-  } else if (pi->ts < o->first_ts) {
-    o->first_ts = pi->ts;
+  if (ts > o->last_ts) {
+    o->last_ts = ts;
+  } else if (ts < o->first_ts) {
+    o->first_ts = ts;
   }
-  if (rtel__psn_after(hd->psn, o->last_psn)) {
-    o->last_psn = hd->psn;
-  } else if (rtel__psn_before(hd->psn, o->first_psn)) {
-    o->first_psn = hd->psn; /* a resend of what never passed here */
+  if (rtel__psn_after(psn, o->last_psn)) {
+    o->last_psn = psn;
+  } else if (rtel__psn_before(psn, o->first_psn)) {
+    o->first_psn = psn; /* a resend of what never passed here */
   }
-  /* a FIRST of another operation is not this message's start (a resend of
-   * an earlier message that never passed here, fallen in this one's
-   * range): it does not give the message a RETH length */
+  if (cls & RTEL__P_LAST) {
+    o->fl |= M_LAST | M_END;
+    o->end_psn = psn;
+  }
+}
+
+/* A FIRST (or ONLY) data packet |hd| of class |cls| in its open message
+ * |o|: the message's start, with its RETH length. A FIRST of another
+ * operation is not this message's start (a resend of an earlier message
+ * that never passed here, fallen in this one's range): it does not give
+ * the message a RETH length. */
+static rtel__inline void msg_first(rtel__omsg *o, const rtel_pkt_hd *hd,
+                                   uint16_t cls) {
   if ((cls & RTEL__P_FIRST) && !(o->fl & M_FIRST) &&
       rtel__op_class_op(cls) == o->op) {
     o->fl |= M_FIRST;
     o->reth_len = (hd->flags & RTEL_HD_F_RETH) ? hd->reth_dmalen : 0;
-  }
-  if (cls & RTEL__P_LAST) {
-    o->fl |= M_LAST | M_END;
-    o->end_psn = hd->psn;
   }
 }
 
@@ -1118,6 +1126,20 @@ static int resp_gap(const rtel__flowtab *ft, const flow *f, uint32_t psn) {
   return 0;
 }
 
+/* A data packet of |f| at |ts| makes it the most recent flow of the table:
+ * moved to the recent end of the LRU list at its first packet in a tick.
+ * Returns 1 if it moved. (A packet older than the flow's latest leaves its
+ * place alone: the latest packet stays in the tick of the latest move.) */
+static rtel__inline int flow_touch(rtel__flowtab *ft, flow *f,
+                                   rtel_tstamp ts) {
+  if (ts >= f->last_ts && f->tick != lru_tick(ft, ts)) {
+    f->tick = lru_tick(ft, ts);
+    rtel__qtab_touch(&ft->flows, &f->q);
+    return 1;
+  }
+  return 0;
+}
+
 /* The flow of a data packet (a READ RESPONSE flow if |resp|): the one in
  * the table, made the most recent - ended first if it is idle or
  * restarted if its active timeout passed, as the caller may not have run
@@ -1155,13 +1177,7 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
     rtel__qkey_set(&k, pi->obs, hd->src, hd->dst, qpn);
     return flow_new(ft, &k, h, pi, hd, prv);
   }
-  /* (a packet older than the flow's latest leaves its place alone: the
-   * latest packet stays in the tick of the latest move) */
-  if (pi->ts >= f->last_ts && f->tick != lru_tick(ft, pi->ts)) {
-    f->tick = lru_tick(ft, pi->ts);
-    rtel__qtab_touch(&ft->flows, &f->q);
-    *moved = 1;
-  }
+  *moved = flow_touch(ft, f, pi->ts);
   if (f->packets == 0) {
     f->first_ts = f->last_ts = pi->ts; /* first packet since a restart */
   }
@@ -1370,35 +1386,43 @@ static void resend(flow *f, rtel__omsg *o, const rtel_pkt_info *pi,
 /* Bytes a data packet occupied on the link: its Ethernet frame without
  * FCS (an encapsulated copy's inner frame, from its headers' lengths, so
  * that a cut copy counts whole) and the per-frame overhead. */
-static uint32_t wire_bytes(const rtel_pkt_hd *hd) {
-  uint32_t frame = 14u + 4u * hd->nvlan + hd->ip_len;
-  if (hd->nencap == 0 && hd->wire_len > frame) {
-    frame = hd->wire_len;
+static rtel__inline uint32_t wire_bytes_of(uint16_t nvlan, uint32_t ip_len,
+                                           uint8_t nencap, uint32_t wire_len) {
+  uint32_t frame = 14u + 4u * nvlan + ip_len;
+  if (nencap == 0 && wire_len > frame) {
+    frame = wire_len;
   }
   return frame + ETH_OVERHEAD;
 }
 
-/* The packet's share of the flow's totals and times. */
-static void count_data(flow *f, const rtel_pkt_info *pi, const rtel_pkt_hd *hd,
-                       uint16_t cls, uint32_t wire) {
+static uint32_t wire_bytes(const rtel_pkt_hd *hd) {
+  return wire_bytes_of(hd->nvlan, hd->ip_len, hd->nencap, hd->wire_len);
+}
+
+/* A data packet's share of the flow's totals and times (its time |ts|,
+ * PSN |psn|, payload |plen| bytes, ECN |ecn|, FECN |fecn|, class |cls|,
+ * |wire| as msg_count()). */
+static rtel__inline void count_data(flow *f, rtel_tstamp ts, uint32_t psn,
+                                    uint32_t plen, uint8_t ecn, uint8_t fecn,
+                                    uint16_t cls, uint32_t wire) {
   f->st &= (uint16_t)~ST_SPAN;
-  f->last_psn = hd->psn;
-  if (pi->ts > f->last_ts) {
-    f->last_ts = pi->ts;
-  } else if (pi->ts < f->first_ts) {
-    f->first_ts = pi->ts; /* out of order: FCT spans both */
+  f->last_psn = psn;
+  if (ts > f->last_ts) {
+    f->last_ts = ts;
+  } else if (ts < f->first_ts) {
+    f->first_ts = ts; /* out of order: FCT spans both */
   }
   if (f->packets) {
     f->wire += wire; /* n packets span n - 1 gaps: not the first */
   }
   f->packets++;
-  f->bytes += hd->payload_len;
+  f->bytes += plen;
   f->ops |= rtel__op_class_op(cls);
   /* (tested first: an unmarked packet leaves the entry's cold lines alone) */
-  if (rtel__unlikely(hd->ecn == 3)) {
+  if (rtel__unlikely(ecn == 3)) {
     f->ecn_ce++;
   }
-  if (rtel__unlikely(hd->fecn)) {
+  if (rtel__unlikely(fecn)) {
     f->fecn++;
   }
 }
@@ -1431,9 +1455,11 @@ static int data_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
     }
     wire = wire_bytes(hd);
   }
-  count_data(f, pi, hd, cls, wire);
+  count_data(f, pi->ts, hd->psn, hd->payload_len, hd->ecn, hd->fecn, cls,
+             wire);
   if (o != NULL) {
-    msg_count(o, pi, hd, cls, retx, wire);
+    msg_count(o, pi->ts, hd->psn, hd->payload_len, hd->ecn, cls, retx, wire);
+    msg_first(o, hd, cls);
   }
   if (moved && f->msg_n != 0) {
     /* (a flow with its first open message was appended to it just now) */
@@ -1481,6 +1507,55 @@ static void req_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   }
 }
 
+/* What data_packet() does for a data packet of class |cls| (not a FIRST,
+ * not a READ RESPONSE) that continues the message under way |o| of its
+ * flow |f| in PSN order, with the same steps in the same order:
+ * data_flow()'s move, new_data(), msg_of_new() (the message under way),
+ * count_data(), msg_count(), the open-message LRU, the PSN note,
+ * msg_settle(). */
+static rtel__inline int fast_apply(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                                   const rtel__dpkt *d, uint16_t cls, flow *f,
+                                   rtel__omsg *o) {
+  int moved = flow_touch(ft, f, pi->ts);
+  uint32_t wire = wire_bytes_of(d->nvlan, d->ip_len, 0, d->wire_len);
+
+  new_data(ft, f, d->psn, 1, 0);
+  count_data(f, pi->ts, d->psn, d->payload_len, d->ecn, d->fecn, cls, wire);
+  msg_count(o, pi->ts, d->psn, d->payload_len, d->ecn, cls, 0, wire);
+  if (moved && f->msg_n != 0) {
+    rtel__list_move_tail(&ft->mflows, mlru_links(ft), flow_idx(ft, f));
+  }
+  if (!(f->st & ST_PAIRED)) {
+    rtel__pair_note_psn(ft->pairs, pi->obs, d->src, d->dst, d->dqpn, d->psn);
+  }
+  return msg_settle(ft, f, pi->ts);
+}
+
+int rtel__flow_fast(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                    const rtel__dpkt *d, uint32_t pk, int *prv) {
+  uint16_t cls = rtel__op_class[d->opcode];
+  flow *f;
+  rtel__omsg *o;
+
+  /* (rtel__decode_data() took only SENDs and WRITEs that are not a FIRST
+   * or ONLY: new data of a request flow, or a resend) */
+  f = (flow *)(void *)rtel__qtab_find_parts(&ft->flows, flow_hash_of(pk, 0),
+                                            pi->obs, d->src, d->dst, d->dqpn);
+  /* a flow that neither ends idle nor restarts (data_flow()) and has had a
+   * packet since it began; the PSN right after its highest; a message
+   * under way */
+  if (f == NULL || f->packets == 0 ||
+      (pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) ||
+      (ft->active && pi->ts > f->first_ts &&
+       pi->ts - f->first_ts >= ft->active) ||
+      rtel__psn_diff(d->psn, f->highest) != 1 ||
+      (o = msg_cur(ft, f)) == NULL) {
+    return 0;
+  }
+  *prv = fast_apply(ft, pi, d, cls, f, o);
+  return 1;
+}
+
 int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
                       const rtel_pkt_hd *hd, const uint32_t *hint) {
   uint16_t cls;
@@ -1504,17 +1579,17 @@ int rtel__flow_packet(rtel__flowtab *ft, const rtel_pkt_info *pi,
   return 0;
 }
 
-uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
-                         uint32_t pk, int *has) {
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t flags,
+                         uint8_t opcode, uint32_t pk, int *has) {
   uint16_t cls;
 
   *has = 0;
   if ((ft->flags & RTEL_FLOW_DISABLE) ||
-      (hd->flags &
+      (flags &
        (RTEL_HD_F_UNKNOWN_OPCODE | RTEL_HD_F_UNKNOWN_TVER | RTEL_HD_F_CM))) {
     return 0;
   }
-  cls = rtel__op_class[hd->opcode];
+  cls = rtel__op_class[opcode];
   if (cls & RTEL__K_DATA) {
     uint32_t h = flow_hash_of(pk, rtel__op_class_op(cls) == RTEL_OP_READ_RESP);
     rtel__prefetch(&ft->flows.buckets[h & ft->flows.mask]);
@@ -1531,7 +1606,8 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
 }
 
 void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
-                         int step, const rtel_pkt_hd *hd, uint32_t obs) {
+                         int step, const uint8_t *src, const uint8_t *dst,
+                         uint32_t psn, uint32_t obs) {
   const flow *f = NULL;
   if (has == RTEL__HINT_DATA) {
     uint32_t i = ft->flows.buckets[hint & ft->flows.mask];
@@ -1554,8 +1630,7 @@ void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
        * it), in a line shared by 8 consecutive PSNs (rtel_pair.h) */
       if (!(f->st & ST_PAIRED) && !(f->q.key.qpn & KEY_RESP)) {
         rtel__prefetch_w(rtel__pair_psn_slot(
-            ft->pairs, rtel__pair_psn_tag(ft->pairs, obs, hd->src, hd->dst),
-            hd->psn));
+            ft->pairs, rtel__pair_psn_tag(ft->pairs, obs, src, dst), psn));
       }
     }
   } else if (has == RTEL__HINT_CTRL) {

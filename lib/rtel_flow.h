@@ -61,18 +61,32 @@ static inline int rtel__flow_big(const rtel__flowtab *ft) {
          (uint64_t)ft->flows.cap * ft->flows.stride >= RTEL__FLOW_BIG;
 }
 
-/* For a packet decoded ahead of its turn (without error) whose key hash
- * is |pk| (rtel__flow_packet()'s hint): for data, the hash of its flow's
+/* The flow table's fast case, for a context with a flow table whose
+ * packets rtel__decode_data() took (|d|; |pk| the hash of the packet's key,
+ * as rtel__flow_packet()'s hint): a data packet of new data that continues
+ * the message under way of an existing request flow in PSN order, the flow
+ * neither idle nor due to restart. Returns 1 when it is one, having
+ * counted it exactly as rtel__flow_packet() would, with *prv 0 or the
+ * error of a record delivered on the way (a callback failed); else 0 with
+ * nothing changed, and the packet is for rtel__flow_packet() with the
+ * whole decoded header. */
+int rtel__flow_fast(rtel__flowtab *ft, const rtel_pkt_info *pi,
+                    const rtel__dpkt *d, uint32_t pk, int *prv);
+
+/* For a packet decoded ahead of its turn (without error), with the
+ * decoded header's |flags| (RTEL_HD_F_*) and |opcode|, whose key hash is
+ * |pk| (rtel__flow_packet()'s hint): for data, the hash of its flow's
  * key with the bucket prefetched and *has = RTEL__HINT_DATA; for an ACK,
  * NAK or CNP, the hash of its QP's pairing key (|pk|), bucket prefetched,
  * *has = RTEL__HINT_CTRL; else *has = 0. Reads only the tables' settings,
  * so it may run before earlier packets are handled. */
 #define RTEL__HINT_DATA 1
 #define RTEL__HINT_CTRL 2
-uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
-                         uint32_t pk, int *has);
+uint32_t rtel__flow_hint(const rtel__flowtab *ft, uint32_t flags,
+                         uint8_t opcode, uint32_t pk, int *has);
 
-/* Prefetches for a packet |hd| at observation point |obs| whose
+/* Prefetches for a packet (source |src|, destination |dst|, PSN |psn|) at
+ * observation point |obs| whose
  * rtel__flow_hint() gave |hint| and |has|: at |step| 0 (some packets
  * later, when the bucket is in cache) the entry the bucket names first
  * (flow or pairing entry); at |step| 1 (later again, when that entry is in
@@ -80,7 +94,8 @@ uint32_t rtel__flow_hint(const rtel__flowtab *ft, const rtel_pkt_hd *hd,
  * not paired, the PSN index slot its packet will write; the flow a pairing
  * entry's ACKs were for. */
 void rtel__flow_prefetch(const rtel__flowtab *ft, uint32_t hint, int has,
-                         int step, const rtel_pkt_hd *hd, uint32_t obs);
+                         int step, const uint8_t *src, const uint8_t *dst,
+                         uint32_t psn, uint32_t obs);
 
 /* A connection seen in RDMA CM: its QP pair is learned (in the pairing
  * table) and its flows learn their peer. */

@@ -178,4 +178,23 @@ rtel__period_start(rtel_tstamp ts, rtel_tstamp origin, rtel_tstamp iv) {
   return ts >= iv - r ? ts - (iv - r) : 0;
 }
 
+/* What the flow table's fast case reads of a plain data packet, decoded
+ * by rtel__decode_data() (rtel_parse.c) for rtel__flow_fast_find() and
+ * rtel__flow_fast_apply() (rtel_flow.c): each field as the same field of
+ * rtel_pkt_hd would hold it. */
+typedef struct rtel__dpkt {
+  uint8_t src[16];
+  uint8_t dst[16];
+  uint32_t dqpn;
+  uint32_t psn;
+  uint32_t payload_len;
+  uint32_t ip_len;
+  uint32_t wire_len;
+  uint16_t nvlan;
+  uint8_t opcode;
+  uint8_t ecn;
+  uint8_t fecn;
+  uint8_t truncated; /* RTEL_HD_F_TRUNCATED */
+} rtel__dpkt;
+
 #endif /* RTEL_INT_H */

@@ -727,23 +727,32 @@ static rtel__inline void put_v4mapped(uint8_t *dst, const uint8_t *a) {
   memcpy(dst + 8, &hi, 8);
 }
 
-/* The fast path from the IP header at |off| (after |vl| 802.1Q tags, 0 or
- * 1) on, for IPv4 (|v4|) or IPv6: decode_fast(). |v4| and |full| are
- * constants: each of the four copies is straight-line code. */
-static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
-                                const uint8_t *p, size_t cap, size_t wire,
-                                size_t off, size_t vl, const int v4,
-                                const int full) {
+/* The checks of the fast path (phase 1 of fast_ip()), for the IP header at
+ * |off|, IPv4 (|v4|, a constant) or IPv6: returns 0 if the packet is not
+ * one the fast path takes, else 1 with |c| filled. */
+typedef struct fast_chk {
+  size_t wire;   /* the wire length, raised to the IP packet's end */
+  size_t ip_end; /* the end of the IP packet */
+  size_t end;    /* the end of the UDP datagram and of the RoCE packet */
+  size_t poff;   /* the payload's offset */
+  uint32_t b0;   /* the BTH's first word */
+  uint16_t h;    /* the opcode's headers (rtel__opcodes[].hdrs) */
+} fast_chk;
+
+static rtel__inline int fast_check(fast_chk *c, const rtel__decode_cfg *cfg,
+                                   const uint8_t *p, size_t cap, size_t wire,
+                                   size_t off, const int v4) {
   /* the IP header's length, and so the offsets of UDP and BTH from it */
   const size_t iph = v4 ? 20 : 40;
   const uint8_t *ip = p + off, *bth = ip + iph + 8;
-  size_t ip_end, end, poff, plen, c;
-  uint32_t fl, b0;
+  size_t ip_end, end, poff;
+  uint32_t b0;
   uint16_t h;
 
-  /* Phase 1, the checks, with as few values as possible live across them:
-   * what phase 2 needs again it reads again from the packet or the opcode
-   * table (a load), which costs less than a register spilled to the stack */
+  /* with as few values as possible live across the checks: what phase 2
+   * of fast_ip() needs again it reads again from the packet or the opcode
+   * table (a load), which costs less than a register spilled to the
+   * stack */
   if (v4) {
     /* version 4, IHL 5, UDP, no MF, no fragment offset */
     if (rtel__unlikely(cap < off + 20 + 8 + BTH_LEN || ip[0] != 0x45 ||
@@ -763,12 +772,10 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
   /* An IP packet beyond the wire: a copy that a mirror cut short without
    * telling (its "wire" length is the copy's), the common case of mirrored
    * traffic. As cut_copy() in the walk: the IP length is the truth, and the
-   * packet's wire length (the packet is flagged truncated below, cap <
-   * wire). */
+   * packet's wire length (the packet is flagged truncated, cap < wire). */
   if (ip_end > wire) {
     wire = ip_end;
   }
-  /* the end of the UDP datagram and of the RoCE packet */
   end = off + iph + rtel__get16(ip + iph + 4);
   /* the datagram within the IP packet, room for the BTH and the ICRC, the
    * RoCEv2 port */
@@ -787,6 +794,39 @@ static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                      ((b0 >> 24) == 0x64 && rtel__get24b(bth + 5) <= 1))) {
     return 0;
   }
+  c->wire = wire;
+  c->ip_end = ip_end;
+  c->end = end;
+  c->poff = poff;
+  c->b0 = b0;
+  c->h = h;
+  return 1;
+}
+
+/* The fast path from the IP header at |off| (after |vl| 802.1Q tags, 0 or
+ * 1) on, for IPv4 (|v4|) or IPv6: decode_fast(). |v4| and |full| are
+ * constants: each of the four copies is straight-line code. */
+static rtel__inline int fast_ip(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
+                                const uint8_t *p, size_t cap, size_t wire,
+                                size_t off, size_t vl, const int v4,
+                                const int full) {
+  const size_t iph = v4 ? 20 : 40;
+  const uint8_t *ip = p + off, *bth = ip + iph + 8;
+  size_t ip_end, end, poff, plen, c;
+  uint32_t fl, b0;
+  uint16_t h;
+  fast_chk k;
+
+  /* Phase 1, the checks */
+  if (!fast_check(&k, cfg, p, cap, wire, off, v4)) {
+    return 0;
+  }
+  wire = k.wire;
+  ip_end = k.ip_end;
+  end = k.end;
+  poff = k.poff;
+  b0 = k.b0;
+  h = k.h;
   fl = RTEL_HD_F_ETH | RTEL_HD_F_UDP | RTEL_HD_F_BTH | RTEL_HD_F_ROCE |
        (v4 ? RTEL_HD_F_IPV4 : RTEL_HD_F_IPV6) |
        (uint32_t)(h & RTEL__H_CNP) << 9 | (uint32_t)vl << 4 |
@@ -1057,6 +1097,74 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
 int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                       const uint8_t *pkt, size_t caplen, size_t wire_len) {
   return decode_entry(hd, cfg, pkt, caplen, wire_len, 0);
+}
+
+/* rtel__decode_data() from the IP header at |off| on (|v4| a constant). */
+static rtel__inline int data_ip(rtel__dpkt *d, const rtel__decode_cfg *cfg,
+                                const uint8_t *p, size_t cap, size_t wire,
+                                size_t off, size_t vl, const int v4) {
+  const size_t iph = v4 ? 20 : 40;
+  const uint8_t *ip = p + off, *bth = ip + iph + 8;
+  uint16_t cls;
+  fast_chk k;
+
+  /* the opcode first, as cheaply as it can be told: a SEND or WRITE that
+   * is not a FIRST or ONLY and has no extended header (no immediate data
+   * or IETH) */
+  if (rtel__unlikely(cap < off + iph + 8 + BTH_LEN)) {
+    return 0;
+  }
+  cls = rtel__op_class[bth[0]];
+  if ((cls & (RTEL__K_DATA | RTEL__P_FIRST)) != RTEL__K_DATA ||
+      rtel__op_class_op(cls) == RTEL_OP_READ_RESP ||
+      rtel__ext_len[bth[0]] != 0) {
+    return 0;
+  }
+  /* then everything the fast path checks */
+  if (!fast_check(&k, cfg, p, cap, wire, off, v4)) {
+    return 0;
+  }
+  if (v4) {
+    put_v4mapped(d->src, ip + 12);
+    put_v4mapped(d->dst, ip + 16);
+    d->ecn = (uint8_t)(ip[1] & 3);
+  } else {
+    memcpy(d->src, ip + 8, 32); /* and dst */
+    d->ecn = (uint8_t)((ip[1] >> 4) & 3);
+  }
+  d->dqpn = rtel__get24b(bth + 5);
+  d->psn = rtel__get24b(bth + 9);
+  d->payload_len = (uint32_t)(k.end - k.poff - ICRC_LEN - (k.b0 >> 20 & 3));
+  d->ip_len = (uint32_t)(k.ip_end - off);
+  d->wire_len = (uint32_t)(k.wire > UINT32_MAX ? UINT32_MAX : k.wire);
+  d->nvlan = (uint16_t)vl;
+  d->opcode = (uint8_t)(k.b0 >> 24);
+  d->fecn = (uint8_t)(bth[4] >> 7);
+  d->truncated = cap < k.wire;
+  return 1;
+}
+
+int rtel__decode_data(rtel__dpkt *d, const rtel__decode_cfg *cfg,
+                      const uint8_t *pkt, size_t caplen, size_t wire_len) {
+  size_t vl, off;
+  uint16_t et;
+
+  clamp_lengths(&caplen, &wire_len);
+  if (cfg->linktype != RTEL_LINK_ETHERNET ||
+      (cfg->flags & RTEL_DECODE_VERIFY_ICRC) ||
+      rtel__unlikely(caplen < 14 + 20 + 8 + BTH_LEN)) {
+    return 0;
+  }
+  vl = rtel__get16(pkt + 12) == ETH_P_8021Q;
+  off = 14 + 4 * vl;
+  et = rtel__get16(pkt + off - 2);
+  if (rtel__likely(et == ETH_P_IPV4)) {
+    return data_ip(d, cfg, pkt, caplen, wire_len, off, vl, 1);
+  }
+  if (et == ETH_P_IPV6) {
+    return data_ip(d, cfg, pkt, caplen, wire_len, off, vl, 0);
+  }
+  return 0;
 }
 
 int rtel__decode_fast_taken(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,

@@ -42,6 +42,23 @@ int rtel__decode(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
 int rtel__decode_lite(rtel_pkt_hd *hd, const rtel__decode_cfg *cfg,
                       const uint8_t *pkt, size_t caplen, size_t wire_len);
 
+/* The fields of a plain data packet that the flow table's fast case reads
+ * (rtel__dpkt), for a context's packet path: returns 1 with |d| filled,
+ * each field as rtel__decode() would fill the field of that name, when the
+ * decoder's fast path takes the packet (Ethernet, at most one 802.1Q tag,
+ * IPv4 without options or IPv6 without extension headers, RoCEv2 with a
+ * known opcode of transport version 0, the lengths consistent) and it is
+ * a SEND or RDMA WRITE packet that is neither a FIRST nor an ONLY, without
+ * extended headers (RC or UC); else 0 (|d| in an unspecified
+ * state), and the packet is for rtel__decode_lite(). Also 0 for a link
+ * type other than Ethernet and when |cfg| verifies the ICRC. A packet it
+ * takes, rtel__decode_lite() decodes as RoCE (0) with none of the flags
+ * RTEL_HD_F_CNP, _CM, _HDR_TRUNC, _UNKNOWN_OPCODE, _UNKNOWN_TVER, no
+ * encapsulation and the ICRC unchecked; RTEL_HD_F_TRUNCATED as
+ * d->truncated. */
+int rtel__decode_data(rtel__dpkt *d, const rtel__decode_cfg *cfg,
+                      const uint8_t *pkt, size_t caplen, size_t wire_len);
+
 /* rtel__decode() (|full|) or rtel__decode_lite() (0) without the fast
  * path: every packet through the general walk. For the tests, which check
  * that the fast path gives what the walk gives (tests/check_fastpath.c). */

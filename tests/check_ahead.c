@@ -4,7 +4,9 @@
  * read_burst()): which contexts take it, that the flow table's memory is
  * laid out as the look-ahead and the per-packet path assume, and that
  * without a flow table the pairing look-ahead counts what one packet at a
- * time does.
+ * time does; and of the hub's fused fast path (read_fast()): which
+ * contexts take it, which packets, and that it counts what the general
+ * path counts.
  */
 #include "rtel_test_util.h"
 
@@ -231,12 +233,221 @@ START_TEST(test_ahead_pairs_without_flows) {
 }
 END_TEST
 
+/* ctx->fast (fast_pays()): the fused fast path only for a flow table
+ * without anything else that reads a data packet's decoded header: no
+ * on_packet, no NVMe-oF; Ethernet; no ICRC check. */
+static int fast_on_packet(rtel_ctx *ctx, const rtel_pkt_info *pi,
+                          const rtel_pkt_hd *hd, const uint8_t *pkt,
+                          size_t len, void *ud) {
+  (void)ctx;
+  (void)pi;
+  (void)hd;
+  (void)pkt;
+  (void)len;
+  (void)ud;
+  return 0;
+}
+
+START_TEST(test_fast_choice) {
+  static const struct {
+    uint32_t flow_flags, nvme_flags, decode_flags, linktype;
+    int on_packet, fast;
+  } c[] = {{0, 0, 0, 0, 0, 0}, /* the defaults: NVMe-oF on */
+           {0, RTEL_NVME_DISABLE, 0, 0, 0, 1},
+           {0, RTEL_NVME_DISABLE, 0, RTEL_LINK_ETHERNET, 0, 1},
+           {0, RTEL_NVME_DISABLE, 0, 0, 1, 0},
+           {0, RTEL_NVME_DISABLE, RTEL_DECODE_VERIFY_ICRC, 0, 0, 0},
+           {0, RTEL_NVME_DISABLE, 0, RTEL_LINK_RAW, 0, 0},
+           {RTEL_FLOW_DISABLE, RTEL_NVME_DISABLE, 0, 0, 0, 0}};
+  size_t i;
+  for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+    rtel_ctx *ctx = NULL;
+    rtel_settings s;
+    rtel_callbacks cb;
+    rtel_settings_default(&s);
+    memset(&cb, 0, sizeof(cb));
+    s.flow_flags = c[i].flow_flags;
+    s.nvme_flags = c[i].nvme_flags;
+    s.decode_flags = c[i].decode_flags;
+    s.linktype = c[i].linktype;
+    cb.on_packet = c[i].on_packet ? fast_on_packet : NULL;
+    ck_assert_int_eq(rtel_ctx_new(&ctx, &s, &cb, NULL, NULL), 0);
+    ck_assert_msg(ctx->fast == c[i].fast, "case %zu: fast %d", i, ctx->fast);
+    rtel_ctx_del(ctx);
+  }
+}
+END_TEST
+
+/* The records of one context of test_fast_same. */
+typedef struct fast_recs {
+  rtel_flow_record flow[8];
+  rtel_msg_record msg[16];
+  size_t nflow, nmsg;
+} fast_recs;
+
+static int fast_on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *ud) {
+  fast_recs *r = ud;
+  (void)ctx;
+  ck_assert_uint_lt(r->nflow, 8);
+  r->flow[r->nflow++] = *f;
+  return 0;
+}
+
+static int fast_on_msg(rtel_ctx *ctx, const rtel_msg_record *m, void *ud) {
+  fast_recs *r = ud;
+  (void)ctx;
+  ck_assert_uint_lt(r->nmsg, 16);
+  r->msg[r->nmsg++] = *m;
+  return 0;
+}
+
+/* The fused fast path gives what the general path gives, and takes what
+ * it should. Two contexts with the flow table alone read the same
+ * packets: one has an on_packet (so every packet takes the general path),
+ * the other none (ctx->fast). By hand, the packets that continue their
+ * flow's open message in PSN order with a SEND or WRITE MIDDLE or LAST
+ * are the fast path's (the "fast" column); the others (FIRST, a PSN gap,
+ * a resend, no message under way, an idle flow, READ RESPONSE, ACK) are
+ * not. That a packet took the fast path shows in ctx->hd, the general
+ * path's decode result, which the fast path leaves alone. A third
+ * context like the second reads them in one burst through the look-ahead
+ * (forced on), which decodes the fast path's packets ahead only as far as
+ * rtel__decode_data() goes. Flow and message records and the counters of
+ * the three contexts must be equal byte for byte. */
+START_TEST(test_fast_same) {
+  static const struct {
+    rtel_tstamp ts;
+    uint8_t opcode;
+    uint32_t qpn, psn;
+    int v6;      /* IPv6 with a VLAN tag; else IPv4 */
+    uint8_t tos; /* ECN in the low bits */
+    uint8_t fecn;
+    size_t cap; /* a mirror's copy of this many bytes; 0: all */
+    int fast;
+  } p[] = {
+      {1000, 0x06, 0x100, 10, 0, 0, 0, 0, 0},    /* WRITE FIRST */
+      {1100, 0x07, 0x100, 11, 0, 0, 0, 0, 1},    /* MIDDLE */
+      {1200, 0x07, 0x100, 12, 0, 3, 0, 0, 1},    /* MIDDLE, CE */
+      {1300, 0x07, 0x100, 14, 0, 0, 0, 0, 0},    /* a gap (13) */
+      {1400, 0x07, 0x100, 13, 0, 0, 0, 0, 0},    /* resend into it */
+      {1500, 0x07, 0x100, 15, 0, 0, 1, 0, 1},    /* MIDDLE, FECN */
+      {1600, 0x08, 0x100, 16, 0, 0, 0, 64, 1},   /* LAST, cut copy */
+      {1700, 0x07, 0x100, 17, 0, 0, 0, 0, 0},    /* no message open */
+      {1800, 0x08, 0x100, 18, 0, 0, 0, 0, 1},    /* LAST */
+      {1900, 0x00, 0x200, 100, 1, 0, 0, 0, 0},   /* SEND FIRST, v6 */
+      {2000, 0x01, 0x200, 101, 1, 0, 0, 0, 1},   /* SEND MIDDLE */
+      {2100, 0x27, 0x300, 40, 0, 0, 0, 0, 0},    /* UC WRITE MIDDLE, new */
+      {2200, 0x27, 0x300, 41, 0, 0, 0, 0, 1},    /* its next */
+      {2300, 0x0E, 0x400, 7, 0, 0, 0, 0, 0},     /* READ RESP MIDDLE */
+      {2400, 0x11, 0x500, 18, 0, 0, 0, 0, 0},    /* ACK */
+      {2500, 0x02, 0x200, 102, 1, 0, 0, 0, 1},   /* SEND LAST */
+      {9000000, 0x07, 0x300, 42, 0, 0, 0, 0, 0}, /* idle: ends first */
+      {9000100, 0x07, 0x300, 43, 0, 0, 0, 0, 1}, /* then goes on */
+  };
+  enum { NP = sizeof(p) / sizeof(p[0]) };
+  const size_t np = NP;
+  static fast_recs rec[3];
+  static tb t[NP];
+  rtel_pkt_info pis[NP];
+  const uint8_t *pkts[NP];
+  size_t lens[NP];
+  rtel_ctx *ctx[3] = {NULL, NULL, NULL};
+  rtel_ctx_stats st[3];
+  size_t i, k, q, nfast = 0;
+  int took = 0;
+  memset(rec, 0, sizeof(rec));
+  for (k = 0; k < 3; k++) {
+    rtel_settings s;
+    rtel_callbacks cb;
+    rtel_settings_default(&s);
+    s.nvme_flags = RTEL_NVME_DISABLE;
+    s.flow_idle_timeout = 5000000; /* 5 ms */
+    memset(&cb, 0, sizeof(cb));
+    cb.on_packet = k == 0 ? fast_on_packet : NULL;
+    cb.on_flow = fast_on_flow;
+    cb.on_message = fast_on_msg;
+    ck_assert_int_eq(rtel_ctx_new(&ctx[k], &s, &cb, NULL, &rec[k]), 0);
+    ck_assert_int_eq(ctx[k]->fast, k != 0);
+    ck_assert_int_eq(ctx[k]->ahead, 0);
+  }
+  ctx[2]->ahead = RTEL__AHEAD_FLOWS; /* (a test hook: small tables) */
+  for (i = 0; i < np; i++) {
+    tu_spec h;
+    rtel_pkt_info *pi = &pis[i];
+    tu_spec_init(&h, p[i].opcode, 256);
+    h.dqpn = p[i].qpn;
+    h.psn = p[i].psn;
+    h.tos = p[i].tos;
+    h.fecn = p[i].fecn;
+    if (p[i].v6) {
+      h.ipver = 6;
+      h.nvlan = 1;
+    }
+    if (p[i].opcode == 0x06) {
+      h.reth_len = 1024;
+    }
+    tb_init(&t[i]);
+    tu_build(&t[i], &h);
+    memset(pi, 0, sizeof(*pi));
+    pi->ts = p[i].ts;
+    pi->wire_len = (uint32_t)t[i].n;
+    pkts[i] = t[i].b;
+    lens[i] = p[i].cap ? p[i].cap : t[i].n;
+    for (k = 0; k < 2; k++) {
+      ctx[k]->hd.psn = 0xffffffffu; /* no PSN is this */
+      ck_assert_int_eq(rtel_ctx_read_pkt(ctx[k], pi, pkts[i], lens[i]), 0);
+    }
+    ck_assert_uint_eq(ctx[0]->hd.psn, p[i].psn);
+    ck_assert_msg((ctx[1]->hd.psn == 0xffffffffu) == p[i].fast,
+                  "packet %zu: fast path %d, expected %d", i,
+                  ctx[1]->hd.psn == 0xffffffffu, p[i].fast);
+    nfast += p[i].fast;
+  }
+  ck_assert_uint_eq(nfast, 9);
+  ck_assert_int_eq(rtel_ctx_read_pkts(ctx[2], pis, pkts, lens, np),
+                   (rtel_ssize)np);
+  for (q = 0; q < RTEL__AHEAD; q++) {
+    took |= ctx[2]->ahead_pkts[q].fast;
+  }
+  ck_assert_int_eq(took, 1);
+  for (k = 0; k < 3; k++) {
+    ck_assert_int_eq(rtel_ctx_flush(ctx[k], 9100000), 0);
+    ck_assert_int_eq(rtel_ctx_get_stats(ctx[k], &st[k]), 0);
+  }
+  ck_assert_uint_eq(st[0].pkts, np);
+  ck_assert_uint_eq(st[0].pkts_truncated, 1);
+  /* flows 0x100, 0x200, 0x300 (twice: it ended idle), 0x400 */
+  ck_assert_uint_eq(rec[0].nflow, 5);
+  ck_assert_uint_ge(rec[0].nmsg, 4);
+  for (k = 1; k < 3; k++) {
+    ck_assert_int_eq(memcmp(&st[0], &st[k], sizeof(st[0])), 0);
+    ck_assert_uint_eq(rec[k].nflow, rec[0].nflow);
+    ck_assert_uint_eq(rec[k].nmsg, rec[0].nmsg);
+    for (i = 0; i < rec[0].nflow; i++) {
+      ck_assert_msg(memcmp(&rec[0].flow[i], &rec[k].flow[i],
+                           sizeof(rec[0].flow[i])) == 0,
+                    "context %zu: flow record %zu differs", k, i);
+    }
+    for (i = 0; i < rec[0].nmsg; i++) {
+      ck_assert_msg(
+          memcmp(&rec[0].msg[i], &rec[k].msg[i], sizeof(rec[0].msg[i])) == 0,
+          "context %zu: message record %zu differs", k, i);
+    }
+  }
+  for (k = 0; k < 3; k++) {
+    rtel_ctx_del(ctx[k]);
+  }
+}
+END_TEST
+
 Suite *rtel_test_ahead_suite(void) {
   Suite *s = suite_create("ahead_internal");
   TCase *tc = tcase_create("choice");
   tcase_add_test(tc, test_ahead_choice);
   tcase_add_test(tc, test_own_slot_first);
   tcase_add_test(tc, test_ahead_pairs_without_flows);
+  tcase_add_test(tc, test_fast_choice);
+  tcase_add_test(tc, test_fast_same);
   suite_add_tcase(s, tc);
   return s;
 }

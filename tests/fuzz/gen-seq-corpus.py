@@ -115,6 +115,14 @@ PROFILES = [
             alarms=True, roles=True),
 ]
 
+# Written for the first window of every scenario, besides its profile
+# from PROFILES: the flow table alone (NVMe-oF off), one packet at a time,
+# a small table and short timeouts, so that the shadow context (no
+# on_packet) takes the hub's fused fast path (lib/rtel_ctx.c read_fast())
+# and the checked one the general path, record for record.
+FLOWS = Profile("flows", hdr(flags=0x04, flows=6, idle=dur(100000),
+                             active=dur(400000)), timers=12)
+
 
 # ------------------------------------------------------------- frames
 def read_pcap(path):
@@ -517,14 +525,17 @@ def main():
             off = {o["name"]: o.get("offset_ns", 0) for o in meta["obs"]}
             pkts.sort(key=lambda p: p["ts"] - off.get(p["obs"], 0))
             for j, s in enumerate(windows(pkts)):
-                prof = PROFILES[(k + j) % len(PROFILES)]
-                data = encode_window(meta, conns, ios, frames,
-                                     pkts[s:s + WINDOW], prof)
-                name = "%s-w%d-%s.bin" % (sc, j, prof.name)
-                with open(os.path.join(out, name), "wb") as f:
-                    f.write(data)
-                n += 1
-                total += len(data)
+                profs = [PROFILES[(k + j) % len(PROFILES)]]
+                if j == 0:
+                    profs.append(FLOWS)
+                for prof in profs:
+                    data = encode_window(meta, conns, ios, frames,
+                                         pkts[s:s + WINDOW], prof)
+                    name = "%s-w%d-%s.bin" % (sc, j, prof.name)
+                    with open(os.path.join(out, name), "wb") as f:
+                        f.write(data)
+                    n += 1
+                    total += len(data)
             shutil.rmtree(d)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
