@@ -47,7 +47,8 @@ typedef struct rtel__ahead {
   int rv;         /* of the decoder; RTEL_ERR_INVALID_ARGUMENT: bad input */
   int has;        /* hint is set (flow table), or RTEL__HINT_PAIR */
   uint32_t hint;  /* rtel__flow_hint() */
-  uint32_t pk;    /* the hash of its key (read_end()), when rv is 0 */
+  uint32_t pk;    /* the hash of its key (read_end(), read_fast()), when rv
+                     is 0 */
 } rtel__ahead;
 
 struct rtel_ctx {

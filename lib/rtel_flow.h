@@ -65,7 +65,8 @@ static inline int rtel__flow_big(const rtel__flowtab *ft) {
  * packets rtel__decode_data() took (|d|; |pk| the hash of the packet's key,
  * as rtel__flow_packet()'s hint): a data packet of new data that continues
  * the message under way of an existing request flow in PSN order, the flow
- * neither idle nor due to restart. Returns 1 when it is one, having
+ * neither idle nor due to restart and with a packet since it began or
+ * restarted. Returns 1 when it is one, having
  * counted it exactly as rtel__flow_packet() would, with *prv 0 or the
  * error of a record delivered on the way (a callback failed); else 0 with
  * nothing changed, and the packet is for rtel__flow_packet() with the

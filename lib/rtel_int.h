@@ -179,9 +179,8 @@ rtel__period_start(rtel_tstamp ts, rtel_tstamp origin, rtel_tstamp iv) {
 }
 
 /* What the flow table's fast case reads of a plain data packet, decoded
- * by rtel__decode_data() (rtel_parse.c) for rtel__flow_fast_find() and
- * rtel__flow_fast_apply() (rtel_flow.c): each field as the same field of
- * rtel_pkt_hd would hold it. */
+ * by rtel__decode_data() (rtel_parse.c) for rtel__flow_fast() (rtel_flow.c):
+ * each field as the same field of rtel_pkt_hd would hold it. */
 typedef struct rtel__dpkt {
   uint8_t src[16];
   uint8_t dst[16];

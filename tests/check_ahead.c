@@ -280,15 +280,15 @@ END_TEST
 
 /* The records of one context of test_fast_same. */
 typedef struct fast_recs {
-  rtel_flow_record flow[8];
-  rtel_msg_record msg[16];
+  rtel_flow_record flow[16];
+  rtel_msg_record msg[32];
   size_t nflow, nmsg;
 } fast_recs;
 
 static int fast_on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *ud) {
   fast_recs *r = ud;
   (void)ctx;
-  ck_assert_uint_lt(r->nflow, 8);
+  ck_assert_uint_lt(r->nflow, 16);
   r->flow[r->nflow++] = *f;
   return 0;
 }
@@ -296,56 +296,82 @@ static int fast_on_flow(rtel_ctx *ctx, const rtel_flow_record *f, void *ud) {
 static int fast_on_msg(rtel_ctx *ctx, const rtel_msg_record *m, void *ud) {
   fast_recs *r = ud;
   (void)ctx;
-  ck_assert_uint_lt(r->nmsg, 16);
+  ck_assert_uint_lt(r->nmsg, 32);
   r->msg[r->nmsg++] = *m;
   return 0;
 }
 
 /* The fused fast path gives what the general path gives, and takes what
- * it should. Two contexts with the flow table alone read the same
- * packets: one has an on_packet (so every packet takes the general path),
- * the other none (ctx->fast). By hand, the packets that continue their
- * flow's open message in PSN order with a SEND or WRITE MIDDLE or LAST
- * are the fast path's (the "fast" column); the others (FIRST, a PSN gap,
- * a resend, no message under way, an idle flow, READ RESPONSE, ACK) are
- * not. That a packet took the fast path shows in ctx->hd, the general
- * path's decode result, which the fast path leaves alone. A third
- * context like the second reads them in one burst through the look-ahead
- * (forced on), which decodes the fast path's packets ahead only as far as
- * rtel__decode_data() goes. Flow and message records and the counters of
- * the three contexts must be equal byte for byte. */
+ * it should. Three contexts with the flow table alone (idle timeout 5 ms,
+ * so LRU ticks of 65536 ns; active timeout 8 ms; messages settle 1 PSN and
+ * 1 us after their end) read the same packets: the first has an on_packet,
+ * so every packet takes the general path; the second has none
+ * (ctx->fast) and reads one packet at a time; the third is like the second
+ * but reads them in bursts of two through the look-ahead (forced on), which
+ * decodes the fast path's packets ahead only as far as rtel__decode_data()
+ * goes. By hand, the packets that continue their flow's open message in
+ * PSN order, the flow neither idle nor due for its active timeout, with an
+ * RC or UC SEND or WRITE MIDDLE or LAST on Ethernet, are the fast path's
+ * (the "fast" column); the others are not: a FIRST, a gap, a resend, no
+ * message under way, a new flow, a flow that ends idle or restarts, READ
+ * RESPONSE, an ACK, a raw IP frame. That a packet took the fast path shows
+ * in the general path's decode result (ctx->hd, or the look-ahead slot's),
+ * which the fast path leaves alone. The fast path moves flows in the LRU
+ * lists (packets 6, 9, 16 start a tick), delivers a settled message
+ * (packet 9 settles the message of PSNs 10-16), takes a PSN wrap (20, 21)
+ * and a timestamp older than its flow's latest (28). Flow and message
+ * records and the counters of the three contexts must be equal byte for
+ * byte. */
 START_TEST(test_fast_same) {
   static const struct {
     rtel_tstamp ts;
     uint8_t opcode;
     uint32_t qpn, psn;
     int v6;      /* IPv6 with a VLAN tag; else IPv4 */
+    int raw;     /* a raw IP frame (rtel_pkt_info.linktype RTEL_LINK_RAW) */
     uint8_t tos; /* ECN in the low bits */
     uint8_t fecn;
     size_t cap; /* a mirror's copy of this many bytes; 0: all */
     int fast;
   } p[] = {
-      {1000, 0x06, 0x100, 10, 0, 0, 0, 0, 0},    /* WRITE FIRST */
-      {1100, 0x07, 0x100, 11, 0, 0, 0, 0, 1},    /* MIDDLE */
-      {1200, 0x07, 0x100, 12, 0, 3, 0, 0, 1},    /* MIDDLE, CE */
-      {1300, 0x07, 0x100, 14, 0, 0, 0, 0, 0},    /* a gap (13) */
-      {1400, 0x07, 0x100, 13, 0, 0, 0, 0, 0},    /* resend into it */
-      {1500, 0x07, 0x100, 15, 0, 0, 1, 0, 1},    /* MIDDLE, FECN */
-      {1600, 0x08, 0x100, 16, 0, 0, 0, 64, 1},   /* LAST, cut copy */
-      {1700, 0x07, 0x100, 17, 0, 0, 0, 0, 0},    /* no message open */
-      {1800, 0x08, 0x100, 18, 0, 0, 0, 0, 1},    /* LAST */
-      {1900, 0x00, 0x200, 100, 1, 0, 0, 0, 0},   /* SEND FIRST, v6 */
-      {2000, 0x01, 0x200, 101, 1, 0, 0, 0, 1},   /* SEND MIDDLE */
-      {2100, 0x27, 0x300, 40, 0, 0, 0, 0, 0},    /* UC WRITE MIDDLE, new */
-      {2200, 0x27, 0x300, 41, 0, 0, 0, 0, 1},    /* its next */
-      {2300, 0x0E, 0x400, 7, 0, 0, 0, 0, 0},     /* READ RESP MIDDLE */
-      {2400, 0x11, 0x500, 18, 0, 0, 0, 0, 0},    /* ACK */
-      {2500, 0x02, 0x200, 102, 1, 0, 0, 0, 1},   /* SEND LAST */
-      {9000000, 0x07, 0x300, 42, 0, 0, 0, 0, 0}, /* idle: ends first */
-      {9000100, 0x07, 0x300, 43, 0, 0, 0, 0, 1}, /* then goes on */
+      /* 1-9: RC WRITE to QP 0x100 */
+      {1000, 0x06, 0x100, 10, 0, 0, 0, 0, 0, 0},   /* FIRST */
+      {1100, 0x07, 0x100, 11, 0, 0, 0, 0, 0, 1},   /* MIDDLE */
+      {1200, 0x07, 0x100, 12, 0, 0, 3, 0, 0, 1},   /* MIDDLE, CE */
+      {1300, 0x07, 0x100, 14, 0, 0, 0, 0, 0, 0},   /* a gap (13) */
+      {1400, 0x07, 0x100, 13, 0, 0, 0, 0, 0, 0},   /* resend into it */
+      {80000, 0x07, 0x100, 15, 0, 0, 0, 1, 0, 1},  /* FECN; tick 1 */
+      {80100, 0x08, 0x100, 16, 0, 0, 0, 0, 64, 1}, /* LAST, cut copy */
+      {80200, 0x07, 0x100, 17, 0, 0, 0, 0, 0, 0},  /* no message open */
+      {150000, 0x08, 0x100, 18, 0, 0, 0, 0, 0, 1}, /* tick 2; settles */
+      /* 10-11: RC SEND to QP 0x200, IPv6 */
+      {150100, 0x00, 0x200, 100, 1, 0, 0, 0, 0, 0}, /* FIRST */
+      {150200, 0x01, 0x200, 101, 1, 0, 0, 0, 0, 1}, /* MIDDLE */
+      /* 12-13: UC WRITE to QP 0x300 */
+      {150300, 0x27, 0x300, 40, 0, 0, 0, 0, 0, 0}, /* MIDDLE, new flow */
+      {150400, 0x27, 0x300, 41, 0, 0, 0, 0, 0, 1}, /* its next */
+      /* 14-16 */
+      {150500, 0x0E, 0x400, 7, 0, 0, 0, 0, 0, 0},   /* READ RESP MIDDLE */
+      {150600, 0x11, 0x500, 18, 0, 0, 0, 0, 0, 0},  /* ACK */
+      {300000, 0x02, 0x200, 102, 1, 0, 0, 0, 0, 1}, /* SEND LAST; tick 4 */
+      /* 17-18: raw IP frames to QP 0x800 */
+      {300100, 0x06, 0x800, 5, 0, 1, 0, 0, 0, 0}, /* FIRST */
+      {300200, 0x07, 0x800, 6, 0, 1, 0, 0, 0, 0}, /* MIDDLE, not Ethernet */
+      /* 19-21: QP 0x700 across the PSN wrap */
+      {300300, 0x06, 0x700, 0xfffffe, 0, 0, 0, 0, 0, 0},
+      {300400, 0x07, 0x700, 0xffffff, 0, 0, 0, 0, 0, 1},
+      {300500, 0x08, 0x700, 0, 0, 0, 0, 0, 0, 1},
+      /* 22-25: QP 0x600 reaches its active timeout (8 ms) */
+      {4000000, 0x06, 0x600, 1, 0, 0, 0, 0, 0, 0},
+      {8000000, 0x07, 0x600, 2, 0, 0, 0, 0, 0, 1},
+      {12100000, 0x07, 0x600, 3, 0, 0, 0, 0, 0, 0}, /* restarts */
+      {12100100, 0x07, 0x600, 4, 0, 0, 0, 0, 0, 1},
+      /* 26-28: QP 0x300 again, idle (5 ms) since 150400 */
+      {20000000, 0x27, 0x300, 42, 0, 0, 0, 0, 0, 0}, /* ends, then new */
+      {20000100, 0x27, 0x300, 43, 0, 0, 0, 0, 0, 1},
+      {19999950, 0x27, 0x300, 44, 0, 0, 0, 0, 0, 1}, /* older time */
   };
   enum { NP = sizeof(p) / sizeof(p[0]) };
-  const size_t np = NP;
   static fast_recs rec[3];
   static tb t[NP];
   rtel_pkt_info pis[NP];
@@ -353,15 +379,17 @@ START_TEST(test_fast_same) {
   size_t lens[NP];
   rtel_ctx *ctx[3] = {NULL, NULL, NULL};
   rtel_ctx_stats st[3];
-  size_t i, k, q, nfast = 0;
-  int took = 0;
+  size_t i, k, nfast = 0;
   memset(rec, 0, sizeof(rec));
   for (k = 0; k < 3; k++) {
     rtel_settings s;
     rtel_callbacks cb;
     rtel_settings_default(&s);
     s.nvme_flags = RTEL_NVME_DISABLE;
-    s.flow_idle_timeout = 5000000; /* 5 ms */
+    s.flow_idle_timeout = 5000000;
+    s.flow_active_timeout = 8000000;
+    s.msg_settle_psns = 1;
+    s.msg_settle_ns = 1000;
     memset(&cb, 0, sizeof(cb));
     cb.on_packet = k == 0 ? fast_on_packet : NULL;
     cb.on_flow = fast_on_flow;
@@ -371,7 +399,7 @@ START_TEST(test_fast_same) {
     ck_assert_int_eq(ctx[k]->ahead, 0);
   }
   ctx[2]->ahead = RTEL__AHEAD_FLOWS; /* (a test hook: small tables) */
-  for (i = 0; i < np; i++) {
+  for (i = 0; i < NP; i++) {
     tu_spec h;
     rtel_pkt_info *pi = &pis[i];
     tu_spec_init(&h, p[i].opcode, 256);
@@ -379,6 +407,7 @@ START_TEST(test_fast_same) {
     h.psn = p[i].psn;
     h.tos = p[i].tos;
     h.fecn = p[i].fecn;
+    h.raw_ip = p[i].raw;
     if (p[i].v6) {
       h.ipver = 6;
       h.nvlan = 1;
@@ -391,34 +420,52 @@ START_TEST(test_fast_same) {
     memset(pi, 0, sizeof(*pi));
     pi->ts = p[i].ts;
     pi->wire_len = (uint32_t)t[i].n;
+    pi->linktype = p[i].raw ? RTEL_LINK_RAW : 0;
     pkts[i] = t[i].b;
     lens[i] = p[i].cap ? p[i].cap : t[i].n;
+    nfast += (size_t)p[i].fast;
+  }
+  ck_assert_uint_eq(nfast, 14);
+  /* one at a time */
+  for (i = 0; i < NP; i++) {
     for (k = 0; k < 2; k++) {
       ctx[k]->hd.psn = 0xffffffffu; /* no PSN is this */
-      ck_assert_int_eq(rtel_ctx_read_pkt(ctx[k], pi, pkts[i], lens[i]), 0);
+      ck_assert_int_eq(rtel_ctx_read_pkt(ctx[k], &pis[i], pkts[i], lens[i]),
+                       0);
     }
     ck_assert_uint_eq(ctx[0]->hd.psn, p[i].psn);
     ck_assert_msg((ctx[1]->hd.psn == 0xffffffffu) == p[i].fast,
-                  "packet %zu: fast path %d, expected %d", i,
+                  "packet %zu: fast path %d, expected %d", i + 1,
                   ctx[1]->hd.psn == 0xffffffffu, p[i].fast);
-    nfast += p[i].fast;
   }
-  ck_assert_uint_eq(nfast, 9);
-  ck_assert_int_eq(rtel_ctx_read_pkts(ctx[2], pis, pkts, lens, np),
-                   (rtel_ssize)np);
-  for (q = 0; q < RTEL__AHEAD; q++) {
-    took |= ctx[2]->ahead_pkts[q].fast;
+  /* in bursts of two: packet j of a call is in look-ahead slot j */
+  for (i = 0; i < NP; i += 2) {
+    size_t n = NP - i < 2 ? NP - i : 2;
+    for (k = 0; k < 2; k++) {
+      ctx[2]->ahead_pkts[k].hd.psn = 0xffffffffu;
+    }
+    ctx[2]->hd.psn = 0xffffffffu;
+    ck_assert_int_eq(
+        rtel_ctx_read_pkts(ctx[2], &pis[i], &pkts[i], &lens[i], n),
+        (rtel_ssize)n);
+    for (k = 0; k < n; k++) {
+      /* (a burst of one is one packet at a time) */
+      uint32_t psn = n == 1 ? ctx[2]->hd.psn : ctx[2]->ahead_pkts[k].hd.psn;
+      ck_assert_msg((psn == 0xffffffffu) == p[i + k].fast,
+                    "burst, packet %zu: fast path %d, expected %d", i + k + 1,
+                    psn == 0xffffffffu, p[i + k].fast);
+    }
   }
-  ck_assert_int_eq(took, 1);
   for (k = 0; k < 3; k++) {
-    ck_assert_int_eq(rtel_ctx_flush(ctx[k], 9100000), 0);
+    ck_assert_int_eq(rtel_ctx_flush(ctx[k], 21000000), 0);
     ck_assert_int_eq(rtel_ctx_get_stats(ctx[k], &st[k]), 0);
   }
-  ck_assert_uint_eq(st[0].pkts, np);
+  ck_assert_uint_eq(st[0].pkts, NP);
   ck_assert_uint_eq(st[0].pkts_truncated, 1);
-  /* flows 0x100, 0x200, 0x300 (twice: it ended idle), 0x400 */
-  ck_assert_uint_eq(rec[0].nflow, 5);
-  ck_assert_uint_ge(rec[0].nmsg, 4);
+  /* 0x100, 0x200, 0x300 twice (it ended idle), 0x400, 0x800, 0x700,
+   * 0x600 twice (it restarted) */
+  ck_assert_uint_eq(rec[0].nflow, 9);
+  ck_assert_uint_ge(rec[0].nmsg, 8);
   for (k = 1; k < 3; k++) {
     ck_assert_int_eq(memcmp(&st[0], &st[k], sizeof(st[0])), 0);
     ck_assert_uint_eq(rec[k].nflow, rec[0].nflow);

@@ -2696,6 +2696,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * table's, or without one the pairing table's */
     SH.ctx->ahead = (F.set.flow_flags & RTEL_FLOW_DISABLE) ? RTEL__AHEAD_PAIRS
                                                            : RTEL__AHEAD_FLOWS;
+    /* the fused fast path (lib/rtel_ctx.c read_fast()) for a flow table
+     * alone, as rtel_ctx_read_pkt(3) says: then the shadow's packets take
+     * it where it applies, the checked context's (on_packet) never */
+    FS_CHECK(SH.ctx->fast ==
+             (!(F.set.flow_flags & RTEL_FLOW_DISABLE) &&
+              (F.set.nvme_flags & RTEL_NVME_DISABLE) &&
+              !(F.set.decode_flags & RTEL_DECODE_VERIFY_ICRC) &&
+              (F.set.linktype == 0 || F.set.linktype == RTEL_LINK_ETHERNET)));
+    FS_CHECK(!F.ctx->fast);
   }
   TW.on = (h[26] & 1) != 0;
   if (TW.on) {

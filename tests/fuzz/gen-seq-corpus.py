@@ -76,7 +76,7 @@ class Profile:
 
 def hdr(flags=0, flows=15, pairs=0, queues=7, ios=31, joins=0, aggs=7,
         ports=7, akeys=15, idle=0, active=0, iot=0, join=0, report=0,
-        stats=0, seed=0, fail_cb=0, fail_at=0, alloc=0, base=0):
+        stats=0, seed=0, fail_cb=0, fail_at=0, alloc=0, base=0, timed=0):
     h = bytearray(HDR)
     h[0] = flags
     h[1], h[2], h[3], h[4], h[5] = flows, pairs, queues, ios, joins
@@ -89,6 +89,7 @@ def hdr(flags=0, flows=15, pairs=0, queues=7, ios=31, joins=0, aggs=7,
     h[19:21] = le16(stats)
     h[21] = seed
     h[22], h[23], h[24], h[25] = fail_cb, fail_at, alloc, base
+    h[26] = timed
     return h
 
 
@@ -116,12 +117,17 @@ PROFILES = [
 ]
 
 # Written for the first window of every scenario, besides its profile
-# from PROFILES: the flow table alone (NVMe-oF off), one packet at a time,
-# a small table and short timeouts, so that the shadow context (no
-# on_packet) takes the hub's fused fast path (lib/rtel_ctx.c read_fast())
-# and the checked one the general path, record for record.
-FLOWS = Profile("flows", hdr(flags=0x04, flows=6, idle=dur(100000),
-                             active=dur(400000)), timers=12)
+# from PROFILES: the flow table alone (NVMe-oF off), a small table and
+# short timeouts, so that the shadow context (no on_packet) takes the hub's
+# fused fast path (lib/rtel_ctx.c read_fast()) and the checked one the
+# general path, record for record: "flows" one packet at a time; "flows-
+# burst" in bursts (the shadow's look-ahead) and with the timed pair, its
+# on_message failing at the sixth call.
+FLOWS = [Profile("flows", hdr(flags=0x04, flows=6, idle=dur(100000),
+                              active=dur(400000)), timers=12),
+         Profile("flows-burst", hdr(flags=0x24, flows=6, idle=dur(100000),
+                                    active=dur(400000), fail_cb=4,
+                                    fail_at=5, timed=1), timers=12)]
 
 
 # ------------------------------------------------------------- frames
@@ -527,7 +533,7 @@ def main():
             for j, s in enumerate(windows(pkts)):
                 profs = [PROFILES[(k + j) % len(PROFILES)]]
                 if j == 0:
-                    profs.append(FLOWS)
+                    profs += FLOWS
                 for prof in profs:
                     data = encode_window(meta, conns, ios, frames,
                                          pkts[s:s + WINDOW], prof)
