@@ -725,6 +725,27 @@ static rtel__inline int read_timers(rtel_ctx *ctx, rtel_tstamp ts) {
   return 0;
 }
 
+/* The look-ahead's prefetch |step| (rtel__flow_prefetch(),
+ * rtel__pair_ahead()) for the packet of slot |m| at observation point
+ * |obs|, from what its decoding ahead filled. */
+static rtel__inline void ahead_prefetch(rtel_ctx *ctx, const rtel__ahead *m,
+                                        uint32_t obs, int step) {
+  if (m->has == 0) {
+    return;
+  }
+  if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
+    if (m->fast) {
+      rtel__flow_prefetch(&ctx->ft, m->hint, m->has, step, m->d.src, m->d.dst,
+                          m->d.psn, obs);
+    } else {
+      rtel__flow_prefetch(&ctx->ft, m->hint, m->has, step, m->hd.src,
+                          m->hd.dst, m->hd.psn, obs);
+    }
+  } else {
+    rtel__pair_ahead(&ctx->pairs, &m->hd, obs, m->pk, step);
+  }
+}
+
 /* A burst of packets, decoded RTEL__AHEAD packets before the modules see
  * them (decoding depends on the packet and the settings only), so that
  * the flow-table entry each will touch is in cache when it gets there:
@@ -807,31 +828,11 @@ static rtel__inline rtel_ssize read_burst(rtel_ctx *ctx,
      * open messages of those due in RTEL__AHEAD / 4 */
     if (i >= RTEL__AHEAD / 2 && i - RTEL__AHEAD / 2 < n) {
       size_t j = i - RTEL__AHEAD / 2;
-      const rtel__ahead *m = &a[j % RTEL__AHEAD];
-      if (m->has) {
-        if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
-          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 0,
-                              m->fast ? m->d.src : m->hd.src,
-                              m->fast ? m->d.dst : m->hd.dst,
-                              m->fast ? m->d.psn : m->hd.psn, pis[j].obs);
-        } else {
-          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 0);
-        }
-      }
+      ahead_prefetch(ctx, &a[j % RTEL__AHEAD], pis[j].obs, 0);
     }
     if (i >= 3 * RTEL__AHEAD / 4 && i - 3 * RTEL__AHEAD / 4 < n) {
       size_t j = i - 3 * RTEL__AHEAD / 4;
-      const rtel__ahead *m = &a[j % RTEL__AHEAD];
-      if (m->has) {
-        if (rtel__likely(m->has != RTEL__HINT_PAIR)) {
-          rtel__flow_prefetch(&ctx->ft, m->hint, m->has, 1,
-                              m->fast ? m->d.src : m->hd.src,
-                              m->fast ? m->d.dst : m->hd.dst,
-                              m->fast ? m->d.psn : m->hd.psn, pis[j].obs);
-        } else {
-          rtel__pair_ahead(&ctx->pairs, &m->hd, pis[j].obs, m->pk, 1);
-        }
-      }
+      ahead_prefetch(ctx, &a[j % RTEL__AHEAD], pis[j].obs, 1);
     }
   }
   return (rtel_ssize)n;

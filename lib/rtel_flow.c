@@ -1140,6 +1140,23 @@ static rtel__inline int flow_touch(rtel__flowtab *ft, flow *f,
   return 0;
 }
 
+/* What a data packet at |ts| finds of its flow |f|'s timeouts, as the
+ * caller may not have run the timers in time (a packet older than the
+ * flow's last one never ends it): DUE_IDLE, the flow ended idle before
+ * it; DUE_ACTIVE, its active timeout passed; else 0. */
+#define DUE_IDLE 1
+#define DUE_ACTIVE 2
+static rtel__inline int flow_due(const rtel__flowtab *ft, const flow *f,
+                                 rtel_tstamp ts) {
+  if (ts > f->last_ts && ts - f->last_ts >= ft->idle) {
+    return DUE_IDLE;
+  }
+  if (ft->active && ts > f->first_ts && ts - f->first_ts >= ft->active) {
+    return DUE_ACTIVE;
+  }
+  return 0;
+}
+
 /* The flow of a data packet (a READ RESPONSE flow if |resp|): the one in
  * the table, made the most recent - ended first if it is idle or
  * restarted if its active timeout passed, as the caller may not have run
@@ -1151,6 +1168,7 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
                        int *created, int *moved, int *prv) {
   uint32_t qpn = hd->dqpn | (resp ? KEY_RESP : 0u), h;
   flow *f;
+  int due;
 
   *prv = 0;
   h = flow_hash_of(hint ? *hint
@@ -1159,13 +1177,13 @@ static flow *data_flow(rtel__flowtab *ft, const rtel_pkt_info *pi,
                    resp);
   f = (flow *)(void *)rtel__qtab_find_parts(&ft->flows, h, pi->obs, hd->src,
                                             hd->dst, qpn);
-  if (f != NULL && pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) {
+  due = f != NULL ? flow_due(ft, f, pi->ts) : 0;
+  if (due == DUE_IDLE) {
     if ((*prv = end_flow(ft, f, RTEL_END_IDLE)) != 0) {
       return NULL;
     }
     f = NULL;
-  } else if (f != NULL && ft->active && pi->ts > f->first_ts &&
-             pi->ts - f->first_ts >= ft->active) {
+  } else if (due == DUE_ACTIVE) {
     if ((*prv = restart_flow(ft, f, pi->ts)) != 0) {
       return NULL;
     }
@@ -1544,10 +1562,7 @@ int rtel__flow_fast(rtel__flowtab *ft, const rtel_pkt_info *pi,
   /* a flow that neither ends idle nor restarts (data_flow()) and has had a
    * packet since it began; the PSN right after its highest; a message
    * under way */
-  if (f == NULL || f->packets == 0 ||
-      (pi->ts > f->last_ts && pi->ts - f->last_ts >= ft->idle) ||
-      (ft->active && pi->ts > f->first_ts &&
-       pi->ts - f->first_ts >= ft->active) ||
+  if (f == NULL || f->packets == 0 || flow_due(ft, f, pi->ts) != 0 ||
       rtel__psn_diff(d->psn, f->highest) != 1 ||
       (o = msg_cur(ft, f)) == NULL) {
     return 0;
